@@ -1,0 +1,423 @@
+"""The Scat rules engine: pure game logic, no numpy, no RL.
+
+One :class:`GameState` is a whole game of Scat: hands are dealt, played and scored until one
+player is left (or, with ``single_hand=True``, until the first hand is scored). Its
+interface is OpenSpiel's: :attr:`current_player`, :meth:`legal_actions`,
+:meth:`apply_action`, :meth:`is_terminal`, :meth:`returns`.
+
+Decisions are the only steps. Chance (the shuffle) happens inside: when a hand ends the next
+one is dealt at once, and a dealt 31 is scored on the spot, so that after every action the
+state is waiting for a real decision or the game is over. Each scored hand is appended to
+:attr:`results` as a :class:`HandResult`.
+
+Design notes (why it looks like this):
+
+- Cards are ints, piles are lists with the top at the end, and "cards known to be in a
+  hand" are per-seat bit masks: the hot path does list appends and integer ops only.
+- Hand values come from a precomputed table (:func:`scat_env.scoring.value_table`).
+- The random generator belongs to the state and is used only to shuffle; agents never see
+  the state, only a :class:`~scat_env.view.PlayerView`.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, NUM_ACTIONS, action_str
+from .cards import CARD_SUIT, card_str, parse_card
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .scoring import THIRTY_ONE, best_three, value_table
+from .showdown import knock_losses, thirty_one_losses
+
+PHASE_DRAW = 0
+PHASE_DISCARD = 1
+PHASE_HAND_OVER = 2  # only with single_hand=True: the hand is scored, nothing follows
+PHASE_GAME_OVER = 3
+PHASE_NAMES = ("draw", "discard", "hand_over", "game_over")
+
+#: Public log event kinds (the second item of each ``(seat, kind, card)`` entry).
+EV_DRAW_STOCK = "draw_stock"
+EV_TAKE = "take"
+EV_DISCARD = "discard"
+EV_KNOCK = "knock"
+EV_END_PLAY = "end_play"
+
+REASONS = ("knock", "thirty_one", "dealt_thirty_one", "stock_exhausted")
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How one hand ended and what it cost. Everything here is public after the showdown.
+
+    ``values`` and ``hands`` cover the seats that were dealt in; ``lives_lost`` is what was
+    actually taken (capped by the lives a player had; all zero for a replayed hand).
+    """
+
+    hand_number: int
+    dealer: int
+    reason: str
+    values: dict[int, float]
+    hands: dict[int, tuple[int, ...]]
+    lives_lost: dict[int, int]
+    knocker: int | None
+    declarers: tuple[int, ...]
+    eliminated: tuple[int, ...]
+    replayed: bool
+    lives_after: tuple[int, ...]
+
+    def describe(self, names: Sequence[str] | None = None) -> str:
+        """One line saying what happened and which rule applied."""
+        name = (lambda s: names[s]) if names else (lambda s: f"player_{s}")
+        losers = ", ".join(
+            f"{name(s)} -{n}" for s, n in sorted(self.lives_lost.items()) if n
+        ) or "nobody"
+        if self.reason == "dealt_thirty_one":
+            why = f"{' and '.join(name(s) for s in self.declarers)} dealt 31"
+        elif self.reason == "thirty_one":
+            why = f"{name(self.declarers[0])} declared 31"
+            if self.knocker is not None:
+                why += f" after {name(self.knocker)} knocked"
+        elif self.reason == "knock":
+            why = f"showdown after {name(self.knocker)} knocked"  # type: ignore[arg-type]
+        else:
+            why = "stock exhausted and play ended"
+            if self.knocker is not None:
+                why += f" ({name(self.knocker)} had knocked)"
+        text = f"hand {self.hand_number}: {why}; lives lost: {losers}"
+        if self.replayed:
+            text += " (everyone left would be out: the hand is replayed)"
+        if self.eliminated:
+            text += f"; out: {', '.join(name(s) for s in self.eliminated)}"
+        return text
+
+
+def validate_deck(deck: Sequence[int | str], rules: Rules) -> list[int]:
+    """Parse and check a stacked deck (top first): every card of the pack exactly once."""
+    if isinstance(deck, str):
+        deck = deck.replace(",", " ").split()
+    try:
+        cards = [parse_card(c) for c in deck]
+    except ValueError as exc:
+        raise ValueError(f"bad deck: {exc}") from None
+    expected = rules.deck_cards
+    if len(cards) != len(expected):
+        raise ValueError(f"bad deck: expected {len(expected)} cards, got {len(cards)}")
+    seen: set[int] = set()
+    dupes = [c for c in cards if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+    if dupes:
+        raise ValueError(f"bad deck: duplicate card(s) {', '.join(card_str(c) for c in dupes)}")
+    foreign = seen - set(expected)
+    if foreign:
+        raise ValueError(
+            f"bad deck: card(s) not in this pack: {', '.join(card_str(c) for c in sorted(foreign))}"
+        )
+    return cards
+
+
+class GameState:
+    """A game of Scat in progress. See the module docstring for the contract."""
+
+    def __init__(
+        self,
+        num_players: int = 3,
+        rules: Rules | None = None,
+        *,
+        seed: int | None = None,
+        rng: random.Random | None = None,
+        deck: Sequence[int | str] | None = None,
+        dealer: int | None = None,
+        single_hand: bool = False,
+    ) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an int, got {num_players!r}")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(
+                f"num_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {num_players}"
+            )
+        self.rules = rules if rules is not None else Rules()
+        self.num_players = n = num_players
+        self.single_hand = single_hand
+        self.rng = rng if rng is not None else random.Random(seed)
+        self._table = value_table(self.rules)
+        self._declare_at = THIRTY_ONE
+        self.lives = [self.rules.start_lives] * n
+        self.active = [True] * n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.known = [0] * n  # bit c set: seat holds card c, known because it was taken
+        self.stock: list[int] = []  # top of the stock is the END of the list
+        self.discard: list[int] = []  # top of the pile is the END of the list
+        self.log: list[tuple[int, str, int]] = []
+        self.results: list[HandResult] = []
+        self.hand_number = 0
+        self.turn = 0  # draw decisions (turns started) in the current hand
+        self.knocker = -1
+        self.last_seat = -1  # after a knock: the seat whose discard ends the play
+        self.taken = -1  # card taken from the discard pile this turn (may not go back)
+        self.drawn = -1  # card drawn this turn (stock or discard)
+        self.current_player = 0
+        self.phase = PHASE_DRAW
+        if dealer is None:
+            dealer = self.rng.randrange(n)
+        elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        self.dealer = dealer
+        stacked = validate_deck(deck, self.rules) if deck is not None else None
+        self._deal(stacked)
+
+    # -- OpenSpiel-style interface ---------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase >= PHASE_HAND_OVER
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal actions of the player to move (empty when the game is over)."""
+        phase = self.phase
+        if phase == PHASE_DISCARD:
+            taken = self.taken
+            return sorted(c for c in self.hands[self.current_player] if c != taken)
+        if phase != PHASE_DRAW:
+            return []
+        acts = []
+        if self.stock:
+            acts.append(DRAW_STOCK)
+        if self.discard:
+            acts.append(DRAW_DISCARD)
+        if self._may_knock():
+            acts.append(KNOCK)
+        if not self.stock:
+            acts.append(END_PLAY)
+        return acts
+
+    def _may_knock(self) -> bool:
+        if self.knocker >= 0:
+            return False
+        rules = self.rules
+        if not self.stock and not rules.knock_when_stock_exhausted:
+            return False
+        if rules.min_knock or rules.knock_needs_flush:
+            a, b, c = self.hands[self.current_player]
+            if self._table[a * 2704 + b * 52 + c] < rules.min_knock:
+                return False
+            if rules.knock_needs_flush and not (CARD_SUIT[a] == CARD_SUIT[b] == CARD_SUIT[c]):
+                return False
+        return True
+
+    def is_legal(self, action: int) -> bool:
+        phase = self.phase
+        if phase == PHASE_DISCARD:
+            return 0 <= action < 52 and action != self.taken and action in self.hands[self.current_player]
+        if phase != PHASE_DRAW:
+            return False
+        if action == DRAW_STOCK:
+            return bool(self.stock)
+        if action == DRAW_DISCARD:
+            return bool(self.discard)
+        if action == KNOCK:
+            return self._may_knock()
+        if action == END_PLAY:
+            return not self.stock
+        return False
+
+    def apply_action(self, action: int) -> None:
+        """Play one decision of the player to move. Illegal actions raise ``ValueError``."""
+        if not self.is_legal(action):
+            self._raise_illegal(action)
+        seat = self.current_player
+        if action < 52:
+            hand = self.hands[seat]
+            hand.remove(action)
+            self.discard.append(action)
+            self.known[seat] &= ~(1 << action)
+            self.log.append((seat, EV_DISCARD, action))
+            self.taken = self.drawn = -1
+            a, b, c = hand
+            if self._table[a * 2704 + b * 52 + c] >= self._declare_at:
+                self._end_hand("thirty_one", declarers=(seat,))
+            elif seat == self.last_seat:
+                self._end_hand("knock")
+            else:
+                self._next_turn(seat)
+        elif action == DRAW_STOCK:
+            card = self.stock.pop()
+            self.hands[seat].append(card)
+            self.drawn = card
+            self.log.append((seat, EV_DRAW_STOCK, -1))
+            self.phase = PHASE_DISCARD
+        elif action == DRAW_DISCARD:
+            card = self.discard.pop()
+            self.hands[seat].append(card)
+            self.known[seat] |= 1 << card
+            self.taken = self.drawn = card
+            self.log.append((seat, EV_TAKE, card))
+            self.phase = PHASE_DISCARD
+        elif action == KNOCK:
+            self.knocker = seat
+            self.last_seat = self._prev_active(seat)
+            self.log.append((seat, EV_KNOCK, -1))
+            self._next_turn(seat)
+        else:  # END_PLAY
+            self.log.append((seat, EV_END_PLAY, -1))
+            self._end_hand("stock_exhausted")
+
+    def returns(self) -> list[float]:
+        """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end."""
+        n = self.num_players
+        if self.phase != PHASE_GAME_OVER:
+            return [0.0] * n
+        return [1.0 if self.active[s] else -1.0 / (n - 1) for s in range(n)]
+
+    @property
+    def winner(self) -> int | None:
+        if self.phase != PHASE_GAME_OVER:
+            return None
+        return self.active.index(True)
+
+    def clone(self) -> GameState:
+        return copy.deepcopy(self)
+
+    def hand_value(self, seat: int) -> float:
+        """Value of a seat's three-card hand (the best three of four mid-turn)."""
+        hand = self.hands[seat]
+        t = self._table
+        if len(hand) == 3:
+            a, b, c = hand
+            return t[a * 2704 + b * 52 + c]
+        return best_three(hand, t, self.taken if seat == self.current_player else -1)
+
+    def active_seats(self) -> list[int]:
+        return [s for s in range(self.num_players) if self.active[s]]
+
+    # -- turn order ----------------------------------------------------------------------
+    def _next_active(self, seat: int) -> int:
+        n, active = self.num_players, self.active
+        seat = (seat + 1) % n
+        while not active[seat]:
+            seat = (seat + 1) % n
+        return seat
+
+    def _prev_active(self, seat: int) -> int:
+        n, active = self.num_players, self.active
+        seat = (seat - 1) % n
+        while not active[seat]:
+            seat = (seat - 1) % n
+        return seat
+
+    def _next_turn(self, seat: int) -> None:
+        self.current_player = self._next_active(seat)
+        self.phase = PHASE_DRAW
+        self.turn += 1
+
+    def _raise_illegal(self, action: object) -> None:
+        legal = self.legal_actions()
+        try:
+            name = action_str(int(action))  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            name = "not an action"
+        raise ValueError(
+            f"illegal action {action!r} ({name}) for player_{self.current_player} in the "
+            f"{PHASE_NAMES[self.phase]} phase; legal: "
+            + (", ".join(f"{a} ({action_str(a)})" for a in legal) or "none, the game is over")
+        )
+
+    # -- dealing and scoring ---------------------------------------------------------------
+    def _deal(self, stacked: list[int] | None = None) -> None:
+        """Deal hands until one needs a decision (a dealt 31 is scored on the spot)."""
+        while True:
+            if stacked is not None:
+                deck, stacked = stacked, None
+            else:
+                deck = list(self.rules.deck_cards)
+                self.rng.shuffle(deck)
+            self.hand_number += 1
+            seats = []
+            s = self.dealer
+            for _ in range(sum(self.active)):
+                s = self._next_active(s)
+                seats.append(s)
+            for hand in self.hands:
+                hand.clear()
+            pos = 0
+            for _ in range(3):  # one card at a time, starting left of the dealer
+                for s in seats:
+                    self.hands[s].append(deck[pos])
+                    pos += 1
+            self.discard = [deck[pos]]  # the upcard
+            self.stock = deck[:pos:-1]  # remaining cards, top (deck[pos+1]) at the end
+            self.known = [0] * self.num_players
+            self.log = []
+            self.knocker = self.last_seat = self.taken = self.drawn = -1
+            self.turn = 0
+            self.current_player = seats[0]
+            self.phase = PHASE_DRAW
+            t = self._table
+            declarers = tuple(
+                s for s in seats
+                if t[self.hands[s][0] * 2704 + self.hands[s][1] * 52 + self.hands[s][2]]
+                >= self._declare_at
+            )
+            if not declarers:
+                return
+            self._end_hand("dealt_thirty_one", declarers=declarers, deal_next=False)
+            if self.phase != PHASE_DRAW:
+                return
+
+    def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
+        seats = self.active_seats()
+        t = self._table
+        values = {}
+        for s in seats:
+            a, b, c = self.hands[s]
+            values[s] = t[a * 2704 + b * 52 + c]
+        knocker = self.knocker if self.knocker >= 0 else None
+        if declarers:
+            losses = thirty_one_losses(seats, list(declarers), knocker, self.rules)
+        else:
+            losses = knock_losses(values, knocker, self.rules)
+        lives = self.lives
+        applied = {s: min(losses[s], lives[s]) for s in seats}
+        survivors = [s for s in seats if lives[s] - applied[s] > 0]
+        replayed = False
+        if not survivors:
+            # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
+            if self.rules.all_out == "replay":
+                applied = dict.fromkeys(seats, 0)
+                replayed = True
+            else:  # "last_life": all stay in on their last life
+                applied = {s: lives[s] - 1 for s in seats}
+        eliminated = []
+        for s in seats:
+            lives[s] -= applied[s]
+            if lives[s] <= 0:
+                self.active[s] = False
+                eliminated.append(s)
+        self.results.append(
+            HandResult(
+                hand_number=self.hand_number,
+                dealer=self.dealer,
+                reason=reason,
+                values=values,
+                hands={s: tuple(self.hands[s]) for s in seats},
+                lives_lost=applied,
+                knocker=knocker,
+                declarers=declarers,
+                eliminated=tuple(eliminated),
+                replayed=replayed,
+                lives_after=tuple(lives),
+            )
+        )
+        if sum(self.active) <= 1:
+            self.phase = PHASE_GAME_OVER
+            return
+        if self.single_hand:
+            self.phase = PHASE_HAND_OVER
+            return
+        if not replayed:
+            # The deal passes to the left among players still in (the dealer may be out).
+            self.dealer = self._next_active(self.dealer)
+        elif not self.active[self.dealer]:
+            self.dealer = self._next_active(self.dealer)
+        self.phase = PHASE_DRAW
+        if deal_next:
+            self._deal()

@@ -1,0 +1,473 @@
+"""Scat as a PettingZoo AEC environment.
+
+| | |
+| --- | --- |
+| Import | ``import scat_env; env = scat_env.env(num_players=3)`` |
+| Agents | ``player_0`` .. ``player_{n-1}``, seated clockwise in that order, n = 2..10 |
+| Actions | ``Discrete(56)`` |
+| Observations | ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (56,), int8))`` |
+| D | ``52 * (n + 5) + 4n + 11``: 387 for 3 players, 293 for 2, 626 for 6, 935 for 10 |
+| Rewards | ``"game"``: winner +1, others -1/(n-1) (zero-sum); ``"hand"``: minus lives lost |
+
+**Actions.** ``0..51`` discard that card (``discard_action(card)``); ``52`` ``DRAW_STOCK``;
+``53`` ``DRAW_DISCARD`` (take the top discard); ``54`` ``KNOCK`` (instead of drawing); ``55``
+``END_PLAY`` (stock exhausted: decline the discard, which ends the play). A turn is a draw
+decision then a discard decision by the same agent, or a single knock.
+
+**Action mask.** ``obs["action_mask"]`` marks the legal actions of the agent to move and is
+all zeros for every other agent. The card just taken from the discard pile is never legal
+to discard; knocking follows the rules' limits (one knock a hand, minimum score, flush).
+
+**Observation** (seat-relative: index 0 of per-seat pieces is me, 1 my left neighbour...).
+With ``n`` players and ``K = 52 * (n - 1)``:
+
+| indices | piece | meaning |
+| --- | --- | --- |
+| 0..51 | ``hand`` | one-hot of my cards (3, or 4 after drawing) |
+| 52..103 | ``drawn_card`` | the card I drew this turn (discard phase) |
+| 104..155 | ``top_discard`` | the top card of the discard pile |
+| 156..207 | ``discard_pile`` | every card in the discard pile (all were seen face up) |
+| 208..208+K-1 | ``known_cards`` | 52 per opponent (relative seat 1..n-1): cards it took from the pile and still holds |
+| 208+K..259+K | ``unseen`` | cards I have not seen (in the stock or hidden in a hand) |
+| 260+K..263+K | ``suit_sums`` | points of my clubs, diamonds, hearts, spades / 41 |
+| 264+K | ``hand_value`` | my hand value / 41 (best three of four mid-turn) |
+| 265+K | ``value_with_discard`` | my value if I take the top discard / 41 (draw phase) |
+| 266+K.. (n) | ``lives`` | lives left / starting lives, per relative seat |
+| next n | ``active`` | seat still in the game |
+| next n | ``knocked`` | seat knocked this hand |
+| next n | ``dealer`` | seat dealt this hand |
+| next 1 | ``stock_size`` | cards in the stock / 52 |
+| next 2 | ``phase`` | one-hot: draw, discard |
+| next 2 | ``flags`` | someone knocked; stock empty |
+| last 1 | ``turn`` | turns this hand / 100, capped at 1 |
+
+``scat_env.observation.layout_table(n)`` prints the exact ranges for a given ``n``; the
+observation encodes ``env.unwrapped.view(agent)`` and nothing else.
+
+**Rewards.** ``reward="game"``: an eliminated player receives ``-1/(n-1)`` at the step that
+eliminates it and the last player standing ``+1`` when the game ends, so every episode sums
+to zero. If the turn cap truncates the game, the players still in share the eliminated
+players' payments equally (still zero-sum). ``reward="hand"``: each hand, minus the lives it
+cost. Hands decided by the deal before any decision of an episode (dealt 31 during
+``reset``) pay their rewards at the first step. ``single_hand=True`` ends the episode when
+the first hand is scored (it requires ``reward="hand"``).
+
+**Turn cap.** ``max_turns`` (default 300) turns in one hand truncate the episode: two players
+who keep taking each other's discards could otherwise play forever.
+
+**Infos.** ``infos[agent]["lives"]`` is always present. After a step that ends a hand (and
+after a ``reset`` whose deal was decided at once), every agent's info holds ``"hand_result"``
+(``reason``, ``values``, ``lives_lost``, ``knocker``, ``declarers``, ``hands``,
+``eliminated``, ``replayed``) and ``"hand_results"`` (all hands that step ended, in order).
+
+**Illegal actions.** ``raw_env`` raises ``ValueError`` naming the action and the legal ones;
+``env()`` ends the game instead, the offender receiving -1 and everyone else 0, like
+PettingZoo's ``TerminateIllegalWrapper``.
+
+Version history: v0 (initial release).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .actions import NUM_ACTIONS, action_str
+from .engine import PHASE_GAME_OVER, PHASE_HAND_OVER, GameState, HandResult
+from .observation import ObservationEncoder, action_mask
+from .render import render_table
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .view import PlayerView, make_view
+
+REWARD_MODES = ("game", "hand")
+_KNOWN_OPTIONS = ("deck", "dealer")
+
+
+def _resolve_rules(rules: Rules | str | None) -> Rules:
+    if rules is None:
+        return Rules.preset("standard")
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    raise ValueError(f"rules must be a preset name, a YAML path or a Rules, got {rules!r}")
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """The Scat AEC environment without the illegal-move safety net (see module docstring)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "scat_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 3,
+        rules: Rules | str | None = "standard",
+        render_mode: str | None = None,
+        reward: str = "game",
+        single_hand: bool = False,
+        max_turns: int = 300,
+        render_reveal: bool = False,
+        illegal_action: str = "raise",
+    ) -> None:
+        super().__init__()
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an int, got {num_players!r}")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(
+                f"num_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {num_players}"
+            )
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if single_hand and reward == "game":
+            raise ValueError(
+                "reward='game' pays for winning a whole game; with single_hand=True use "
+                "reward='hand'"
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        self.rules = _resolve_rules(rules)
+        self.num_players = num_players
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.single_hand = single_hand
+        self.max_turns = max_turns
+        self.render_reveal = render_reveal
+        self.illegal_action = illegal_action
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._names = self.possible_agents
+        self._encoder = ObservationEncoder(num_players, self.rules)
+        size = self._encoder.size
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (self._state_size(),), np.float32)
+        self._rng: random.Random | None = None
+        self._state: GameState | None = None
+        self._pending: dict[str, float] = {}
+
+    # -- PettingZoo API ------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng = random.Random(seed)
+        elif self._rng is None:
+            self._rng = random.Random()
+        deck = dealer = None
+        if options:
+            unknown = [k for k in options if k not in _KNOWN_OPTIONS]
+            if unknown:
+                warnings.warn(
+                    f"scat_env reset: ignoring unknown option(s) {unknown}; known: "
+                    f"{list(_KNOWN_OPTIONS)}",
+                    stacklevel=2,
+                )
+            deck = options.get("deck")
+            dealer = options.get("dealer")
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._pending = {}
+        self._skip_agent_selection = None
+        self._rewards_dirty = False
+        self._illegal_ended = False
+        state = GameState(
+            self.num_players,
+            self.rules,
+            rng=self._rng,
+            deck=deck,
+            dealer=dealer,
+            single_hand=self.single_hand,
+        )
+        self._state = state
+        self._seen_results = 0
+        self.infos = {a: {"lives": state.lives[i]} for i, a in enumerate(self.agents)}
+        self._infos_have_result = False
+        self.agent_selection = self._names[state.current_player]
+        if state.results:
+            # Hands decided by the deal: nobody acted yet, so rewards wait for the first step.
+            rewards = self._score_new_results()
+            for a, r in rewards.items():
+                if r:
+                    if self.terminations.get(a):
+                        self._cumulative_rewards[a] += r
+                    else:
+                        self._pending[a] = self._pending.get(a, 0.0) + r
+            if any(self.terminations.values()):
+                self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        if self._state is None:
+            raise RuntimeError("scat_env: call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            self._rewards_dirty = False
+            return
+        state = self._state
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            a = -1
+        if a != action or not state.is_legal(a):
+            self._illegal(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_dirty:
+            self._clear_rewards()
+            self._rewards_dirty = False
+        n_results = len(state.results)
+        state.apply_action(a)
+        if self._pending:
+            for ag, r in self._pending.items():
+                if ag in self.rewards:
+                    self.rewards[ag] += r
+            self._pending = {}
+            self._rewards_dirty = True
+        if len(state.results) != n_results:
+            rewards = self._score_new_results()
+            for ag, r in rewards.items():
+                if r and ag in self.rewards:
+                    self.rewards[ag] += r
+            self._rewards_dirty = True
+        elif self._infos_have_result:
+            for i, ag in enumerate(self._names):
+                if ag in self.infos:
+                    self.infos[ag] = {"lives": state.lives[i]}
+            self._infos_have_result = False
+        if state.phase < PHASE_HAND_OVER and state.turn >= self.max_turns:
+            self._truncate()
+        if self._rewards_dirty:
+            cum = self._cumulative_rewards
+            for ag, r in self.rewards.items():
+                cum[ag] += r
+        self.agent_selection = self._names[state.current_player]
+        if self._any_done:
+            self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self._state is None:
+            raise RuntimeError("scat_env: call reset() before observe()")
+        view = make_view(self._state, self.agent_name_mapping[agent])
+        if self._illegal_ended:
+            view = _no_moves(view)
+        return {"observation": self._encoder.encode(view), "action_mask": action_mask(view)}
+
+    def view(self, agent: str | int) -> PlayerView:
+        """The read-only :class:`PlayerView` of ``agent`` (a name or a seat number)."""
+        if self._state is None:
+            raise RuntimeError("scat_env: call reset() before view()")
+        seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
+        return make_view(self._state, seat)
+
+    def state(self) -> np.ndarray:
+        """Full state for centralised critics: every hand, the stock and the public table."""
+        if self._state is None:
+            raise RuntimeError("scat_env: call reset() before state()")
+        st = self._state
+        n = self.num_players
+        out = np.zeros(self.state_space.shape, dtype=np.float32)
+        for s in range(n):
+            for c in st.hands[s]:
+                out[52 * s + c] = 1.0
+        base = 52 * n
+        for c in st.stock:
+            out[base + c] = 1.0
+        base += 52
+        for c in st.discard:
+            out[base + c] = 1.0
+        base += 52
+        if st.discard:
+            out[base + st.discard[-1]] = 1.0
+        base += 52
+        if st.phase < PHASE_HAND_OVER:
+            out[base + st.current_player] = 1.0
+        base += n
+        for s in range(n):
+            out[base + s] = st.lives[s] / self.rules.start_lives
+        base += n
+        if st.knocker >= 0:
+            out[base + st.knocker] = 1.0
+        base += n
+        out[base + st.dealer] = 1.0
+        base += n
+        out[base] = len(st.stock) / 52.0
+        out[base + 1] = 1.0 if st.phase == 1 else 0.0
+        return out
+
+    def _state_size(self) -> int:
+        return 52 * (self.num_players + 3) + 4 * self.num_players + 2
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi'",
+                          stacklevel=2)
+            return None
+        if self._state is None:
+            text = "(no game yet: call reset())"
+        else:
+            text = render_table(self._state, reveal=self.render_reveal)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # -- internals -------------------------------------------------------------------------
+    @property
+    def _any_done(self) -> bool:
+        return any(self.terminations.values()) or any(self.truncations.values())
+
+    def _score_new_results(self) -> dict[str, float]:
+        """Turn newly scored hands into infos, terminations and rewards."""
+        state = self._state
+        assert state is not None
+        n = self.num_players
+        names = self._names
+        new = state.results[self._seen_results :]
+        self._seen_results = len(state.results)
+        rewards: dict[str, float] = {}
+        for res in new:
+            for s, lost in res.lives_lost.items():
+                if self.reward_mode == "hand" and lost:
+                    rewards[names[s]] = rewards.get(names[s], 0.0) - lost
+            for s in res.eliminated:
+                self.terminations[names[s]] = True
+                if self.reward_mode == "game":
+                    rewards[names[s]] = rewards.get(names[s], 0.0) - 1.0 / (n - 1)
+        if state.phase == PHASE_GAME_OVER:
+            winner = names[state.winner]  # type: ignore[index]
+            if self.reward_mode == "game":
+                rewards[winner] = rewards.get(winner, 0.0) + 1.0
+            for a in self.agents:
+                self.terminations[a] = True
+        elif state.phase == PHASE_HAND_OVER:
+            for a in self.agents:
+                self.terminations[a] = True
+        results = [self._result_info(r) for r in new]
+        for a in self.agents:
+            self.infos[a] = {
+                "lives": state.lives[self.agent_name_mapping[a]],
+                "hand_result": results[0],
+                "hand_results": results,
+            }
+        self._infos_have_result = True
+        return rewards
+
+    def _result_info(self, res: HandResult) -> dict[str, Any]:
+        names = self._names
+        from .cards import card_str
+
+        return {
+            "hand_number": res.hand_number,
+            "reason": res.reason,
+            "dealer": names[res.dealer],
+            "values": {names[s]: v for s, v in res.values.items()},
+            "lives_lost": {names[s]: v for s, v in res.lives_lost.items()},
+            "knocker": names[res.knocker] if res.knocker is not None else None,
+            "declarers": [names[s] for s in res.declarers],
+            "hands": {names[s]: [card_str(c) for c in h] for s, h in res.hands.items()},
+            "eliminated": [names[s] for s in res.eliminated],
+            "replayed": res.replayed,
+        }
+
+    def _truncate(self) -> None:
+        """Turn cap reached: everyone still in is truncated; game rewards stay zero-sum."""
+        for a in self.agents:
+            if not self.terminations[a]:
+                self.truncations[a] = True
+        if self.reward_mode == "game":
+            n = self.num_players
+            live = [a for a in self.agents if not self.terminations[a]]
+            k = len(live)
+            share = (n - k) / ((n - 1) * k)
+            for a in live:
+                self.rewards[a] += share
+            self._rewards_dirty = True
+        for a in self.agents:
+            self.infos[a] = dict(self.infos[a], truncated_by="max_turns")
+
+    def _illegal(self, agent: str, action: Any) -> None:
+        state = self._state
+        assert state is not None
+        if self.illegal_action == "raise":
+            try:
+                state._raise_illegal(action)
+            except ValueError as exc:
+                raise ValueError(f"{agent}: {exc}") from None
+        # PettingZoo's TerminateIllegalWrapper semantics, done here without the wrapper cost.
+        warnings.warn(
+            f"[WARNING]: Illegal move made ({agent} played {action!r}: "
+            f"{_safe_action_str(action)}), game terminating with current player losing.",
+            stacklevel=2,
+        )
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = -1.0
+        for a in self.agents:
+            self._cumulative_rewards[a] += self.rewards[a]
+            self.infos[a] = dict(self.infos[a], illegal_move=agent)
+        self._rewards_dirty = True
+        self._illegal_ended = True
+        self._deads_step_first()
+
+
+def _safe_action_str(action: Any) -> str:
+    try:
+        return action_str(int(action))
+    except (TypeError, ValueError):
+        return "not an action"
+
+
+def _no_moves(view: PlayerView) -> PlayerView:
+    from dataclasses import replace
+
+    return replace(view, legal_actions=())
+
+
+def env(**kwargs: Any) -> raw_env:
+    """The recommended environment: ``raw_env`` that ends the game on an illegal move.
+
+    Takes the same keyword arguments as :class:`raw_env`.
+    """
+    kwargs.setdefault("illegal_action", "penalty")
+    return raw_env(**kwargs)

@@ -1,0 +1,64 @@
+"""Plain-text rendering of a table of Scat, with suit symbols.
+
+``render_table`` shows what a person at the table may see: every player's standing, the top
+discard, the stock size, who knocked, the cards known to be in each hand, and the hand of one
+chosen seat (``perspective``). Other hands stay face down unless ``reveal=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import card_str
+from .engine import PHASE_GAME_OVER, PHASE_NAMES, GameState
+from .rules import lives_label
+
+
+def cards_text(cards: Sequence[int]) -> str:
+    return " ".join(card_str(c, symbols=True) for c in cards) or "-"
+
+
+def render_table(
+    state: GameState,
+    perspective: int | None = None,
+    reveal: bool = False,
+    names: Sequence[str] | None = None,
+) -> str:
+    """Text table of the game. ``perspective=None`` follows the player to move."""
+    n = state.num_players
+    names = list(names) if names else [f"player_{s}" for s in range(n)]
+    if perspective is None:
+        perspective = state.current_player
+    top = state.discard[-1] if state.discard else None
+    lines = [
+        f"Scat ({state.rules.name}) | hand {state.hand_number} | dealer {names[state.dealer]}"
+        f" | stock {len(state.stock)} | top discard "
+        f"{card_str(top, symbols=True) if top is not None else '-'}"
+        f" | phase {PHASE_NAMES[state.phase]}",
+    ]
+    width = max(len(x) for x in names)
+    for s in range(n):
+        mark = "->" if s == state.current_player and state.phase < PHASE_GAME_OVER else "  "
+        tags = []
+        if s == state.dealer:
+            tags.append("dealer")
+        if s == state.knocker:
+            tags.append("KNOCKED")
+        status = lives_label(state.rules, state.lives[s])
+        if not state.active[s]:
+            hand_txt = ""
+        elif reveal or s == perspective:
+            hand_txt = f"{cards_text(state.hands[s])}  (value {state.hand_value(s):g})"
+        else:
+            known = [c for c in state.hands[s] if state.known[s] >> c & 1]
+            hidden = len(state.hands[s]) - len(known)
+            hand_txt = " ".join([card_str(c, symbols=True) for c in known] + ["??"] * hidden)
+        lines.append(
+            f"{mark} {names[s]:<{width}}  {status:<22} {hand_txt}"
+            + (f"  [{', '.join(tags)}]" if tags else "")
+        )
+    if state.results:
+        lines.append("last: " + state.results[-1].describe(names))
+    if state.phase == PHASE_GAME_OVER:
+        lines.append(f"game over: {names[state.winner]} wins")  # type: ignore[index]
+    return "\n".join(lines)

@@ -1,0 +1,269 @@
+"""Rule options and named presets.
+
+Scat is played with many house rules. Every option the sources list (002 "Variations",
+003 "VARIATIONS", 004 "Alternativ poängräkning") is a field of the frozen :class:`Rules`
+dataclass, validated on construction so that an impossible table never reaches the engine.
+Every preset of :data:`PRESETS` also lives as a YAML file in ``configs/rules/`` that a user
+can copy and edit; ``Rules.from_yaml`` reads it back with the same validation.
+
+See ``docs/RULES.md`` for the rule each field implements and its source.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+KNOCK_MODES = ("lowest", "gin")
+KNOCKER_TIES = ("safe", "all", "knocker_only")
+ALL_OUT = ("replay", "last_life")
+LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters")
+DECKS = ("standard",)
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 10
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A complete, validated table of rule options. ``Rules()`` is the standard game (002).
+
+    Fields (source in brackets):
+
+    - ``pennies`` / ``county``: lives are pennies plus, if ``county``, one more life spent
+      "on the county" [002 Scoring]. Standard: 3 + county = 4 losses eliminate.
+    - ``lives_name``: how lives are shown (pennies, nickels [Cadillac], points [004],
+      bus positions [Ride the Bus], letters [Gin]); it never changes play.
+    - ``knock_mode``: ``"lowest"`` (the lowest hand loses) or ``"gin"`` (a knock promises
+      the highest hand [002 Gin]).
+    - ``knocker_tie``: who pays when the knocker ties for lowest: ``"safe"`` (the others,
+      standard), ``"all"`` (knocker and others, variant 1), ``"knocker_only"`` (variant 2,
+      Cadillac).
+    - ``knocker_loss``: lives a losing knocker pays (2 standard, 1 in the variant).
+    - ``knocker_loss_on_31``: lives the knocker pays when someone declares 31 after the
+      knock (1 standard; 2 in variant 1, where the 31-holder is safe and the rest pay one).
+    - ``three_of_a_kind``: ``None``, ``30`` or ``30.5`` [002, 003].
+    - ``three_aces``: ``None`` or the value of three aces (33 = Grand Cadillac).
+    - ``straight_flush``: three suited cards in sequence count 30 (A-K-Q stays 31) [002, 003].
+    - ``min_knock``: the least hand value allowed to knock (0 = no minimum) [002, 003].
+    - ``knock_needs_flush``: knocking needs three cards of one suit [002].
+    - ``knock_when_stock_exhausted``: may a player knock once the stock is empty? The
+      sources are silent; we allow it by default (a knock is always "instead of drawing").
+    - ``all_out``: what happens when one hand would eliminate every remaining player:
+      ``"replay"`` the hand with lives unchanged (002 Scoring, the all-on-the-county draw)
+      or everyone stays on their ``"last_life"`` (variant 1).
+    """
+
+    name: str = field(default="custom", compare=False)
+    deck: str = "standard"
+    pennies: int = 3
+    county: bool = True
+    lives_name: str = "pennies"
+    knock_mode: str = "lowest"
+    knocker_tie: str = "safe"
+    knocker_loss: int = 2
+    knocker_loss_on_31: int = 1
+    three_of_a_kind: float | None = None
+    three_aces: float | None = None
+    straight_flush: bool = False
+    min_knock: int = 0
+    knock_needs_flush: bool = False
+    knock_when_stock_exhausted: bool = True
+    all_out: str = "replay"
+
+    def __post_init__(self) -> None:
+        def bad(name: str, msg: str) -> ValueError:
+            return ValueError(f"Rules.{name}: {msg} (got {getattr(self, name)!r})")
+
+        def check_type(name: str, types: tuple[type, ...]) -> None:
+            value = getattr(self, name)
+            # bool is an int subclass; refuse it where a number is meant and vice versa.
+            if isinstance(value, bool) and bool not in types:
+                raise bad(name, f"must be {' or '.join(t.__name__ for t in types)}")
+            if not isinstance(value, types):
+                raise bad(name, f"must be {' or '.join(t.__name__ for t in types)}")
+
+        check_type("name", (str,))
+        for name in ("deck", "lives_name", "knock_mode", "knocker_tie", "all_out"):
+            check_type(name, (str,))
+        for name in ("pennies", "knocker_loss", "knocker_loss_on_31", "min_knock"):
+            check_type(name, (int,))
+        for name in ("county", "straight_flush", "knock_needs_flush",
+                     "knock_when_stock_exhausted"):
+            check_type(name, (bool,))
+        if self.deck not in DECKS:
+            raise bad("deck", f"must be one of {DECKS}")
+        if self.lives_name not in LIVES_NAMES:
+            raise bad("lives_name", f"must be one of {LIVES_NAMES}")
+        if self.knock_mode not in KNOCK_MODES:
+            raise bad("knock_mode", f"must be one of {KNOCK_MODES}")
+        if self.knocker_tie not in KNOCKER_TIES:
+            raise bad("knocker_tie", f"must be one of {KNOCKER_TIES}")
+        if self.all_out not in ALL_OUT:
+            raise bad("all_out", f"must be one of {ALL_OUT}")
+        if self.pennies < 0 or self.pennies > 20:
+            raise bad("pennies", "must be between 0 and 20")
+        if self.pennies + int(self.county) < 1:
+            raise bad("pennies", "a player needs at least one life: pennies >= 1 or county")
+        if self.knocker_loss not in (1, 2):
+            raise bad("knocker_loss", "must be 1 or 2")
+        if self.knocker_loss_on_31 not in (1, 2):
+            raise bad("knocker_loss_on_31", "must be 1 or 2")
+        if self.three_of_a_kind is not None:
+            check_type("three_of_a_kind", (int, float))
+            if float(self.three_of_a_kind) not in (30.0, 30.5):
+                raise bad("three_of_a_kind", "must be null, 30 or 30.5")
+        if self.three_aces is not None:
+            check_type("three_aces", (int, float))
+            if not 30 <= float(self.three_aces) <= 40:
+                raise bad("three_aces", "must be null or a value between 30 and 40")
+        if not 0 <= self.min_knock <= 31:
+            raise bad("min_knock", "must be between 0 (no minimum) and 31")
+        if self.knock_mode == "gin" and self.knocker_tie != "safe":
+            raise bad("knocker_tie", "has no meaning with knock_mode='gin'; leave it 'safe'")
+
+    # -- derived -------------------------------------------------------------------------
+    @property
+    def start_lives(self) -> int:
+        """Losses a player can take before elimination, county life included."""
+        return self.pennies + int(self.county)
+
+    @property
+    def deck_cards(self) -> tuple[int, ...]:
+        """The card ids in play; the engine never assumes 52 so other packs can follow."""
+        return tuple(range(52))
+
+    @property
+    def scoring_key(self) -> tuple[Any, ...]:
+        """The fields that change hand values (used to cache value tables)."""
+        return (self.three_of_a_kind, self.three_aces, self.straight_flush)
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    # -- loading -------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "rules") -> Rules:
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: expected a mapping of rule fields, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        data = dict(data)
+        base_name = data.pop("preset", None)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"{source}: unknown rule field(s) {unknown}; known fields: {sorted(known)}"
+            )
+        base = cls.preset(base_name) if base_name is not None else cls()
+        if base_name is not None and "name" not in data:
+            data["name"] = "custom"
+        return dataclasses.replace(base, **data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Rules:
+        """Load a rules file (all fields, or ``preset: NAME`` plus the fields to change)."""
+        import yaml
+
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"rules file not found: {p}")
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ValueError(f"rules file {p} is not valid YAML: {exc}") from None
+        return cls.from_dict(data, source=str(p))
+
+    @classmethod
+    def preset(cls, name: str) -> Rules:
+        """A named preset (see :data:`PRESETS`), or a path to a YAML rules file."""
+        if not isinstance(name, str):
+            raise ValueError(f"preset name must be a string, got {name!r}")
+        if name in PRESETS:
+            return cls(name=name, **PRESETS[name])
+        if name.endswith((".yaml", ".yml")):
+            return cls.from_yaml(name)
+        raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
+
+
+#: Named presets: the standard game and one turning on each option of the sources.
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    # 002 Variations, first paragraph: knocker in a tie pays two, others one; a 31 after a
+    # knock spares its holder while the knocker pays two; an all-out hand is replayed with
+    # everyone on the county.
+    "knocker_pays_ties": {"knocker_tie": "all", "knocker_loss_on_31": 2, "all_out": "last_life"},
+    "knocker_only_ties": {"knocker_tie": "knocker_only"},
+    "knocker_loses_one": {"knocker_loss": 1},
+    "three_of_a_kind_30": {"three_of_a_kind": 30},
+    "three_of_a_kind_30_5": {"three_of_a_kind": 30.5},
+    "straight_flush": {"straight_flush": True},
+    "min_knock_17": {"min_knock": 17},
+    "min_knock_19": {"min_knock": 19},
+    "min_knock_21": {"min_knock": 21},
+    "flush_to_knock": {"knock_needs_flush": True},
+    "no_county": {"county": False},
+    "no_knock_when_exhausted": {"knock_when_stock_exhausted": False},
+    # 004: play to four points; four points and you are out. The knocker who is lowest
+    # still pays two (004 Knacka).
+    "swedish_points": {"pennies": 4, "county": False, "lives_name": "points"},
+    # 002 Ride the Bus: seated, then five steps to the front; the fifth loss is off the bus.
+    "ride_the_bus": {"pennies": 5, "county": False, "lives_name": "bus"},
+    # 002 Cadillac (Kent Hamilton): four nickels plus poverty; a knocker in a tie pays two,
+    # the others nothing; three aces = Grand Cadillac (33); other trips 30.
+    "cadillac": {
+        "pennies": 4,
+        "county": True,
+        "lives_name": "nickels",
+        "knocker_tie": "knocker_only",
+        "knocker_loss": 2,
+        "three_of_a_kind": 30,
+        "three_aces": 33,
+    },
+    # 002 Gin (Angie Barry), 000: a knock promises the highest hand; three letters G-I-N
+    # and you are out; trips 30.5.
+    "gin": {
+        "knock_mode": "gin",
+        "pennies": 3,
+        "county": False,
+        "lives_name": "letters",
+        "knocker_loss": 1,
+        "three_of_a_kind": 30.5,
+    },
+}
+
+_BUS_POSITIONS = (
+    "seated",
+    "standing at the back",
+    "in the middle",
+    "at the front",
+    "on the stairs",
+    "off the bus",
+)
+
+
+def lives_label(rules: Rules, lives: int) -> str:
+    """Human words for a player's standing, in the chosen game's own vocabulary."""
+    if lives <= 0:
+        return "off the bus" if rules.lives_name == "bus" else "out"
+    lost = rules.start_lives - lives
+    if rules.lives_name == "points":
+        return f"{lost} point{'s' if lost != 1 else ''}"
+    if rules.lives_name == "letters":
+        return "GIN"[:lost] or "clean"
+    if rules.lives_name == "bus":
+        if lost < len(_BUS_POSITIONS) - 1 and rules.start_lives == 5:
+            return _BUS_POSITIONS[lost]
+        return f"{lives} stop{'s' if lives != 1 else ''} left"
+    coins = lives - int(rules.county)
+    unit = "nickel" if rules.lives_name == "nickels" else "penn"
+    if coins <= 0:
+        return "on poverty" if rules.lives_name == "nickels" else "on the county"
+    if unit == "penn":
+        return f"{coins} penn{'y' if coins == 1 else 'ies'}"
+    return f"{coins} nickel{'s' if coins != 1 else ''}"

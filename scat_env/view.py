@@ -1,0 +1,106 @@
+"""What one player may know: the :class:`PlayerView`.
+
+This is the information boundary of the project. Agents, the observation encoder and the
+human interface read a ``PlayerView`` and nothing else, so no code path above the engine can
+leak another seat's cards or the stock order. A view holds only immutable values (tuples,
+ints, the frozen rules), so handing it out cannot change the game.
+
+What a seat may know, and why:
+
+- its own hand, and the card it drew this turn (stock draws are hidden from others, 002);
+- the whole discard pile in order: every card went onto it face up, so a player with a good
+  memory knows it, even though only the top card can be taken;
+- for each opponent, the cards it took from the discard pile and still holds;
+- the public log of this hand (who drew from the stock, took or discarded which card,
+  knocked), lives, who is out, the dealer, who knocked, the stock size, the phase;
+- the results of finished hands, whose hands were shown at the showdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .engine import PHASE_DISCARD, PHASE_DRAW, PHASE_NAMES, GameState, HandResult
+from .rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything ``seat`` may know right now. Seats are absolute (0..n-1, clockwise)."""
+
+    seat: int
+    num_players: int
+    rules: Rules
+    phase: str  # "draw", "discard", "hand_over" or "game_over"
+    current_player: int
+    dealer: int
+    hand: tuple[int, ...]  # sorted; four cards mid-turn
+    drawn_card: int | None  # the card this seat drew this turn (its own turn only)
+    taken_card: int | None  # drawn from the discard pile this turn: may not be discarded
+    top_discard: int | None
+    discard_pile: tuple[int, ...]  # bottom first, top last
+    known_cards: tuple[tuple[int, ...], ...]  # per seat; own seat: () (see ``hand``)
+    lives: tuple[int, ...]
+    active: tuple[bool, ...]
+    knocker: int | None
+    stock_size: int
+    turn: int
+    hand_number: int
+    log: tuple[tuple[int, str, int], ...]  # (seat, kind, card or -1) this hand
+    legal_actions: tuple[int, ...]  # empty unless it is this seat's turn
+    last_result: HandResult | None
+
+    @property
+    def my_turn(self) -> bool:
+        return bool(self.legal_actions)
+
+    def relative(self, seat: int) -> int:
+        """Seat index counted clockwise from this player (0 = me, 1 = my left, ...)."""
+        return (seat - self.seat) % self.num_players
+
+
+def _bits(mask: int) -> tuple[int, ...]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
+
+
+def make_view(state: GameState, seat: int) -> PlayerView:
+    """Build the view of ``seat`` from the full state (the only place both meet)."""
+    if not 0 <= seat < state.num_players:
+        raise ValueError(f"seat must be 0..{state.num_players - 1}, got {seat!r}")
+    phase = state.phase
+    mine = state.current_player == seat and phase <= PHASE_DISCARD
+    drawn = state.drawn if mine and phase == PHASE_DISCARD and state.drawn >= 0 else None
+    taken = state.taken if mine and phase == PHASE_DISCARD and state.taken >= 0 else None
+    known = state.known
+    discard = state.discard
+    return PlayerView(
+        seat=seat,
+        num_players=state.num_players,
+        rules=state.rules,
+        phase=PHASE_NAMES[phase],
+        current_player=state.current_player,
+        dealer=state.dealer,
+        hand=tuple(sorted(state.hands[seat])),
+        drawn_card=drawn,
+        taken_card=taken,
+        top_discard=discard[-1] if discard else None,
+        discard_pile=tuple(discard),
+        known_cards=tuple(() if s == seat else _bits(known[s]) for s in range(state.num_players)),
+        lives=tuple(state.lives),
+        active=tuple(state.active),
+        knocker=state.knocker if state.knocker >= 0 else None,
+        stock_size=len(state.stock),
+        turn=state.turn,
+        hand_number=state.hand_number,
+        log=tuple(state.log),
+        legal_actions=tuple(state.legal_actions()) if mine else (),
+        last_result=state.results[-1] if state.results else None,
+    )
+
+
+__all__ = ["PlayerView", "make_view", "PHASE_DRAW", "PHASE_DISCARD"]
