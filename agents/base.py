@@ -1,0 +1,44 @@
+"""The one agent interface every player of scat-env implements.
+
+An agent is handed a :class:`~scat_env.PlayerView` (exactly what its seat may know) and
+returns a legal action. It never sees the engine's state, so no baseline can cheat; agents
+that think in observation vectors (trained policies) encode the view themselves with
+:class:`scat_env.observation.ObservationEncoder`.
+
+Agents are seeded: the same seed and the same sequence of views give the same actions.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+
+from scat_env import PlayerView
+
+
+class Agent(ABC):
+    """Base class: override :meth:`act`; call ``super().__init__(seed)``."""
+
+    #: The spec string that built this agent (set by the registry), e.g. ``"threshold:25"``.
+    spec: str = ""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start of a new game; reseeds when ``seed`` is given."""
+        if seed is not None:
+            self.rng.seed(seed)
+
+    @abstractmethod
+    def act(self, view: PlayerView) -> int:
+        """A legal action for ``view.seat``; only called when ``view.legal_actions``."""
+
+    def explain(self, view: PlayerView) -> str:
+        """One line on why :meth:`act` would choose its action (used for human hints)."""
+        from scat_env import action_str
+
+        return action_str(self.act(view))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec or ''}>".replace(" >", ">")
