@@ -26,7 +26,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, NUM_ACTIONS, action_str
+from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_str
 from .cards import CARD_SUIT, card_str, parse_card
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .scoring import THIRTY_ONE, best_three, value_table

@@ -97,71 +97,81 @@ class ObservationEncoder:
             start += size
         self._table = value_table(rules)
         self._start_lives = float(rules.start_lives)
+        # Offsets as attributes: the encoder runs once per env step, dict lookups add up.
+        self._hand = self.offsets["hand"]
+        self._drawn = self.offsets["drawn_card"]
+        self._top = self.offsets["top_discard"]
+        self._pile = self.offsets["discard_pile"]
+        self._known = self.offsets["known_cards"]
+        self._unseen = self.offsets["unseen"]
+        self._tail = self.offsets["suit_sums"]
 
     def encode(self, view: PlayerView) -> np.ndarray:
-        o = self.offsets
         n = self.num_players
         me = view.seat
         obs = np.zeros(self.size, dtype=np.float32)
-        ones: list[int] = []
         hand = view.hand
-        seen = set(hand)
-        base = o["hand"]
-        ones.extend(base + c for c in hand)
+        pile = view.discard_pile
+        # Every card I have seen, as indices into the "unseen" block; cleared below.
+        unseen = self._unseen
+        seen = [unseen + c for c in hand]
+        seen += [unseen + c for c in pile]
+        base = self._hand
+        ones = [base + c for c in hand]
+        base = self._pile
+        ones += [base + c for c in pile]
         if view.drawn_card is not None:
-            ones.append(o["drawn_card"] + view.drawn_card)
+            ones.append(self._drawn + view.drawn_card)
         top = view.top_discard
         if top is not None:
-            ones.append(o["top_discard"] + top)
-        base = o["discard_pile"]
-        ones.extend(base + c for c in view.discard_pile)
-        seen.update(view.discard_pile)
-        base = o["known_cards"]
+            ones.append(self._top + top)
+        base = self._known
         for s, cards in enumerate(view.known_cards):
             if cards:
                 off = base + 52 * ((s - me) % n - 1)
-                ones.extend(off + c for c in cards)
-                seen.update(cards)
-        base = o["unseen"]
-        ones.extend(base + c for c in range(52) if c not in seen)
+                ones += [off + c for c in cards]
+                seen += [unseen + c for c in cards]
+        obs[unseen : unseen + 52] = 1.0
+        obs[seen] = 0.0
         obs[ones] = 1.0
 
-        sums = [0, 0, 0, 0]
+        # The scalar pieces (suit_sums .. turn) are contiguous: build them as one Python
+        # list and store it with a single slice assignment instead of ~30 numpy item sets.
+        scale = POINT_SCALE
+        tail = [0.0, 0.0, 0.0, 0.0]
         for c in hand:
-            sums[CARD_SUIT[c]] += CARD_POINTS[c]
-        base = o["suit_sums"]
-        obs[base : base + 4] = sums
-        obs[base : base + 4] *= POINT_SCALE
+            tail[CARD_SUIT[c]] += CARD_POINTS[c] * scale
         t = self._table
+        value = with_discard = 0.0
         if len(hand) == 3:
             a, b, c = hand
-            obs[o["hand_value"]] = t[a * 2704 + b * 52 + c] * POINT_SCALE
+            value = t[a * 2704 + b * 52 + c] * scale
             if view.phase == "draw" and top is not None:
-                obs[o["value_with_discard"]] = best_three(hand + (top,), t, top) * POINT_SCALE
+                with_discard = best_three(hand + (top,), t, top) * scale
         elif len(hand) == 4:
             taken = view.taken_card if view.taken_card is not None else -1
-            obs[o["hand_value"]] = best_three(hand, t, taken) * POINT_SCALE
-
+            value = best_three(hand, t, taken) * scale
+        tail.append(value)
+        tail.append(with_discard)
+        order = [(me + r) % n for r in range(n)]  # absolute seat of each relative seat
         start_lives = self._start_lives
-        lives_o, active_o, knock_o, dealer_o = o["lives"], o["active"], o["knocked"], o["dealer"]
-        for s in range(n):
-            r = (s - me) % n
-            obs[lives_o + r] = view.lives[s] / start_lives
-            if view.active[s]:
-                obs[active_o + r] = 1.0
-        if view.knocker is not None:
-            obs[knock_o + (view.knocker - me) % n] = 1.0
-        obs[dealer_o + (view.dealer - me) % n] = 1.0
-        obs[o["stock_size"]] = view.stock_size / 52.0
-        if view.phase == "draw":
-            obs[o["phase"]] = 1.0
-        elif view.phase == "discard":
-            obs[o["phase"] + 1] = 1.0
-        if view.knocker is not None:
-            obs[o["flags"]] = 1.0
-        if view.stock_size == 0:
-            obs[o["flags"] + 1] = 1.0
-        obs[o["turn"]] = min(view.turn, TURN_SCALE) / TURN_SCALE
+        lives, active = view.lives, view.active
+        tail += [lives[s] / start_lives for s in order]
+        tail += [1.0 if active[s] else 0.0 for s in order]
+        knocker = view.knocker
+        tail += [1.0 if s == knocker else 0.0 for s in order]
+        dealer = view.dealer
+        tail += [1.0 if s == dealer else 0.0 for s in order]
+        phase = view.phase
+        tail += [
+            view.stock_size / 52.0,
+            1.0 if phase == "draw" else 0.0,
+            1.0 if phase == "discard" else 0.0,
+            0.0 if knocker is None else 1.0,
+            1.0 if view.stock_size == 0 else 0.0,
+            min(view.turn, TURN_SCALE) / TURN_SCALE,
+        ]
+        obs[self._tail :] = tail
         return obs
 
 
