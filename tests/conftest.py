@@ -1,0 +1,128 @@
+"""Shared helpers for the rules and env tests: stacked decks and readable turns.
+
+A scenario is written the way a person would describe it at the table: "seat 0 holds KH 8H
+5H, the upcard is 2C, the stock starts with 9S", and :func:`stack` turns that into the
+52-card deck (top first) the engine deals from. Cards are dealt one at a time starting
+left of the dealer (002 "Deal"), so the helper interleaves the hands the same way; every
+card not named is appended in id order (2C, 3C, ... ) so the deck is always complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from scat_env import GameState, Rules, parse_card, parse_cards
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
+
+MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
+
+
+def deal_order(num_players: int, dealer: int, active: Sequence[bool] | None = None) -> list[int]:
+    """Seats in the order they receive cards: the dealer's left first, clockwise."""
+    active = list(active) if active is not None else [True] * num_players
+    seats = []
+    s = dealer
+    for _ in range(sum(active)):
+        s = (s + 1) % num_players
+        while not active[s]:
+            s = (s + 1) % num_players
+        seats.append(s)
+    return seats
+
+
+def stack(
+    hands: Sequence[str | Sequence[str] | None],
+    upcard: str,
+    stock: str | Sequence[str] = (),
+    dealer: int | None = None,
+) -> list[int]:
+    """A full deck (top first) that deals ``hands[seat]`` to each seat still in.
+
+    ``hands[seat] is None`` marks a seat that is out of the game (it gets no cards).
+    ``dealer`` defaults to the last seat, so seat 0 receives the first card and moves first.
+    """
+    n = len(hands)
+    dealer = n - 1 if dealer is None else dealer
+    parsed = [None if h is None else parse_cards(h) for h in hands]
+    for seat, cards in enumerate(parsed):
+        if cards is not None and len(cards) != 3:
+            raise ValueError(f"seat {seat} needs exactly 3 cards, got {hands[seat]!r}")
+    order = deal_order(n, dealer, [h is not None for h in parsed])
+    top: list[int] = []
+    for r in range(3):
+        for s in order:
+            top.append(parsed[s][r])  # type: ignore[index]
+    top.append(parse_card(upcard))
+    top.extend(parse_cards(stock) if isinstance(stock, str) else [parse_card(c) for c in stock])
+    if len(set(top)) != len(top):
+        raise ValueError(f"a card is named twice in the scenario: {top}")
+    return top + [c for c in range(52) if c not in set(top)]
+
+
+def game(
+    hands: Sequence[str | None],
+    upcard: str,
+    stock: str | Sequence[str] = (),
+    *,
+    dealer: int | None = None,
+    rules: Rules | str | None = None,
+    lives: Sequence[int] | None = None,
+    single_hand: bool = False,
+) -> GameState:
+    """A game whose first (or, with ``lives``, current) hand is dealt from a stacked deck.
+
+    With ``lives``, the table is mid-game: seats with 0 lives are out (give them ``None`` as
+    hand) and the stacked hand is dealt among the others. The engine has no public way to
+    start from a mid-game standing, so this sets ``lives``/``active`` and re-deals through
+    the engine's own ``_deal`` (the same code path every later hand uses).
+    """
+    n = len(hands)
+    dealer = n - 1 if dealer is None else dealer
+    if isinstance(rules, str):
+        rules = Rules.preset(rules)
+    deck = stack(hands, upcard, stock, dealer)
+    if lives is None:
+        return GameState(n, rules, deck=deck, dealer=dealer, single_hand=single_hand)
+    state = GameState(n, rules, seed=0, dealer=dealer, single_hand=single_hand)
+    state.lives = list(lives)
+    state.active = [x > 0 for x in lives]
+    state.results = []
+    state.hand_number = 0
+    state.dealer = dealer
+    state.phase = 0
+    state._deal(deck)
+    return state
+
+
+def move(state: GameState, seat: int, *actions: str) -> None:
+    """Play a turn of ``seat``: e.g. ``move(st, 1, "stock", "KH")`` or ``move(st, 2, "knock")``.
+
+    Each action is ``stock``, ``take``, ``knock``, ``end`` or a card to discard. Asserting
+    the seat keeps scenarios honest about whose turn the rules say it is.
+    """
+    for a in actions:
+        assert state.current_player == seat, (
+            f"expected seat {seat} to move, but it is seat {state.current_player}"
+        )
+        state.apply_action(MOVES[a] if a in MOVES else parse_card(a))
+
+
+def exhaust_stock(state: GameState) -> None:
+    """Everyone draws from the stock and throws the drawn card back until the stock is
+    empty. Throwing back the drawn card leaves every hand as dealt (002 "Play": allowed)."""
+    while state.stock:
+        state.apply_action(DRAW_STOCK)
+        state.apply_action(state.drawn)
+
+
+def last(state: GameState):
+    """The most recent hand result."""
+    assert state.results, "no hand has been scored yet"
+    return state.results[-1]
+
+
+@pytest.fixture
+def standard() -> Rules:
+    return Rules()
