@@ -1,0 +1,187 @@
+"""What a seat can work out from its :class:`~scat_env.PlayerView`: shared by the baselines.
+
+Everything here reads the view only (never a ``GameState``), so an agent built on these
+helpers cannot use hidden information:
+
+- :func:`unseen_cards`: card counting. A card is *unseen* when it is not in my hand, not in
+  the discard pile and not known to be in an opponent's hand (taken from the pile). The
+  stock and the opponents' unknown cards are a uniformly random split of the unseen cards.
+- :func:`best_discard`: the discard that keeps the best three cards (deterministic ties).
+- :func:`draws_made`: how many cards each seat has drawn this hand (a proxy for how far it
+  has improved its hand).
+- :class:`HandModel`: per scoring variant, lookup tables for the value of a three-card hand,
+  its *potential* (the expected value after one more draw from a random deck) and the
+  distribution of an opponent's value after ``k`` draws, for knock decisions.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from scat_env import PlayerView, Rules
+from scat_env.cards import CARD_POINTS, CARD_SUIT
+from scat_env.scoring import value_table
+
+#: Most draws tracked by the opponent-value model; later draws use the last row.
+MAX_DRAWS = 16
+#: Hand values are multiples of 0.5 up to 33 (Grand Cadillac) -> 2*value indexes a bin.
+NUM_BINS = 2 * 40 + 1
+
+
+def unseen_cards(view: PlayerView) -> list[int]:
+    """Cards whose place I do not know: in the stock or an opponent's unknown cards."""
+    seen = set(view.hand)
+    seen.update(view.discard_pile)
+    for cards in view.known_cards:
+        seen.update(cards)
+    return [c for c in view.rules.deck_cards if c not in seen]
+
+
+def draws_made(view: PlayerView) -> list[int]:
+    """Cards each seat drew (stock or pile) this hand, from the public log."""
+    counts = [0] * view.num_players
+    for seat, kind, _ in view.log:
+        if kind == "draw_stock" or kind == "take":
+            counts[seat] += 1
+    return counts
+
+
+def discard_sort_key(card: int) -> tuple[int, int]:
+    """Tie-break among equally good discards: give away the lowest points, then lowest id."""
+    return (CARD_POINTS[card], card)
+
+
+def best_discard(hand: tuple[int, ...] | list[int], table: list[float], taken: int | None) -> tuple[float, int]:
+    """``(value kept, card to discard)`` for a four-card hand; ``taken`` may not go back.
+
+    Ties go to the discard with the fewest points (then the lowest id), so the choice is
+    deterministic and gives the next player as little as possible.
+    """
+    best_v = -1.0
+    best_c = -1
+    for d in sorted(hand, key=discard_sort_key):
+        if d == taken:
+            continue
+        a, b, c = (x for x in hand if x != d)
+        v = table[a * 2704 + b * 52 + c]
+        if v > best_v:
+            best_v, best_c = v, d
+    return best_v, best_c
+
+
+def value3(hand: tuple[int, ...] | list[int], table: list[float]) -> float:
+    a, b, c = hand
+    return table[a * 2704 + b * 52 + c]
+
+
+def suit_points(cards: tuple[int, ...] | list[int]) -> float:
+    """Best single-suit total of some cards (a lower bound on the hand that holds them)."""
+    sums = [0, 0, 0, 0]
+    for c in cards:
+        sums[CARD_SUIT[c]] += CARD_POINTS[c]
+    return float(max(sums)) if cards else 0.0
+
+
+@dataclass
+class HandModel:
+    """Lookup tables for one scoring variant (built once, about 0.3 s, then cached).
+
+    ``value``: the engine's value table (list, fast scalar lookups) and ``value_np``.
+    ``potential``: E[value after one more draw from the 49 other cards, keeping the best
+    three] for every ordered triple; a hand with two suited high cards has more potential
+    than a dead 21 in three suits, which is what separates good discards from equal ones.
+    ``cdf_lt[k][b]`` / ``cdf_le[k][b]``: P(value < b/2) / P(value <= b/2) for a player who
+    has drawn ``k`` cards since the deal, keeping the best three each time (a solo greedy
+    drawer; simulated with a fixed seed so the model is deterministic).
+    """
+
+    value: list[float]
+    value_np: np.ndarray
+    potential: list[float]
+    potential_np: np.ndarray
+    cdf_lt: list[list[float]]
+    cdf_le: list[list[float]]
+
+
+_MODELS: dict[tuple, HandModel] = {}
+
+
+def hand_model(rules: Rules) -> HandModel:
+    key = rules.scoring_key
+    model = _MODELS.get(key)
+    if model is None:
+        model = _build_model(rules)
+        _MODELS[key] = model
+    return model
+
+
+def _build_model(rules: Rules) -> HandModel:
+    table = value_table(rules)
+    vnp = np.asarray(table, dtype=np.float64)
+    # Potential of every unordered triple a<b<c, then copied to all six orders.
+    idx = np.array([(a, b, c) for a in range(52) for b in range(a + 1, 52) for c in range(b + 1, 52)])
+    a, b, c = idx[:, 0:1], idx[:, 1:2], idx[:, 2:3]
+    u = np.arange(52)[None, :]
+    keep = vnp[a * 2704 + b * 52 + c]
+    best = np.maximum.reduce([
+        np.broadcast_to(keep, (len(idx), 52)),
+        vnp[u * 2704 + b * 52 + c],
+        vnp[a * 2704 + u * 52 + c],
+        vnp[a * 2704 + b * 52 + u],
+    ])
+    valid = (u != a) & (u != b) & (u != c)
+    pot = (best * valid).sum(axis=1) / 49.0
+    potential = np.zeros(52**3, dtype=np.float64)
+    a, b, c = idx[:, 0], idx[:, 1], idx[:, 2]
+    for x, y, z in ((a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)):
+        potential[x * 2704 + y * 52 + z] = pot
+    cdf_lt, cdf_le = _draw_cdfs(table)
+    return HandModel(table, vnp, potential.tolist(), potential, cdf_lt, cdf_le)
+
+
+def _draw_cdfs(table: list[float], chains: int = 6000) -> tuple[list[list[float]], list[list[float]]]:
+    """Value distribution of a solo greedy drawer after k = 0..MAX_DRAWS draws."""
+    rng = random.Random(12345)
+    hist = [[0] * NUM_BINS for _ in range(MAX_DRAWS + 1)]
+    deck = list(range(52))
+    for _ in range(chains):
+        rng.shuffle(deck)
+        hand = deck[:3]
+        v = value3(hand, table)
+        hist[0][int(v * 2)] += 1
+        for k in range(1, MAX_DRAWS + 1):
+            u = deck[2 + k]
+            x, y, z = hand
+            for new in ((u, y, z), (x, u, z), (x, y, u)):
+                nv = table[new[0] * 2704 + new[1] * 52 + new[2]]
+                if nv > v:
+                    v, hand = nv, list(new)
+            hist[k][int(v * 2)] += 1
+    cdf_lt, cdf_le = [], []
+    for row in hist:
+        total = float(sum(row))
+        lt, le, acc = [], [], 0
+        for count in row:
+            lt.append(acc / total)
+            acc += count
+            le.append(acc / total)
+        cdf_lt.append(lt)
+        cdf_le.append(le)
+    return cdf_lt, cdf_le
+
+
+def next_active(view: PlayerView, seat: int) -> int:
+    n = view.num_players
+    s = (seat + 1) % n
+    while not view.active[s]:
+        s = (s + 1) % n
+    return s
+
+
+def opponents(view: PlayerView) -> list[int]:
+    """Active seats other than mine, clockwise from my left."""
+    n = view.num_players
+    return [(view.seat + i) % n for i in range(1, n) if view.active[(view.seat + i) % n]]
