@@ -109,10 +109,20 @@ def move(state: GameState, seat: int, *actions: str) -> None:
         state.apply_action(MOVES[a] if a in MOVES else parse_card(a))
 
 
-def exhaust_stock(state: GameState) -> None:
+def keep(state: GameState, seat: int) -> int:
+    """``seat`` draws from the stock and throws the drawn card back: its hand is unchanged
+    (002 "Play": a card drawn from the stock may be discarded at once). Returns the card."""
+    move(state, seat, "stock")
+    card = state.drawn
+    state.apply_action(card)
+    return card
+
+
+def exhaust_stock(state: GameState, leave: int = 0) -> None:
     """Everyone draws from the stock and throws the drawn card back until the stock is
-    empty. Throwing back the drawn card leaves every hand as dealt (002 "Play": allowed)."""
-    while state.stock:
+    empty (or ``leave`` cards are left). Throwing back the drawn card leaves every hand as dealt
+    (002 "Play": allowed)."""
+    while len(state.stock) > leave:
         state.apply_action(DRAW_STOCK)
         state.apply_action(state.drawn)
 
