@@ -1,0 +1,167 @@
+"""Confidence intervals and OpenSkill ratings for tournament results.
+
+Why cluster-robust intervals: a duplicate tournament replays each deal with the agents
+permuted over the seats, so the games of one deal are correlated (they share every shuffle).
+Treating them as independent (a plain Wilson interval) would claim more precision than the
+data has. Every statistic here is a ratio ``sum(numerators) / sum(denominators)`` over
+games; :func:`cluster_ratio_ci` groups the games by deal and uses the standard
+cluster-robust (sandwich / delta-method) variance of a ratio estimator, so the interval is
+honest whatever the correlation inside a deal. Proportions (win rate, knock rate...) use
+:func:`cluster_wilson_ci`, a Wilson interval on the design-effect-adjusted sample size, so
+they stay sensible near 0 and 1; :func:`wilson_ci` (independent games) is kept for
+comparison.
+
+Ratings: OpenSkill's Plackett-Luce model, one update per game with the game's elimination
+order as ranks, applied in a fixed (canonical) game order so the table is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def wilson_ci(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (independent trials)."""
+    if trials <= 0:
+        return (math.nan, math.nan)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def cluster_ratio_ci(
+    clusters: Iterable[tuple[float, float]],
+    z: float = Z95,
+    bounds: tuple[float, float] | None = None,
+) -> tuple[float, float, float]:
+    """Estimate and cluster-robust 95% interval of ``sum(y) / sum(m)``.
+
+    ``clusters`` yields one ``(y_i, m_i)`` per cluster (here: per deal, all its games and
+    seatings summed). The variance is the delta-method one for a ratio estimator,
+    ``k/(k-1) * sum((y_i - r m_i)^2) / (sum m_i)^2``, which is valid for any correlation
+    inside a cluster and reduces to the usual binomial variance when clusters are single
+    independent trials. Returns ``(estimate, low, high)``; NaNs when nothing was observed.
+    ``bounds`` clips the interval (e.g. ``(0, 1)`` for a rate).
+    """
+    pairs = [(float(y), float(m)) for y, m in clusters if m > 0]
+    total_m = sum(m for _, m in pairs)
+    if not pairs or total_m <= 0:
+        return (math.nan, math.nan, math.nan)
+    r = sum(y for y, _ in pairs) / total_m
+    k = len(pairs)
+    if k < 2:
+        return (r, math.nan, math.nan)
+    ss = sum((y - r * m) ** 2 for y, m in pairs)
+    se = math.sqrt(k / (k - 1) * ss) / total_m
+    low, high = r - z * se, r + z * se
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
+    return (r, low, high)
+
+
+def cluster_wilson_ci(
+    clusters: Iterable[tuple[float, float]], z: float = Z95
+) -> tuple[float, float, float]:
+    """Estimate and 95% interval of a proportion observed in correlated clusters.
+
+    A Wilson interval on the Kish effective sample size ``n / deff``, where the design
+    effect ``deff`` is the cluster-robust variance (:func:`cluster_ratio_ci`) over the
+    binomial one. It keeps Wilson's good behaviour near 0 and 1 (a plain normal interval
+    collapses to zero width when an agent never wins), and it credits the duplicate design
+    when the deals make results *less* variable than independent games (``deff < 1``).
+    When the variance cannot be estimated (``p`` is 0 or 1, or a single cluster) ``deff`` is
+    taken as 1, i.e. the plain Wilson interval.
+    """
+    pairs = [(float(y), float(m)) for y, m in clusters if m > 0]
+    n = sum(m for _, m in pairs)
+    if not pairs or n <= 0:
+        return (math.nan, math.nan, math.nan)
+    p = sum(y for y, _ in pairs) / n
+    k = len(pairs)
+    deff = 1.0
+    if k >= 2 and 0 < p < 1:
+        var_cluster = k / (k - 1) * sum((y - p * m) ** 2 for y, m in pairs) / (n * n)
+        var_binom = p * (1 - p) / n
+        deff = max(var_cluster / var_binom, 1e-9)
+    low, high = wilson_ci(p * n / deff, n / deff, z)
+    return (p, low, high)
+
+
+def cluster_sums(
+    items: Iterable[tuple[Hashable, float, float]],
+) -> list[tuple[float, float]]:
+    """Sum ``(cluster, y, m)`` items per cluster, in a deterministic (sorted) order."""
+    acc: dict[Hashable, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for key, y, m in items:
+        slot = acc[key]
+        slot[0] += y
+        slot[1] += m
+    return [tuple(acc[k]) for k in sorted(acc, key=repr)]  # type: ignore[misc]
+
+
+def places_from_results(
+    num_players: int,
+    eliminated_by_hand: Sequence[Sequence[int]],
+    lives_at_end: Sequence[int],
+) -> list[int]:
+    """Finishing place of every seat (1 = best; equal places for ties).
+
+    A seat still in at the end ranks above every eliminated seat; seats knocked out later
+    rank above those knocked out earlier; seats out in the same hand tie. Among seats
+    still in (a single hand, or a game cut off by the turn cap) more lives left is better.
+    """
+    out_at = [math.inf] * num_players
+    for h, seats in enumerate(eliminated_by_hand):
+        for s in seats:
+            out_at[s] = h
+    keys = [(out_at[s], lives_at_end[s]) for s in range(num_players)]
+    return [1 + sum(1 for other in keys if other > keys[s]) for s in range(num_players)]
+
+
+def openskill_ratings(
+    games: Iterable[tuple[Sequence[str], Sequence[int]]],
+) -> dict[str, dict[str, float]]:
+    """Plackett-Luce ratings from ``(seat_specs, places)`` per game, in the given order.
+
+    A spec that fills several seats of one game (a lineup such as ``expert`` against three
+    ``greedy``) enters the update once per seat, each from the same prior rating; its new
+    rating is the mean of those updates, so a crowded field does not move it several times.
+    Returns ``{spec: {"mu", "sigma", "ordinal", "games"}}`` with ordinal = mu - 3 sigma.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings: dict[str, object] = {}
+    counts: dict[str, int] = defaultdict(int)
+    for specs, places in games:
+        for spec in specs:
+            if spec not in ratings:
+                ratings[spec] = model.rating(name=spec)
+        if len(set(specs)) < 2:
+            continue  # a mirror match says nothing about relative strength
+        teams = [[model.create_rating([ratings[s].mu, ratings[s].sigma], name=s)]  # type: ignore[attr-defined]
+                 for s in specs]
+        new = model.rate(teams, ranks=list(places))
+        per_spec: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for spec, team in zip(specs, new, strict=True):
+            per_spec[spec].append((team[0].mu, team[0].sigma))
+        for spec, ups in per_spec.items():
+            mu = sum(u[0] for u in ups) / len(ups)
+            sigma = sum(u[1] for u in ups) / len(ups)
+            ratings[spec] = model.create_rating([mu, sigma], name=spec)
+            counts[spec] += 1
+    return {
+        spec: {
+            "mu": r.mu,  # type: ignore[attr-defined]
+            "sigma": r.sigma,  # type: ignore[attr-defined]
+            "ordinal": r.mu - 3 * r.sigma,  # type: ignore[attr-defined]
+            "games": counts[spec],
+        }
+        for spec, r in sorted(ratings.items())
+    }
