@@ -1,0 +1,210 @@
+"""What a person types at their turn, turned into a legal action or a clear complaint.
+
+The human player sees a short numbered menu of their legal moves and may also type natural
+shortcuts: ``s`` (draw from the stock), ``d`` (take the top discard), ``k`` (knock), ``e``
+(end the play once the stock is exhausted), or a card such as ``7c``, ``7♣`` or ``10h`` to
+discard it. ``?`` asks for help, ``h`` for a hint, ``q`` to quit (and save).
+
+Everything here is pure: :func:`parse_command` reads one line against the player's
+:class:`~scat_env.PlayerView` and either returns a :class:`Command` or raises
+:class:`InputError` whose message says what was wrong in the game's own words. Nothing a
+person types can reach the engine unless it is a legal action, so bad input never costs a
+game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str, parse_card
+from scat_env.scoring import value_of
+
+#: Meta commands that do not change the game.
+HELP, HINT, QUIT, MENU = "help", "hint", "quit", "menu"
+
+_META_WORDS = {
+    "?": HELP, "help": HELP, "rules": HELP,
+    "h": HINT, "hint": HINT,
+    "q": QUIT, "quit": QUIT, "exit": QUIT,
+    "m": MENU, "menu": MENU, "": MENU,
+}
+
+_ACTION_WORDS = {
+    "s": DRAW_STOCK, "stock": DRAW_STOCK, "draw": DRAW_STOCK,
+    "d": DRAW_DISCARD, "take": DRAW_DISCARD, "pile": DRAW_DISCARD, "discard pile": DRAW_DISCARD,
+    "k": KNOCK, "knock": KNOCK,
+    "e": END_PLAY, "end": END_PLAY,
+}
+
+#: The shortcut letter shown in the menu for each non-discard action.
+ACTION_KEYS = {DRAW_STOCK: "s", DRAW_DISCARD: "d", KNOCK: "k", END_PLAY: "e"}
+
+
+class InputError(ValueError):
+    """The line typed cannot be played now; the message says why and what to do instead."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed line: a legal ``action`` (``kind == "action"``) or a meta ``kind``."""
+
+    kind: str
+    action: int | None = None
+
+
+@dataclass(frozen=True)
+class MenuOption:
+    """One numbered line of the move menu."""
+
+    number: int
+    key: str  # the shortcut that also plays it ("s", "d", or the card like "7C")
+    action: int
+    label: str  # plain text; the screen adds colour
+
+
+def sym(card: int) -> str:
+    return card_str(card, symbols=True)
+
+
+def _hand_text(cards: Sequence[int]) -> str:
+    return " ".join(sym(c) for c in cards)
+
+
+def menu_options(view: PlayerView) -> list[MenuOption]:
+    """The numbered menu of ``view``'s legal moves, in a stable order a person can learn.
+
+    Discard options say what the hand would be worth afterwards, the one number a player
+    actually needs to choose a discard.
+    """
+    options: list[MenuOption] = []
+    legal = view.legal_actions
+    if view.phase == "draw":
+        labels = {
+            DRAW_STOCK: f"Draw from the stock ({view.stock_size} left)",
+            DRAW_DISCARD: (
+                f"Take the {sym(view.top_discard)} from the discard pile"
+                if view.top_discard is not None else "Take the top discard"
+            ),
+            KNOCK: "Knock (everyone else gets one more turn, then the showdown)",
+            END_PLAY: "End the play (the stock is exhausted): showdown now",
+        }
+        for action in (DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY):
+            if action in legal:
+                options.append(
+                    MenuOption(len(options) + 1, ACTION_KEYS[action], action, labels[action])
+                )
+    elif view.phase == "discard":
+        for card in view.hand:
+            if card not in legal:
+                continue
+            keep = [c for c in view.hand if c != card]
+            value = value_of(keep, view.rules)
+            label = f"Discard {sym(card)}  -> keep {_hand_text(keep)} = {value:g}"
+            if card == view.drawn_card:
+                label += "  (the card you drew)"
+            options.append(MenuOption(len(options) + 1, card_str(card), card, label))
+    return options
+
+
+def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
+    """The rule that forbids a knock right now (the engine only says it is illegal)."""
+    rules = view.rules
+    if view.phase == "discard":
+        return "You can only knock instead of drawing, at the start of your turn."
+    if view.knocker is not None:
+        who = "You" if view.knocker == view.seat else names[view.knocker]
+        return f"{who} already knocked this hand; there is only one knock per hand."
+    if view.stock_size == 0 and not rules.knock_when_stock_exhausted:
+        return "These rules do not allow a knock once the stock is exhausted."
+    value = value_of(list(view.hand), rules)
+    if rules.min_knock and value < rules.min_knock:
+        return f"These rules need a hand of at least {rules.min_knock} to knock; yours is {value:g}."
+    if rules.knock_needs_flush:
+        return "These rules need three cards of one suit to knock."
+    return "You cannot knock now."
+
+
+def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = None) -> Command:
+    """Read one typed line at the human's turn. Raises :class:`InputError` if it cannot be
+    played, with a message that names the problem and the way forward."""
+    names = list(names) if names else [f"player_{s}" for s in range(view.num_players)]
+    raw = text.strip()
+    word = raw.lower()
+    if word in _META_WORDS:
+        return Command(_META_WORDS[word])
+    legal = view.legal_actions
+    if not legal:
+        raise InputError("It is not your turn.")
+    options = menu_options(view)
+
+    if word.isdigit():
+        number = int(word)
+        for opt in options:
+            if opt.number == number:
+                return Command("action", opt.action)
+        raise InputError(
+            f"There is no option {number}; choose 1-{len(options)} from the menu."
+        )
+
+    if word in _ACTION_WORDS:
+        action = _ACTION_WORDS[word]
+        if action in legal:
+            return Command("action", action)
+        raise InputError(_why_not(action, view, names))
+
+    try:
+        card = parse_card(raw)
+    except ValueError:
+        raise InputError(
+            f"I don't understand {raw!r}. Type a number from the menu, s/d/k/e, a card "
+            "such as 7c or 10h, ? for help, h for a hint, q to quit."
+        ) from None
+    return Command("action", _discard_or_explain(card, view))
+
+
+def _why_not(action: int, view: PlayerView, names: Sequence[str]) -> str:
+    if action == KNOCK:
+        return _why_not_knock(view, names)
+    if view.phase == "discard":
+        return (
+            "You have already drawn this turn; now discard a card "
+            "(type it, e.g. " + card_str(view.hand[0]).lower() + ", or its number)."
+        )
+    if action == DRAW_STOCK:
+        return "The stock is exhausted: take the top discard (d) or end the play (e)."
+    if action == DRAW_DISCARD:
+        return "The discard pile is empty: draw from the stock (s)."
+    if action == END_PLAY:
+        return (
+            f"The stock still has {view.stock_size} card{'s' if view.stock_size != 1 else ''}; "
+            "you can end the play only once it is exhausted."
+        )
+    return "That move is not allowed now."
+
+
+def _discard_or_explain(card: int, view: PlayerView) -> int:
+    if view.phase == "draw":
+        return _raise(
+            f"Draw first: take from the stock (s) or the discard pile (d) before you "
+            f"discard{' the ' + sym(card) if card in view.hand else ''}."
+        )
+    if card not in view.hand:
+        return _raise(f"You don't hold the {sym(card)}. Your cards: {_hand_text(view.hand)}.")
+    if card == view.taken_card:
+        return _raise(
+            f"You just took the {sym(card)} from the discard pile, so you may not put it "
+            "straight back. Discard another card."
+        )
+    if card not in view.legal_actions:  # pragma: no cover - the two checks above cover it
+        return _raise(f"You cannot discard the {sym(card)} now.")
+    return card
+
+
+def _raise(message: str) -> int:
+    raise InputError(message)
+
+
+def yes(text: str) -> bool:
+    """A confirmation answer: ``y``/``yes`` (any case) means yes, anything else no."""
+    return text.strip().lower() in ("y", "yes")
