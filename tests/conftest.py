@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from scat_env import GameState, Rules, parse_card, parse_cards
+from scat_env import GameState, Rules, cards_str, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
 
 MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
@@ -57,7 +57,7 @@ def stack(
     top.append(parse_card(upcard))
     top.extend(parse_cards(stock) if isinstance(stock, str) else [parse_card(c) for c in stock])
     if len(set(top)) != len(top):
-        raise ValueError(f"a card is named twice in the scenario: {top}")
+        raise ValueError(f"a card is named twice in the scenario: {cards_str(top)}")
     return top + [c for c in range(52) if c not in set(top)]
 
 
@@ -125,6 +125,19 @@ def exhaust_stock(state: GameState, leave: int = 0) -> None:
     while len(state.stock) > leave:
         state.apply_action(DRAW_STOCK)
         state.apply_action(state.drawn)
+
+
+def knock_game(hands: Sequence[str | None], knocker: int = 0, upcard: str = "2D", **kw) -> GameState:
+    """Seat ``knocker`` knocks at its first turn; everyone else keeps its hand until the
+    hand is scored."""
+    st = game(hands, upcard, **kw)
+    while not st.results:
+        seat = st.current_player
+        if seat == knocker and st.knocker < 0:
+            move(st, seat, "knock")
+        else:
+            keep(st, seat)
+    return st
 
 
 def last(state: GameState):

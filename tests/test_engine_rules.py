@@ -7,7 +7,7 @@ Hand values used throughout: KH 8H 5H = 23, QS 9D 8D = 17, AC 6S 4S = 11, JC 7H 
 from __future__ import annotations
 
 import pytest
-from conftest import exhaust_stock, game, keep, last, move, stack
+from conftest import exhaust_stock, game, keep, knock_game, last, move, stack
 
 from scat_env import GameState, Rules, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
@@ -151,19 +151,6 @@ def test_knocker_right_is_the_last_seat_also_when_the_dealer_knocks():
     assert not st.results
     keep(st, 1)
     assert last(st).knocker == 2
-
-
-def knock_game(hands, knocker=0, **kw):
-    """Seat ``knocker`` knocks at its first turn; everyone else keeps its hand until the
-    hand is scored."""
-    st = game(hands, "2D", **kw)
-    while not st.results:
-        seat = st.current_player
-        if seat == knocker and st.knocker < 0:
-            move(st, seat, "knock")
-        else:
-            keep(st, seat)
-    return st
 
 
 def test_sole_lowest_loses_one_life():
