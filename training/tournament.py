@@ -97,10 +97,24 @@ def seatings_for(lineup: Sequence[str], mode: str = "auto") -> list[tuple[int, .
 
 
 def parse_specs(text: str) -> list[str]:
-    """``"expert, greedy,random"`` -> ``["expert", "greedy", "random"]``."""
-    specs = [s.strip() for s in text.split(",")]
-    if not text.strip() or any(not s for s in specs):
+    """``"expert, greedy,random"`` -> ``["expert", "greedy", "random"]``.
+
+    A spec's own argument may hold commas (``expert:beta=0.5,budget=0.3``): a piece starts
+    a new spec only when its name (before any ``:``) is a registered agent, otherwise it
+    continues the previous spec's argument.
+    """
+    from agents.registry import available
+
+    known = available()
+    pieces = [s.strip() for s in text.split(",")]
+    if not text.strip() or any(not s for s in pieces):
         raise ValueError(f"bad agent list {text!r}: give comma-separated specs, e.g. expert,greedy")
+    specs: list[str] = []
+    for piece in pieces:
+        if specs and piece.partition(":")[0] not in known and "=" in piece:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
     return specs
 
 

@@ -1,0 +1,149 @@
+"""``scat tournament``: duplicate-deal tournaments between agents, with a report.
+
+Two ways to say who plays (exactly one of them):
+
+- ``--agents A,B,C`` a *population*: with as many specs as ``--players`` it is one table;
+  with more, a round-robin over every table of ``--players`` distinct specs.
+- ``--field A,B,B,B`` a *lineup*, one spec per seat (repeats allowed); give ``--field``
+  several times for several tables. Use it when there are fewer agents than seats.
+
+Every deal is replayed in every seating of each table (see ``--seating``), so the luck of
+the cards cancels. Results go to ``--out``: ``games.jsonl`` (one line per game, appended as
+games finish; ``--resume`` continues an interrupted run), ``results.json`` (deterministic),
+``results.md``, ``winrate.png``, ``ratings.png`` and ``timing.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .main import CliError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "tournament",
+        help="play many duplicate-deal games between agents and report win rates and ratings",
+        description=(__doc__ or "").split("\n\n", 1)[-1].replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agents", metavar="SPECS",
+                     help="population, comma-separated agent specs, e.g. expert,greedy,random")
+    who.add_argument("--field", metavar="SPECS", action="append",
+                     help="a lineup, one spec per seat, e.g. expert,greedy,greedy,greedy "
+                          "(repeat for more tables)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players per game, 2..10 (default: the number of specs per table)")
+    p.add_argument("--games", type=int, default=1000,
+                   help="at least this many games in all, rounded up to whole duplicate "
+                        "deals (default 1000)")
+    p.add_argument("--rules", default="standard", help="rules preset name or YAML file")
+    p.add_argument("--seed", type=int, default=0, help="master seed of the deals (default 0)")
+    p.add_argument("--seating", default="auto",
+                   choices=("auto", "permutations", "rotations", "mirrored"),
+                   help="seat arrangements per deal: every permutation, the n rotations, or "
+                        "rotations of the lineup and its mirror (auto: permutations up to "
+                        "24, else mirrored)")
+    p.add_argument("--single-hand", action="store_true",
+                   help="each game is one hand (stats per hand; places by lives lost)")
+    p.add_argument("--max-turns", type=int, default=300,
+                   help="turns per hand before a game is cut off (default 300)")
+    p.add_argument("--workers", type=int, default=None,
+                   help=f"worker processes (default: every core, here {os.cpu_count()})")
+    p.add_argument("--out", default="runs/tournament",
+                   help="output folder (default runs/tournament)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--resume", action="store_true",
+                       help="continue the tournament in --out, playing only missing games")
+    group.add_argument("--overwrite", action="store_true",
+                       help="discard the games already in --out and start again")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar and no table on stdout (files are still written)")
+    p.set_defaults(func=run)
+
+
+def build_config(args: argparse.Namespace):  # -> TournamentConfig
+    """Validate the arguments into a tournament config (CliError on bad input)."""
+    from agents.registry import make_agent
+    from training.tournament import TournamentConfig, parse_specs, population_tables
+
+    if args.games is not None and args.games < 1:
+        raise CliError(f"--games must be at least 1, got {args.games}")
+    if args.players is not None and not 2 <= args.players <= 10:
+        raise CliError(f"--players must be between 2 and 10, got {args.players}")
+    if args.workers is not None and args.workers < 1:
+        raise CliError(f"--workers must be at least 1, got {args.workers}")
+    if args.seed < 0:
+        raise CliError(f"--seed must be non-negative, got {args.seed}")
+    if args.agents is not None:
+        population = parse_specs(args.agents)
+        players = args.players if args.players is not None else len(population)
+        if not 2 <= players <= 10:
+            raise CliError(f"{players} players: Scat is played by 2 to 10 players (--players)")
+        tables = population_tables(population, players)
+    else:
+        tables = [tuple(parse_specs(f)) for f in args.field]
+        sizes = sorted({len(t) for t in tables})
+        if len(sizes) > 1:
+            raise CliError(f"every --field needs the same number of seats, got {sizes}")
+        if args.players is not None and args.players != sizes[0]:
+            raise CliError(
+                f"--field seats {sizes[0]} players but --players is {args.players}; "
+                "give one spec per seat"
+            )
+        if not 2 <= sizes[0] <= 10:
+            raise CliError(f"--field seats {sizes[0]} players: Scat is played by 2 to 10")
+    for spec in dict.fromkeys(s for t in tables for s in t):
+        make_agent(spec, seed=0)  # a bad spec fails here, before any process starts
+    return TournamentConfig(
+        tables=tuple(tables),
+        games=args.games,
+        rules=args.rules,
+        seed=args.seed,
+        seating=args.seating,
+        single_hand=args.single_hand,
+        max_turns=args.max_turns,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from training.report import markdown, summarize, write_report
+    from training.tournament import run_tournament
+
+    config = build_config(args)
+    total = len(config.keys())
+    if not args.quiet:
+        print(
+            f"{total} games: {len(config.tables)} table(s) x {config.deals_per_table()} deals "
+            f"x seatings; {config.num_players} players; rules {config.rules}; out {args.out}",
+            file=sys.stderr,
+        )
+    try:
+        result = run_tournament(
+            config, args.out, workers=args.workers, resume=args.resume,
+            overwrite=args.overwrite, progress=not args.quiet,
+        )
+    except KeyboardInterrupt:
+        print(f"\nfinished games are kept in {args.out}/games.jsonl: run the same command "
+              "with --resume to continue", file=sys.stderr)
+        raise
+    summary = summarize(config.to_dict(), result.games)
+    timing = {
+        "games_played_now": result.played_now,
+        "seconds": round(result.seconds, 3),
+        "games_per_second": round(result.games_per_second, 2) if result.played_now else None,
+        "workers": result.workers,
+        "cpu_count": os.cpu_count(),
+    }
+    paths = write_report(args.out, summary, timing, plots=not args.no_plots)
+    if not args.quiet:
+        print(markdown(summary))
+        if result.played_now:
+            print(f"played {result.played_now} games in {result.seconds:.1f} s "
+                  f"({result.games_per_second:.1f} games/s, {result.workers} workers)")
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
