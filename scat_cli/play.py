@@ -185,8 +185,8 @@ class PlaySession:
         self._hand_seen = self.state.hand_number if game.actions else 0
 
     # -- io ---------------------------------------------------------------------------
-    def print(self, *things: object) -> None:
-        self.console.print(*things)
+    def print(self, *things: object, soft_wrap: bool = False) -> None:
+        self.console.print(*things, soft_wrap=soft_wrap)
 
     def ask(self, prompt: str) -> str:
         if self._input is not None:
@@ -219,7 +219,8 @@ class PlaySession:
         self.print(
             f"[bold]{verb}[/]: {g.num_players} players, {g.rules.name} rules, seed {g.seed}. "
             f"Opponents: {opponents}.\n[dim]Saved as you play to {self.save_path}"
-            " · ? for help[/]"
+            " · ? for help[/]",
+            soft_wrap=True,  # paths and commands stay whole, to copy and paste
         )
         try:
             while True:
@@ -236,7 +237,8 @@ class PlaySession:
             self.save()
             self.print(
                 f"\nGame saved to {self.save_path}\n"
-                f"Resume it with: scat play --resume {self.save_path}"
+                f"Resume it with: scat play --resume {self.save_path}",
+                soft_wrap=True,
             )
             return 0
         self._show_results()
@@ -245,7 +247,7 @@ class PlaySession:
                                 self.human, knocks))
         self.save()
         self.print(f"Replay saved to {self.save_path}\nWatch it again with: scat replay "
-                   f"{self.save_path}")
+                   f"{self.save_path}", soft_wrap=True)
         return 0
 
     def _play_until_over(self) -> None:

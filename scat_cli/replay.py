@@ -1,0 +1,173 @@
+"""``scat replay FILE``: watch a saved game again, turn by turn.
+
+The file (see :mod:`scat_cli.savegame`) holds the setup and the decisions; the game is
+re-simulated on the engine and every recorded hand result is checked before anything is
+shown, so what you watch is exactly what was played. A file that was edited, truncated or
+written by an engine that shuffles differently is refused with one clear line (exit 2).
+
+By default you see the table as the human player saw it; ``--reveal`` turns every hand
+face up (and shows what each player drew from the stock). Enter advances one turn, ``a``
+plays the rest automatically, ``q`` stops; ``--auto`` plays it all with ``--delay`` between
+turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from scat_env import make_view
+from scat_env.actions import DRAW_STOCK, END_PLAY, KNOCK
+
+from .savegame import ReplayError, SavedGame
+from .tui import (
+    action_markup,
+    card_markup,
+    make_console,
+    showdown_view,
+    summary_view,
+    table_view,
+)
+
+
+class Viewer:
+    """Steps through a verified :class:`SavedGame`, one turn at a time."""
+
+    def __init__(self, game: SavedGame, *, reveal: bool = False, seat: int | None = None,
+                 color: bool = True, auto: bool = False, delay: float = 0.6,
+                 width: int | None = None) -> None:
+        self.game = game
+        self.reveal = reveal
+        if seat is None:
+            seat = game.human_seat if game.human_seat is not None else 0
+        self.seat = seat
+        self.console = make_console(color, width)
+        self.auto = auto
+        self.delay = delay
+        self.names = game.names
+        self.labels = ["" if p.agent == "human" else p.agent for p in game.players]
+
+    def _step_pause(self) -> bool:
+        """Wait between turns; ``False`` means the person asked to stop."""
+        if self.auto:
+            if self.delay > 0:
+                time.sleep(self.delay)
+            return True
+        try:
+            answer = self.console.input("[dim]Enter: next turn · a: play to the end · "
+                                        "q: stop[/] ").strip().lower()
+        except EOFError:  # input closed: show the rest without waiting
+            self.auto, self.delay = True, 0.0
+            return True
+        if answer == "q":
+            return False
+        if answer == "a":
+            self.auto = True
+        return True
+
+    def _table(self, state: object) -> None:
+        view = make_view(state, self.seat)  # type: ignore[arg-type]
+        revealed = ({s: list(h) for s, h in enumerate(state.hands)}  # type: ignore[attr-defined]
+                    if self.reveal else None)
+        self.console.print(table_view(view, self.names, self.labels, revealed=revealed))
+
+    def run(self) -> int:
+        game = self.game
+        print_ = self.console.print
+        players = ", ".join(f"{p.name} ({p.agent})" for p in game.players)
+        print_(
+            f"[bold]Replay[/] of a {game.num_players}-player game, {game.rules.name} rules, "
+            f"seed {game.seed}, {game.created or 'date unknown'} "
+            f"({'finished' if game.status == 'finished' else 'unfinished'}).\n"
+            f"Players: {players}."
+        )
+        state = game.new_state()
+        shown = 0
+        hand_seen = 0
+        turn_lines: list[str] = []
+        stopped = False
+        for seat, action in game.actions:
+            if state.hand_number != hand_seen:
+                while shown < len(state.results):  # dealt 31s scored before any play
+                    print_(showdown_view(state.results[shown], game.rules, self.names))
+                    shown += 1
+                hand_seen = state.hand_number
+                self.console.rule(
+                    f"Hand {state.hand_number} · {self.names[state.dealer]} deals", style="dim"
+                )
+                self._table(state)
+            elif state.phase == 0 and (seat == self.seat or self.reveal) and not turn_lines:
+                self._table(state)
+            top_before = state.discard[-1] if state.discard else None
+            state.apply_action(action)
+            line = action_markup(seat, action, self.names, top_before)
+            if action == DRAW_STOCK and (self.reveal or seat == self.seat):
+                line = line.replace("drew from the stock",
+                                    f"drew the {card_markup(state.drawn)} from the stock")
+            turn_lines.append(line)
+            if action < 52 or action in (KNOCK, END_PLAY):
+                print_("\n".join(turn_lines))
+                turn_lines = []
+                if len(state.results) > shown:
+                    last = state.results[-1]
+                    if last.reason == "thirty_one" and seat in last.declarers:
+                        print_(f"[bold green]{self.names[seat]} declared 31![/]")
+                    while shown < len(state.results):
+                        print_(showdown_view(state.results[shown], game.rules, self.names))
+                        shown += 1
+                if not state.is_terminal() and not self._step_pause():
+                    stopped = True
+                    break
+        if stopped:
+            print_("[dim]Replay stopped.[/]")
+            return 0
+        if state.is_terminal():
+            knocks = [s for s, a in game.actions if a == KNOCK]
+            print_(summary_view(state.results, self.names, state.winner, game.rules,
+                                game.human_seat, knocks))
+        else:
+            print_("[dim]The saved game stops here (it was not finished; resume it with "
+                   "scat play --resume FILE).[/]")
+        print_(f"[dim]Verified: {len(game.actions)} decisions and {len(state.results)} hands "
+               "re-simulated exactly as recorded.[/]")
+        return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "replay",
+        help="watch a saved game again, turn by turn",
+        description=(
+            "Re-simulate a saved game (JSON from scat play) and show it turn by turn. The file "
+            "is checked against the engine first: a changed or corrupt file is refused."
+        ),
+    )
+    p.add_argument("file", help="a replay JSON written by scat play")
+    p.add_argument("--auto", action="store_true", help="play through without waiting for Enter")
+    p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS",
+                   help="pause between turns with --auto (default 0.6)")
+    p.add_argument("--fast", action="store_true", help="--auto with no pauses")
+    p.add_argument("--reveal", action="store_true",
+                   help="show every hand face up, and what each player drew")
+    p.add_argument("--seat", type=int, default=None,
+                   help="whose eyes to watch through (default the human player)")
+    p.add_argument("--no-color", action="store_true", help="plain text, no colours")
+    p.add_argument("--width", type=int, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    game = SavedGame.load(Path(args.file))
+    try:
+        game.resimulate()
+    except ReplayError as exc:
+        raise ReplayError(f"{args.file}: {exc}") from None
+    if args.seat is not None and not 0 <= args.seat < game.num_players:
+        raise ValueError(f"--seat must be 0..{game.num_players - 1}, got {args.seat}")
+    if args.delay < 0:
+        raise ValueError(f"--delay must be >= 0, got {args.delay}")
+    viewer = Viewer(game, reveal=args.reveal, seat=args.seat, color=not args.no_color,
+                    auto=args.auto or args.fast, delay=0.0 if args.fast else args.delay,
+                    width=args.width)
+    return viewer.run()

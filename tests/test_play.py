@@ -1,0 +1,365 @@
+"""``scat play``: input parsing, the game loop, save/resume, and a real terminal session."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scat_cli import play as play_mod
+from scat_cli.humanio import HELP, HINT, QUIT, InputError, menu_options, parse_command
+from scat_cli.main import CliError
+from scat_cli.play import PlaySession, new_game, opponent_specs
+from scat_cli.savegame import SavedGame
+from scat_env import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    KNOCK,
+    GameState,
+    Rules,
+    card_str,
+    make_view,
+    parse_card,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SHORT_RULES = "preset: standard\npennies: 1\ncounty: true\n"  # two lives each: short games
+
+
+# -- helpers ------------------------------------------------------------------------------
+def state_at_seat0(seed: int, players: int = 2, rules: Rules | None = None) -> GameState:
+    """A game advanced (random legal moves by the others) to seat 0's draw decision."""
+    rng = random.Random(seed)
+    state = GameState(players, rules, seed=seed)
+    while not (state.current_player == 0 and state.phase == 0):
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def scripted(answers: list[str], then: str | None = "1") -> Iterator[str]:
+    yield from answers
+    while then is not None:
+        yield then
+    raise EOFError
+
+
+def make_input(answers: list[str], then: str | None = "1"):
+    it = scripted(answers, then)
+
+    def ask(prompt: str) -> str:
+        try:
+            return next(it)
+        except StopIteration:
+            raise EOFError from None
+
+    return ask
+
+
+def run_session(game: SavedGame, path: Path, answers: list[str], then: str | None = "1") -> int:
+    session = PlaySession(game, path, color=False, fast=True, width=100,
+                          input_fn=make_input(answers, then))
+    return session.run()
+
+
+# -- input parsing ------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(30))
+def test_menu_lists_exactly_the_legal_moves_and_numbers_play_them(seed):
+    rng = random.Random(seed)
+    state = GameState(3, seed=seed)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        view = make_view(state, state.current_player)
+        options = menu_options(view)
+        assert sorted(o.action for o in options) == sorted(view.legal_actions)
+        for o in options:
+            assert parse_command(str(o.number), view).action == o.action
+            assert parse_command(o.key, view).action == o.action  # the shortcut shown
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_shortcuts_cards_and_symbols_are_understood():
+    state = state_at_seat0(1)
+    view = make_view(state, 0)
+    assert parse_command("s", view).action == DRAW_STOCK
+    assert parse_command(" D ", view).action == DRAW_DISCARD
+    assert parse_command("?", view).kind == HELP
+    assert parse_command("h", view).kind == HINT
+    assert parse_command("q", view).kind == QUIT
+    state.apply_action(DRAW_STOCK)
+    view = make_view(state, 0)
+    card = view.hand[0]
+    for text in (card_str(card).lower(), card_str(card, symbols=True), card_str(card)):
+        assert parse_command(text, view).action == card
+
+
+def test_garbage_input_is_explained_not_played():
+    view = make_view(state_at_seat0(2), 0)
+    with pytest.raises(InputError, match="don't understand 'xyzzy'"):
+        parse_command("xyzzy", view)
+    with pytest.raises(InputError, match="no option 9"):
+        parse_command("9", view)
+
+
+def test_a_card_not_in_hand_is_refused_naming_the_hand():
+    state = state_at_seat0(3)
+    state.apply_action(DRAW_STOCK)
+    view = make_view(state, 0)
+    absent = next(c for c in range(52) if c not in view.hand)
+    with pytest.raises(InputError, match="You don't hold the " + re.escape(card_str(absent, True))):
+        parse_command(card_str(absent), view)
+
+
+def test_the_card_just_taken_cannot_go_straight_back():
+    state = state_at_seat0(4)
+    taken = state.discard[-1]
+    state.apply_action(DRAW_DISCARD)
+    view = make_view(state, 0)
+    with pytest.raises(InputError, match="just took the " + re.escape(card_str(taken, True))):
+        parse_command(card_str(taken), view)
+    assert taken not in [o.action for o in menu_options(view)]
+
+
+def test_a_card_before_drawing_asks_to_draw_first():
+    view = make_view(state_at_seat0(5), 0)
+    with pytest.raises(InputError, match="Draw first"):
+        parse_command(card_str(view.hand[0]), view)
+
+
+def test_illegal_knocks_name_the_rule_that_forbids_them():
+    state = state_at_seat0(6)
+    state.apply_action(DRAW_STOCK)
+    with pytest.raises(InputError, match="only knock instead of drawing"):
+        parse_command("k", make_view(state, 0))
+    # after another player's knock (3 players, so seat 0 still has its last turn)
+    state = state_at_seat0(7, players=3)
+    state.apply_action(DRAW_STOCK)
+    state.apply_action(state.legal_actions()[0])
+    state.apply_action(KNOCK)  # seat 1 knocks
+    while state.current_player != 0:
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(InputError, match="Bob already knocked"):
+        parse_command("k", make_view(state, 0), ["You", "Bob", "Carol"])
+    # a minimum to knock
+    rules = Rules(min_knock=31)
+    state = state_at_seat0(8, rules=rules)
+    with pytest.raises(InputError, match="at least 31 to knock"):
+        parse_command("k", make_view(state, 0))
+
+
+def test_end_play_is_refused_while_the_stock_lasts():
+    view = make_view(state_at_seat0(9), 0)
+    with pytest.raises(InputError, match="stock still has"):
+        parse_command("e", view)
+    assert END_PLAY not in [o.action for o in menu_options(view)]
+
+
+# -- opponents ----------------------------------------------------------------------------
+def test_opponent_specs_one_for_all_or_one_each():
+    assert opponent_specs(4, "greedy") == (4, ["greedy"] * 3)
+    assert opponent_specs(None, "greedy,random") == (3, ["greedy", "random"])
+    with pytest.raises(CliError, match="lists 2 agents for 3 opponents"):
+        opponent_specs(4, "greedy,random")
+    with pytest.raises(CliError, match="between 2 and 10"):
+        opponent_specs(11, "random")
+
+
+def test_default_opponent_prefers_a_shipped_policy_and_falls_back(tmp_path, monkeypatch):
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    monkeypatch.setattr(play_mod, "POLICY_DIRS", (folder,))
+    (folder / "default.txt").write_text("# the strongest policy\ngreedy\n")
+    assert play_mod.default_opponent() == "greedy"
+    (folder / "default.txt").write_text("ppo:policies/missing.pt\n")  # broken: fall back
+    assert play_mod.default_opponent() in play_mod.FALLBACK_OPPONENTS
+
+
+# -- whole games in-process ---------------------------------------------------------------
+def test_scripted_game_finishes_saves_and_shows_the_winner(tmp_path, capsys):
+    rules = Rules.preset(str(_rules_file(tmp_path)))
+    game = new_game(2, ["random"], rules, seed=11, name="You")
+    path = tmp_path / "g.json"
+    assert run_session(game, path, ["xyzzy", "?", "h"]) == 0
+    out = capsys.readouterr().out
+    assert "I don't understand 'xyzzy'" in out
+    assert "Keys" in out and "Hint:" in out
+    assert "Showdown · hand 1" in out
+    assert "Game over" in out and ("You win!" in out or "Alice wins the game." in out)
+    saved = SavedGame.load(path)
+    assert saved.status == "finished"
+    state = saved.resimulate()
+    assert state.is_terminal() and state.winner == saved.winner
+
+
+@pytest.mark.parametrize("stop_after", [1, 5, 12])
+def test_a_resumed_game_continues_exactly_like_an_uninterrupted_one(tmp_path, stop_after):
+    rules = Rules.preset(str(_rules_file(tmp_path)))
+    whole = tmp_path / "whole.json"
+    run_session(new_game(3, ["random", "greedy"], rules, seed=5, name="You"), whole, [])
+    split = tmp_path / "split.json"
+    # stop_after human answers, then q + confirm
+    run_session(new_game(3, ["random", "greedy"], rules, seed=5, name="You"), split,
+                ["1"] * stop_after + ["q", "y"], then=None)
+    halfway = SavedGame.load(split)
+    if halfway.status == "finished":
+        pytest.skip("the game ended before the quit")
+    assert run_session(halfway, split, []) == 0
+    a, b = json.loads(whole.read_text()), json.loads(split.read_text())
+    assert a["actions"] == b["actions"] and a["results"] == b["results"]
+    assert a["winner"] == b["winner"]
+
+
+def test_end_of_input_saves_and_exits_cleanly(tmp_path, capsys):
+    game = new_game(2, ["random"], Rules(), seed=3, name="You")
+    path = tmp_path / "eof.json"
+    assert run_session(game, path, ["1", "1"], then=None) == 0
+    out = capsys.readouterr().out
+    assert "End of input" in out and f"--resume {path}" in out
+    saved = SavedGame.load(path)
+    assert saved.status == "in_progress" and saved.actions
+    saved.resimulate()
+
+
+def test_declining_to_quit_carries_on(tmp_path, capsys):
+    rules = Rules.preset(str(_rules_file(tmp_path)))
+    game = new_game(2, ["random"], rules, seed=4, name="You")
+    assert run_session(game, tmp_path / "g.json", ["q", "n"]) == 0
+    out = capsys.readouterr().out
+    assert "Carrying on." in out and "Game over" in out
+
+
+def test_resume_refuses_a_finished_game(tmp_path):
+    from scat_cli.main import main
+
+    rules = Rules.preset(str(_rules_file(tmp_path)))
+    path = tmp_path / "done.json"
+    run_session(new_game(2, ["random"], rules, seed=2, name="You"), path, [])
+    assert main(["play", "--resume", str(path)]) == 2
+
+
+def _rules_file(tmp_path: Path) -> Path:
+    f = tmp_path / "short.yaml"
+    f.write_text(SHORT_RULES)
+    return f
+
+
+# -- a real terminal ----------------------------------------------------------------------
+PROMPT = r"\n> "
+
+
+def _spawn(args: list[str], tmp_path: Path):
+    pexpect = pytest.importorskip("pexpect")
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "xterm",
+           "SCAT_REPLAY_DIR": str(tmp_path / "replays"), "PYTHONPATH": str(REPO),
+           "HOME": str(tmp_path), "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
+    return pexpect.spawn(sys.executable, ["-m", "scat_cli", *args], cwd=str(REPO), env=env,
+                         encoding="utf-8", dimensions=(50, 110), timeout=20)
+
+
+def _discard_options(text: str) -> list[str]:
+    return re.findall(r"Discard (\S+)  ->", text)
+
+
+def _finish(child, transcript: list[str]) -> str:
+    """Answer '1' at every prompt until the game ends; return the full transcript."""
+    import pexpect
+
+    for _ in range(2000):
+        i = child.expect([PROMPT, pexpect.EOF])
+        transcript.append(child.before)
+        if i == 1:
+            break
+        child.sendline("1")
+    child.close()
+    return "".join(transcript)
+
+
+def test_play_a_whole_game_in_a_terminal_with_bad_input(tmp_path):
+    """The acceptance test: a person at a pseudo-terminal, mistakes included, to the end."""
+    rules = _rules_file(tmp_path)
+    save = tmp_path / "game.json"
+    child = _spawn(["play", "--players", "2", "--opponents", "random", "--rules", str(rules),
+                    "--seed", "21", "--fast", "--no-color", "--save", str(save)], tmp_path)
+    out: list[str] = []
+
+    child.expect(PROMPT)
+    out.append(child.before)
+    assert "Your turn: draw a card, or knock." in child.before
+    assert re.search(r"1\s+s\s+Draw from the stock", child.before)
+
+    child.sendline("xyzzy")  # garbage
+    child.expect(PROMPT)
+    assert "I don't understand 'xyzzy'" in child.before
+
+    child.sendline("e")  # the stock is not exhausted
+    child.expect(PROMPT)
+    assert "stock still has" in child.before
+
+    child.sendline("d")  # take the top discard...
+    child.expect(PROMPT)
+    taken = re.search(r"You took the (\S+)\.", child.before).group(1)
+    hand = _discard_options(child.before)
+    assert hand and taken not in hand
+
+    child.sendline(taken)  # ...and try to put it straight back (typed with its symbol)
+    child.expect(PROMPT)
+    assert "you may not put it straight back" in child.before
+
+    held = {parse_card(c) for c in hand} | {parse_card(taken)}
+    absent = next(c for c in range(52) if c not in held)
+    child.sendline(card_str(absent).lower())  # a card not in hand
+    child.expect(PROMPT)
+    assert "You don't hold the " + card_str(absent, symbols=True) in child.before
+
+    child.sendline("k")  # knocking after drawing
+    child.expect(PROMPT)
+    assert "only knock instead of drawing" in child.before
+
+    child.sendline(card_str(parse_card(hand[0])).lower())  # a legal discard, by name
+    text = _finish(child, out)
+    assert child.exitstatus == 0, text[-2000:]
+    assert "Showdown · hand 1" in text
+    assert re.search(r"You win!|Alice wins the game\.", text)
+    assert "Replay saved to" in text
+    assert "\x1b[" not in text  # --no-color: no escape codes at all
+
+    saved = SavedGame.load(save)
+    assert saved.status == "finished"
+    assert saved.resimulate().winner == saved.winner  # the replay reproduces the game
+
+
+def test_quit_in_a_terminal_then_resume_and_finish(tmp_path):
+    rules = _rules_file(tmp_path)
+    save = tmp_path / "resume.json"
+    args = ["--fast", "--no-color"]
+    child = _spawn(["play", "--players", "3", "--opponents", "random", "--rules", str(rules),
+                    "--seed", "8", "--save", str(save), *args], tmp_path)
+    for _ in range(3):
+        child.expect(PROMPT)
+        child.sendline("1")
+    child.expect(PROMPT)
+    child.sendline("q")
+    child.expect(r"Quit now\?")
+    child.sendline("y")
+    child.expect("Game saved to")
+    child.expect(r"Resume it with: scat play --resume")
+    child.expect(__import__("pexpect").EOF)
+    child.close()
+    assert child.exitstatus == 0
+    before = SavedGame.load(save)
+    assert before.status == "in_progress" and len(before.actions) >= 3
+
+    child = _spawn(["play", "--resume", str(save), *args], tmp_path)
+    text = _finish(child, [])
+    assert child.exitstatus == 0, text[-2000:]
+    assert "Resuming" in text and "Game over" in text
+    after = SavedGame.load(save)
+    assert after.status == "finished"
+    assert after.actions[: len(before.actions)] == before.actions
+    after.resimulate()
