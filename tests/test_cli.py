@@ -1,0 +1,96 @@
+"""The `scat watch`, `scat tournament` and `scat bench` commands, run as a user runs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def scat(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scat_cli", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120,
+    )
+
+
+@pytest.mark.parametrize("args, words", [
+    (["tournament", "--agents", "greedy,nosuchagent", "--games", "4"], "unknown agent spec"),
+    (["tournament", "--agents", "greedy,random", "--players", "11"], "between 2 and 10"),
+    (["tournament", "--agents", "greedy,random", "--players", "1"], "between 2 and 10"),
+    (["tournament", "--field", ",".join(["random"] * 11)], "2 to 10"),
+    (["tournament", "--agents", "greedy,random", "--players", "4"], "--field"),
+    (["tournament", "--agents", "greedy,random", "--rules", "missing_rules.yaml"],
+     "rules file not found"),
+    (["tournament", "--agents", "greedy,random", "--rules", "nosuchpreset"],
+     "unknown rules preset"),
+    (["tournament", "--agents", "greedy,random", "--games", "0"], "--games"),
+    (["tournament", "--field", "greedy,random", "--field", "greedy,random,random"],
+     "same number of seats"),
+    (["watch", "--agents", "greedy,nosuchagent"], "unknown agent spec"),
+    (["watch", "--agents", "greedy"], "2 to 10"),
+    (["watch", "--agents", "greedy,random", "--rules", "missing_rules.yaml"],
+     "rules file not found"),
+    (["watch", "--agents", "greedy,random", "--delay", "-1"], "--delay"),
+])
+def test_bad_arguments_give_one_clear_line_and_exit_2(tmp_path, args, words):
+    if args[0] == "tournament":
+        args = [*args, "--out", str(tmp_path / "out"), "--workers", "1", "--quiet"]
+    proc = scat(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert words in lines[0]
+
+
+def test_watch_plays_a_whole_game_to_a_winner():
+    proc = scat("watch", "--agents", "greedy,random,threshold:20", "--seed", "7", "--reveal")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.count("hand 1 |") >= 1 and "game over:" in out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("winner: ") and "after" in last
+    assert out.count(": draw from the stock") >= 1
+    assert "* hand 1:" in out
+    assert scat("watch", "--agents", "greedy,random,threshold:20", "--seed", "7",
+                "--reveal").stdout == out  # the seed replays the game
+
+
+def test_tournament_command_writes_a_reproducible_report(tmp_path):
+    common = ["tournament", "--agents", "greedy,random,threshold:20", "--players", "2",
+              "--games", "24", "--seed", "3", "--quiet"]
+    a = scat(*common, "--workers", "1", "--out", str(tmp_path / "a"))
+    assert a.returncode == 0, a.stderr
+    b = scat(*common, "--workers", "2", "--out", str(tmp_path / "b"), "--no-plots")
+    assert b.returncode == 0, b.stderr
+    for name in ("results.json", "results.md", "games.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    for name in ("winrate.png", "ratings.png", "timing.json", "config.json"):
+        assert (tmp_path / "a" / name).stat().st_size > 0
+    # The same command again into the same folder must not silently redo or lose work.
+    again = scat(*common, "--workers", "1", "--out", str(tmp_path / "a"))
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = scat(*common, "--workers", "1", "--out", str(tmp_path / "a"), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_tournament_prints_the_table_and_speed(tmp_path):
+    proc = scat("tournament", "--field", "greedy,random,random", "--games", "6",
+                "--workers", "1", "--out", str(tmp_path / "t"))
+    assert proc.returncode == 0, proc.stderr
+    assert "| `greedy` |" in proc.stdout and "games/s" in proc.stdout
+
+
+def test_bench_forwards_its_arguments():
+    pytest.importorskip("scat_env.bench")
+    proc = scat("bench", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "--players" in proc.stdout and "--seconds" in proc.stdout
+    proc = scat("bench", "--players", "2", "--seconds", "0.2", "--mode", "engine")
+    assert proc.returncode == 0, proc.stderr
+    assert "engine" in proc.stdout
