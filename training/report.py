@@ -217,7 +217,7 @@ def markdown(summary: dict[str, Any]) -> str:
     lines = [
         f"{summary['games']} {mode}, {cfg['num_players']} players, rules `{cfg['rules']}`, "
         f"seed {cfg['seed']}, {len(cfg['tables'])} table(s) x {cfg['deals_per_table']} "
-        f"duplicate deals, seating `{cfg["seating"]}`; fair win rate "
+        f"duplicate deals, seating `{cfg['seating']}`; fair win rate "
         f"{100 * summary['fair_win_rate']:.1f}%. Brackets: 95% intervals clustered by deal.",
         "",
         "| agent | win rate [95% CI] | lives lost / hand [95% CI] | knock rate "
