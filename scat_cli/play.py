@@ -40,6 +40,7 @@ from .savegame import (
 from .tui import (
     action_markup,
     card_markup,
+    deal_text,
     default_names,
     help_view,
     make_console,
@@ -256,9 +257,8 @@ class PlaySession:
             self._show_results()
             if state.hand_number != self._hand_seen:
                 self._hand_seen = state.hand_number
-                dealer = self.names[state.dealer]
-                deals = "deal" if state.dealer == self.human and dealer == "You" else "deals"
-                self.console.rule(f"Hand {state.hand_number} · {dealer} {deals}", style="dim")
+                self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
+                                  style="dim")
             seat = state.current_player
             if seat == self.human:
                 action = self._human_turn()

@@ -24,6 +24,7 @@ from .savegame import ReplayError, SavedGame
 from .tui import (
     action_markup,
     card_markup,
+    deal_text,
     make_console,
     showdown_view,
     summary_view,
@@ -93,9 +94,8 @@ class Viewer:
                     print_(showdown_view(state.results[shown], game.rules, self.names))
                     shown += 1
                 hand_seen = state.hand_number
-                self.console.rule(
-                    f"Hand {state.hand_number} · {self.names[state.dealer]} deals", style="dim"
-                )
+                self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
+                                  style="dim")
                 self._table(state)
             elif state.phase == 0 and (seat == self.seat or self.reveal) and not turn_lines:
                 self._table(state)

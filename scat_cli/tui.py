@@ -86,6 +86,12 @@ def action_markup(seat: int, action: int, names: Sequence[str], top_before: int 
     return f"{who} discarded the {card_markup(action)}"
 
 
+def deal_text(names: Sequence[str], hand_number: int, dealer: int) -> str:
+    """The rule line that opens a hand: "Hand 3 · Bob deals" / "Hand 2 · You deal"."""
+    verb = "deal" if names[dealer] == "You" else "deals"
+    return f"Hand {hand_number} · {names[dealer]} {verb}"
+
+
 # -- the table ----------------------------------------------------------------------------
 def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
     """This hand's public log, one line per turn: "Bob: stock, discarded 7♣"."""
@@ -218,6 +224,15 @@ def _names_list(seats: Sequence[int], names: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _verb(seats: Sequence[int], names: Sequence[str], one: str, many: str) -> str:
+    """Agreement for "You" (plural verb) and for several players."""
+    return many if len(seats) != 1 or names[seats[0]] == "You" else one
+
+
+def _possessive(name: str) -> str:
+    return "Your" if name == "You" else f"{name}'s"
+
+
 def _lives_word(rules: Rules, n: int) -> str:
     unit = {"pennies": ("penny", "pennies"), "nickels": ("nickel", "nickels"),
             "points": ("point", "points"), "bus": ("step", "steps"),
@@ -232,19 +247,22 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
     values = result.values
     knocker = result.knocker
     word = _lives_word
+    rest = [s for s in sorted(result.hands) if s not in result.declarers]
     if result.reason == "dealt_thirty_one":
         lines.append(
             f"{_names_list(result.declarers, names)} "
-            f"{'was' if len(result.declarers) == 1 else 'were'} dealt 31: there is no play, "
-            "everyone else loses a life."
+            f"{_verb(result.declarers, names, 'was', 'were')} dealt 31: there is no play, "
+            f"everyone else ({_names_list(rest, names)}) loses a life."
         )
     elif result.reason == "thirty_one":
         lines.append(
-            f"{names[result.declarers[0]]} made 31 and declared it: everyone else loses a life."
+            f"{names[result.declarers[0]]} made 31 and declared it: everyone else "
+            f"({_names_list(rest, names)}) loses a life."
         )
         if knocker is not None and knocker not in result.declarers:
             lines.append(
-                f"The knocker {names[knocker]} pays {word(rules, rules.knocker_loss_on_31)}"
+                f"{names[knocker]} had knocked and "
+                f"{_verb([knocker], names, 'pays', 'pay')} {word(rules, rules.knocker_loss_on_31)}"
                 " (a 31 after a knock)."
             )
     else:
@@ -254,13 +272,14 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
             best_other = max(v for s, v in values.items() if s != knocker)
             if values[knocker] >= best_other:
                 lines.append(
-                    f"{names[knocker]}'s knock promised the highest hand and kept it "
-                    f"({values[knocker]:g} vs {best_other:g}): everyone else loses a life."
+                    f"{_possessive(names[knocker])} knock promised the highest hand and kept it "
+                    f"({values[knocker]:g} vs {best_other:g}): everyone else "
+                    f"({_names_list([x for x in rest if x != knocker], names)}) loses a life."
                 )
             else:
                 lines.append(
-                    f"{names[knocker]}'s knock promised the highest hand but {best_other:g} "
-                    f"beats {values[knocker]:g}: the knocker pays "
+                    f"{_possessive(names[knocker])} knock promised the highest hand but "
+                    f"{best_other:g} beats {values[knocker]:g}: the knocker pays "
                     f"{word(rules, rules.knocker_loss)}."
                 )
         else:
@@ -274,30 +293,31 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
                 )
             elif knocker not in lowest:
                 lines.append(
-                    f"Lowest hand ({low:g}): {_names_list(lowest, names)}, "
-                    f"{'loses' if len(lowest) == 1 else 'each lose'} one life; "
-                    f"the knocker {names[knocker]} ({values[knocker]:g}) is safe."
+                    f"Lowest hand ({low:g}): {_names_list(lowest, names)} "
+                    f"{_verb(lowest, names, 'loses', 'lose')} one life; "
+                    f"{names[knocker]} knocked with {values[knocker]:g} and "
+                    f"{_verb([knocker], names, 'is', 'are')} safe."
                 )
             elif len(lowest) == 1:
                 lines.append(
-                    f"The knocker {names[knocker]} had the lowest hand alone ({low:g}): "
+                    f"{names[knocker]} knocked and had the lowest hand alone ({low:g}): "
                     f"a failed knock costs {word(rules, rules.knocker_loss)}."
                 )
             elif rules.knocker_tie == "safe":
                 lines.append(
-                    f"The knocker {names[knocker]} tied for lowest ({low:g}) with "
+                    f"{names[knocker]} knocked and tied for lowest ({low:g}) with "
                     f"{_names_list(others, names)}: a knocker in a tie is safe, the others "
                     "lose one life."
                 )
             elif rules.knocker_tie == "all":
                 lines.append(
-                    f"The knocker {names[knocker]} tied for lowest ({low:g}) with "
+                    f"{names[knocker]} knocked and tied for lowest ({low:g}) with "
                     f"{_names_list(others, names)}: under these rules all of them lose, the "
                     f"knocker pays {word(rules, rules.knocker_loss)}."
                 )
             else:
                 lines.append(
-                    f"The knocker {names[knocker]} tied for lowest ({low:g}) with "
+                    f"{names[knocker]} knocked and tied for lowest ({low:g}) with "
                     f"{_names_list(others, names)}: under these rules only the knocker pays "
                     f"({word(rules, rules.knocker_loss)})."
                 )
@@ -311,7 +331,7 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
             "unchanged."
         )
     for s in result.eliminated:
-        lines.append(f"{names[s]} is out of the game.")
+        lines.append(f"{names[s]} {_verb([s], names, 'is', 'are')} out of the game.")
     return lines
 
 

@@ -1,0 +1,172 @@
+"""Saved games and ``scat replay``: the file re-simulates exactly, tampering is refused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.match import play_game
+from agents.registry import make_agent
+from scat_cli.main import main
+from scat_cli.play import PlaySession, new_game
+from scat_cli.savegame import (
+    PlayerEntry,
+    SavedGame,
+    agent_seed,
+    parse_action,
+    result_record,
+)
+from scat_cli.tui import explain_result, showdown_view
+from scat_env import NUM_ACTIONS, Rules
+from scat_env.actions import action_short
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _finished_game(tmp_path: Path, seed: int = 13, players: int = 3) -> Path:
+    """A finished human game, played in-process by always choosing menu option 1."""
+    rules = Rules(pennies=1)
+    game = new_game(players, ["random"] * (players - 1), rules, seed=seed, name="You")
+    path = tmp_path / f"game{seed}.json"
+
+    def answer(prompt: str) -> str:
+        return "1"
+
+    PlaySession(game, path, color=False, fast=True, input_fn=answer).run()
+    return path
+
+
+def test_every_action_token_round_trips():
+    for a in range(NUM_ACTIONS):
+        assert parse_action(action_short(a)) == a
+    with pytest.raises(ValueError):
+        parse_action("fly")
+
+
+def test_a_saved_game_re_simulates_to_the_same_results(tmp_path, capsys):
+    path = _finished_game(tmp_path)
+    capsys.readouterr()
+    saved = SavedGame.load(path)
+    assert saved.status == "finished" and saved.winner is not None
+    state = saved.resimulate()
+    assert [result_record(r) for r in state.results] == saved.results
+    assert state.winner == saved.winner
+    # and the JSON form is stable: load -> dump -> load gives the same game
+    again = SavedGame.from_json(json.loads(json.dumps(saved.to_json())))
+    assert again.actions == saved.actions and again.results == saved.results
+
+
+def test_agents_asked_again_choose_the_recorded_moves(tmp_path):
+    """What resume relies on: seeded agents re-asked along the record agree with it."""
+    rules = Rules(pennies=1)
+    specs = ["greedy", "random", "expert"]
+    agents = [make_agent(s, seed=agent_seed(3, i)) for i, s in enumerate(specs)]
+    record = play_game(agents, rules, seed=3)
+    saved = SavedGame(3, rules, 3, record.first_dealer,
+                      [PlayerEntry(f"p{i}", s, agent_seed(3, i)) for i, s in enumerate(specs)],
+                      human_seat=None, actions=list(record.actions),
+                      results=[result_record(r) for r in record.results],
+                      status="finished" if record.winner is not None else "in_progress",
+                      winner=record.winner)
+    fresh = [make_agent(s, seed=agent_seed(3, i)) for i, s in enumerate(specs)]
+    for i, a in enumerate(fresh):
+        a.reset(agent_seed(3, i))
+    assert saved.resimulate(agents=fresh).winner == record.winner
+
+
+def test_replay_command_shows_the_game_to_its_end(tmp_path, capsys):
+    path = _finished_game(tmp_path, seed=5)
+    capsys.readouterr()
+    assert main(["replay", str(path), "--fast", "--no-color", "--reveal", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    saved = SavedGame.load(path)
+    assert "Showdown · hand 1" in out and "Game over" in out
+    assert f"Verified: {len(saved.actions)} decisions" in out
+    winner = saved.names[saved.winner]
+    assert ("You win!" if winner == "You" else f"{winner} wins the game.") in out
+    assert "drew the " in out  # --reveal shows stock draws
+
+
+def test_replay_waits_for_enter_and_q_stops(tmp_path):
+    path = _finished_game(tmp_path, seed=6)
+    proc = subprocess.run(
+        [sys.executable, "-m", "scat_cli", "replay", str(path), "--no-color"],
+        input="\n\nq\n", capture_output=True, text=True, cwd=REPO, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("Enter: next turn") == 3
+    assert "Replay stopped." in proc.stdout
+
+
+def _tampered(tmp_path: Path, change) -> Path:
+    path = _finished_game(tmp_path, seed=9)
+    data = json.loads(path.read_text())
+    change(data)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return bad
+
+
+def _swap_discard(data):
+    seat, token = next((i, t) for i, t in enumerate(data["actions"]) if t[1].startswith("d:"))
+    data["actions"][seat][1] = "d:AS" if token[1] != "d:AS" else "d:KS"
+
+
+def _change_loss(data):
+    data["results"][0]["lives_lost"] = {k: 1 - v for k, v in data["results"][0]["lives_lost"].items()}
+
+
+def _drop_last_action(data):
+    data["actions"].pop()
+
+
+@pytest.mark.parametrize("change, message", [
+    (_swap_discard, "is not legal here|re-simulates differently"),
+    (_change_loss, "hand 1 re-simulates differently"),
+    (_drop_last_action, "re-simulate|finished"),
+    (lambda d: d.update(seed=d["seed"] + 1), "first dealer|re-simulates differently|not legal"),
+    (lambda d: d.update(format="chess"), "not a scat replay"),
+    (lambda d: d.update(version=99), "version 99"),
+    (lambda d: d["actions"].append([0, "fly"]), "not an action token"),
+])
+def test_a_corrupt_or_mismatched_replay_is_one_clear_error(tmp_path, capsys, change, message):
+    bad = _tampered(tmp_path, change)
+    capsys.readouterr()
+    assert main(["replay", str(bad), "--fast", "--no-color"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("scat replay: error:")
+    assert __import__("re").search(message, err), err
+
+
+def test_unreadable_files_are_refused(tmp_path, capsys):
+    (tmp_path / "half.json").write_text('{"format": ')
+    assert main(["replay", str(tmp_path / "half.json")]) == 2
+    assert main(["replay", str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err
+    assert "not valid JSON" in err and "no saved game" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("preset", ["standard", "knocker_pays_ties", "knocker_only_ties",
+                                    "gin", "cadillac", "ride_the_bus"])
+def test_every_showdown_names_who_lost_and_renders(preset):
+    """The explanation names every player who lost a life, under every scoring rule."""
+    rules = Rules.preset(preset)
+    names = ["Alice", "Bob", "Carol", "Dave"]
+    seen = 0
+    for seed in range(15):
+        agents = [make_agent("greedy" if s % 2 else "random", seed=seed * 10 + s)
+                  for s in range(4)]
+        record = play_game(agents, rules, seed=seed)
+        for result in record.results:
+            text = " ".join(explain_result(result, rules, names))
+            for s, lost in result.lives_lost.items():
+                if lost:
+                    assert names[s] in text, (result, text)
+            showdown_view(result, rules, names)  # renders without error
+            seen += 1
+    assert seen > 20
