@@ -35,7 +35,7 @@ from scat_env.cards import CARD_POINTS, CARD_SUIT
 
 from .base import Agent
 from .knowledge import (
-    MAX_DRAWS,
+    NUM_BINS,
     HandModel,
     discard_sort_key,
     draws_made,
@@ -60,6 +60,8 @@ class ExpertParams:
     gin_win: float = 0.6  # gin: knock when P(highest or tied) >= this
     feed: float = 0.3  # discard penalty per point for feeding the next player's suit
     draw_bonus: float = 0.0  # prefer the stock by this much (taking shows my suit)
+    quiet_cap: float = 27.0  # an opponent who did not knock is assumed below this value
+    knock_floor: float = 24.0  # a knocker is assumed to hold at least this much
 
 
 class ExpertAgent(Agent):
@@ -105,7 +107,9 @@ class ExpertAgent(Agent):
             if knock:
                 return KNOCK, why
         top = view.top_discard
-        if final_turn or DRAW_STOCK not in legal:
+        if final_turn:
+            return self._final_draw(view, model, value)
+        if DRAW_STOCK not in legal:
             # The hand ends soon: only the value that will be shown counts.
             ev, ev_np = table, model.value_np
         else:
@@ -171,35 +175,109 @@ class ExpertAgent(Agent):
             why += " (the next player threw that suit away)"
         return best_card, why
 
-    # -- knocking ----------------------------------------------------------------------
-    def opponent_cdfs(self, view: PlayerView, model: HandModel) -> list[tuple[list[float], list[float], float]]:
-        """Per opponent: (P(V < x), P(V <= x)) tables after its final turn, and a floor."""
+    # -- opponent model ------------------------------------------------------------------
+    def opponent_dists(self, view: PlayerView, model: HandModel, if_i_knock: bool) -> list[tuple[int, list[float], list[float]]]:
+        """Per active opponent ``(seat, P(V < x), P(V <= x))`` of its value when the hand is
+        shown: after its last turn (one more draw, unless it has had it), given that it did
+        not knock at its last decision, and at least what its known cards are worth.
+        """
+        p = self.params
         counts = draws_made(view)
+        knocker = view.seat if if_i_knock else view.knocker
+        played_final = set()
+        if view.knocker is not None:
+            seen_knock = False
+            for seat, kind, _ in view.log:
+                if kind == "knock":
+                    seen_knock = True
+                elif seen_knock and kind == "discard":
+                    played_final.add(seat)
         out = []
         for s in opponents(view):
-            k = min(counts[s] + 1, MAX_DRAWS)
+            k = counts[s]
             floor = suit_points(view.known_cards[s])
-            out.append((model.cdf_lt[k], model.cdf_le[k], floor))
+            if s == knocker:
+                lt, le = model.value_dist(k, k - 1, p.quiet_cap, max(floor, p.knock_floor))
+            elif s in played_final or (knocker is None and view.stock_size == 0):
+                lt, le = model.value_dist(k, k - 2, p.quiet_cap, floor)
+            else:
+                lt, le = model.value_dist(k + 1, k - 1, p.quiet_cap, floor)
+            out.append((s, lt, le))
         return out
 
+    def _lose_table(self, view: PlayerView, model: HandModel) -> list[float]:
+        """P(I lose a life at the showdown) for each value bin of my final hand, when
+        someone else has knocked (or the play is about to end)."""
+        rules = view.rules
+        dists = self.opponent_dists(view, model, if_i_knock=False)
+        knocker = view.knocker
+        table = []
+        for b in range(NUM_BINS):
+            p = 1.0
+            for s, lt, le in dists:
+                above = 1.0 - lt[b]  # P(V >= mine)
+                if s == knocker:
+                    if rules.knock_mode == "gin":
+                        p = above  # I lose unless I beat the knocker
+                        break
+                    if rules.knocker_tie == "knocker_only":
+                        above = 1.0 - le[b]  # a tie with the knocker costs only the knocker
+                p *= above
+            table.append(p)
+        return table
+
+    def _final_draw(self, view: PlayerView, model: HandModel, value: float) -> tuple[int, str]:
+        """My last turn: pick take or stock by the chance of not being the one who loses."""
+        lose = self._lose_table(view, model)
+        table = model.value
+        legal = view.legal_actions
+        hand = view.hand
+        top = view.top_discard
+        take_p, take_v = 2.0, value
+        if DRAW_DISCARD in legal and top is not None:
+            a, b, c = hand
+            take_v = max(table[top * 2704 + b * 52 + c], table[a * 2704 + top * 52 + c],
+                         table[a * 2704 + b * 52 + top])
+            take_p = lose[int(take_v * 2)]
+        if DRAW_STOCK in legal:
+            unseen = np.asarray(unseen_cards(view))
+            a, b, c = hand
+            vn = model.value_np
+            best = np.maximum(
+                np.maximum(vn[unseen * 2704 + b * 52 + c], vn[a * 2704 + unseen * 52 + c]),
+                np.maximum(vn[a * 2704 + b * 52 + unseen], value),
+            )
+            stock_p = float(np.asarray(lose)[(best * 2).astype(np.int64)].mean())
+            if stock_p <= take_p:
+                return DRAW_STOCK, (
+                    f"last turn: a stock draw leaves me lowest with p={stock_p:.2f}, "
+                    f"the top discard with p={min(take_p, 1):.2f}")
+            return DRAW_DISCARD, (
+                f"last turn: take the {card_str(top, True)} for {take_v:g} "
+                f"(lowest with p={take_p:.2f} vs {stock_p:.2f} from the stock)")
+        if take_v > value:
+            return DRAW_DISCARD, f"take the {card_str(top, True)}: {value:g} -> {take_v:g}"
+        return END_PLAY, f"end the play: nothing to gain, showing {value:g}"
+
+    # -- knocking ----------------------------------------------------------------------
     def _knock_decision(self, view: PlayerView, model: HandModel, value: float) -> tuple[bool, str]:
         rules = view.rules
         p = self.params
         x = int(value * 2)
-        cdfs = self.opponent_cdfs(view, model)
-        m = len(cdfs)
+        dists = self.opponent_dists(view, model, if_i_knock=True)
+        m = len(dists)
         if rules.knock_mode == "gin":
             p_high = 1.0
-            for lt, le, floor in cdfs:
-                p_high *= le[x] if value >= floor else 0.0
+            for _s, _lt, le in dists:
+                p_high *= le[x]
             if p_high >= p.gin_win:
                 return True, f"knock: {value:g} should be the highest (p={p_high:.2f})"
             return False, ""
         p_sole = 1.0  # every opponent ends above me
         p_none_below = 1.0  # nobody ends below me (a tie may involve me)
-        for lt, le, floor in cdfs:
-            p_sole *= 1.0 - (le[x] if value >= floor else 0.0)
-            p_none_below *= 1.0 - (lt[x] if value > floor else 0.0)
+        for _s, lt, le in dists:
+            p_sole *= 1.0 - le[x]
+            p_none_below *= 1.0 - lt[x]
         risk = rules.knocker_loss * p_sole
         if rules.knocker_tie != "safe":
             risk += rules.knocker_loss * (p_none_below - p_sole)

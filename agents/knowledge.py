@@ -17,7 +17,7 @@ helpers cannot use hidden information:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -93,17 +93,43 @@ class HandModel:
     ``potential``: E[value after one more draw from the 49 other cards, keeping the best
     three] for every ordered triple; a hand with two suited high cards has more potential
     than a dead 21 in three suits, which is what separates good discards from equal ones.
-    ``cdf_lt[k][b]`` / ``cdf_le[k][b]``: P(value < b/2) / P(value <= b/2) for a player who
-    has drawn ``k`` cards since the deal, keeping the best three each time (a solo greedy
-    drawer; simulated with a fixed seed so the model is deterministic).
+    ``chains``: values of simulated solo greedy drawers (row = a player, column k = value
+    after k draws, keeping the best three each time; fixed seed, so deterministic).
+    :meth:`value_dist` turns them into an opponent's value distribution.
     """
 
     value: list[float]
     value_np: np.ndarray
     potential: list[float]
     potential_np: np.ndarray
-    cdf_lt: list[list[float]]
-    cdf_le: list[list[float]]
+    chains: np.ndarray
+    _dists: dict[tuple, tuple[list[float], list[float]]] = field(default_factory=dict)
+
+    def value_dist(self, col: int, cond_col: int, cap: float, floor: float) -> tuple[list[float], list[float]]:
+        """``(P(V < b/2), P(V <= b/2))`` for every bin ``b`` of a drawer's value after ``col``
+        draws, given that it was worth less than ``cap`` after ``cond_col`` draws (it did
+        not knock then: players knock with good hands; ``cond_col < 0``: no condition) and
+        is worth at least ``floor`` now (cards it is known to hold; a knocker's minimum).
+        Falls back to fewer conditions when too few simulated drawers qualify.
+        """
+        col = min(col, MAX_DRAWS + 1)
+        cond_col = min(cond_col, MAX_DRAWS + 1)
+        key = (col, cond_col, cap, floor)
+        rows = self._dists.get(key)
+        if rows is None:
+            vals = self.chains[:, col]
+            ok = vals >= floor
+            if cond_col >= 0:
+                both = ok & (self.chains[:, cond_col] < cap)
+                if both.sum() >= 50:
+                    ok = both
+            if ok.sum() >= 20:
+                vals = vals[ok]
+            else:  # a floor the simulation rarely reaches: the floor itself is the estimate
+                vals = np.maximum(vals, floor)
+            rows = _cdf_rows(vals)
+            self._dists[key] = rows
+        return rows
 
 
 _MODELS: dict[tuple, HandModel] = {}
@@ -138,39 +164,37 @@ def _build_model(rules: Rules) -> HandModel:
     a, b, c = idx[:, 0], idx[:, 1], idx[:, 2]
     for x, y, z in ((a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)):
         potential[x * 2704 + y * 52 + z] = pot
-    cdf_lt, cdf_le = _draw_cdfs(table)
-    return HandModel(table, vnp, potential.tolist(), potential, cdf_lt, cdf_le)
+    return HandModel(table, vnp, potential.tolist(), potential, _draw_chains(table))
 
 
-def _draw_cdfs(table: list[float], chains: int = 6000) -> tuple[list[list[float]], list[list[float]]]:
-    """Value distribution of a solo greedy drawer after k = 0..MAX_DRAWS draws."""
+def _draw_chains(table: list[float], chains: int = 6000) -> np.ndarray:
+    """Values of solo greedy drawers: row = one chain, column k = value after k draws."""
     rng = random.Random(12345)
-    hist = [[0] * NUM_BINS for _ in range(MAX_DRAWS + 1)]
+    out = np.zeros((chains, MAX_DRAWS + 2), dtype=np.float64)
     deck = list(range(52))
-    for _ in range(chains):
+    for i in range(chains):
         rng.shuffle(deck)
         hand = deck[:3]
         v = value3(hand, table)
-        hist[0][int(v * 2)] += 1
-        for k in range(1, MAX_DRAWS + 1):
+        row = out[i]
+        row[0] = v
+        for k in range(1, MAX_DRAWS + 2):
             u = deck[2 + k]
             x, y, z = hand
             for new in ((u, y, z), (x, u, z), (x, y, u)):
                 nv = table[new[0] * 2704 + new[1] * 52 + new[2]]
                 if nv > v:
                     v, hand = nv, list(new)
-            hist[k][int(v * 2)] += 1
-    cdf_lt, cdf_le = [], []
-    for row in hist:
-        total = float(sum(row))
-        lt, le, acc = [], [], 0
-        for count in row:
-            lt.append(acc / total)
-            acc += count
-            le.append(acc / total)
-        cdf_lt.append(lt)
-        cdf_le.append(le)
-    return cdf_lt, cdf_le
+            row[k] = v
+    return out
+
+
+def _cdf_rows(values: np.ndarray) -> tuple[list[float], list[float]]:
+    """(P(V < b/2), P(V <= b/2)) for every bin b, from a sample of values."""
+    hist = np.bincount((values * 2).astype(np.int64), minlength=NUM_BINS)[:NUM_BINS]
+    le = np.cumsum(hist) / max(len(values), 1)
+    lt = np.concatenate([[0.0], le[:-1]])
+    return lt.tolist(), le.tolist()
 
 
 def next_active(view: PlayerView, seat: int) -> int:
