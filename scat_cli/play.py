@@ -366,6 +366,12 @@ def _escape(text: str) -> str:
 
 
 # -- command line -------------------------------------------------------------------------
+def _agents_epilog() -> str:
+    from agents.registry import available
+
+    return "agents: " + "; ".join(f"{name} ({help})" for name, help in available().items())
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "play",
@@ -376,6 +382,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "7c to discard it, h (hint), ? (help), q (quit and save). Every game is saved "
             "as a JSON replay."
         ),
+        epilog=_agents_epilog(),
     )
     p.add_argument("--players", type=int, default=None,
                    help="number of players, you included (default 3)")

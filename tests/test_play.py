@@ -297,6 +297,12 @@ def test_play_a_whole_game_in_a_terminal_with_bad_input(tmp_path):
     child.expect(PROMPT)
     assert "I don't understand 'xyzzy'" in child.before
 
+    child.sendintr()  # Ctrl-C asks first, and "n" carries on
+    child.expect(r"Quit now\?")
+    child.sendline("n")
+    child.expect(PROMPT)
+    assert "Carrying on." in child.before
+
     child.sendline("e")  # the stock is not exhausted
     child.expect(PROMPT)
     assert "stock still has" in child.before
