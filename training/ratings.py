@@ -129,10 +129,12 @@ def openskill_ratings(
 ) -> dict[str, dict[str, float]]:
     """Plackett-Luce ratings from ``(seat_specs, places)`` per game, in the given order.
 
-    A spec that fills several seats of one game (a lineup such as ``expert`` against three
-    ``greedy``) enters the update once per seat, each from the same prior rating; its new
-    rating is the mean of those updates, so a crowded field does not move it several times.
-    Returns ``{spec: {"mu", "sigma", "ordinal", "games"}}`` with ordinal = mu - 3 sigma.
+    Only games whose seats hold distinct specs are rated: with one spec in several seats
+    (a lineup such as ``expert`` against two ``greedy``) a single rating would have to be
+    updated as if it were several independent players, which biases it; such tournaments
+    are judged by their win rates and places instead. Returns
+    ``{spec: {"mu", "sigma", "ordinal", "games"}}`` (ordinal = mu - 3 sigma) for the specs
+    that took part in at least one rated game.
     """
     from openskill.models import PlackettLuce
 
@@ -140,21 +142,14 @@ def openskill_ratings(
     ratings: dict[str, object] = {}
     counts: dict[str, int] = defaultdict(int)
     for specs, places in games:
+        if len(set(specs)) < len(specs):
+            continue
         for spec in specs:
             if spec not in ratings:
                 ratings[spec] = model.rating(name=spec)
-        if len(set(specs)) < 2:
-            continue  # a mirror match says nothing about relative strength
-        teams = [[model.create_rating([ratings[s].mu, ratings[s].sigma], name=s)]  # type: ignore[attr-defined]
-                 for s in specs]
-        new = model.rate(teams, ranks=list(places))
-        per_spec: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        new = model.rate([[ratings[s]] for s in specs], ranks=list(places))
         for spec, team in zip(specs, new, strict=True):
-            per_spec[spec].append((team[0].mu, team[0].sigma))
-        for spec, ups in per_spec.items():
-            mu = sum(u[0] for u in ups) / len(ups)
-            sigma = sum(u[1] for u in ups) / len(ups)
-            ratings[spec] = model.create_rating([mu, sigma], name=spec)
+            ratings[spec] = team[0]
             counts[spec] += 1
     return {
         spec: {

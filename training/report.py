@@ -12,7 +12,9 @@ Statistics, per agent spec (a spec that fills several seats counts once per seat
   which it lost no life;
 - ``thirty_one_rate``: 31s declared in play per hand; ``dealt_31_rate``: 31s dealt;
 - ``showdown_value``: mean hand value at a showdown (hands ended by a knock or by the
-  stock running out).
+  stock running out);
+- ``mean_place``: mean finishing place (1 = winner; the elimination order, the ranks the
+  ratings use).
 
 Every interval is a 95% interval that treats the deal as a cluster: the games of a deal
 share its cards, so they are not independent. Proportions (``win_rate``, ``knock_rate``,
@@ -49,7 +51,7 @@ RATINGS_PNG = "ratings.png"
 
 _COUNTERS = (
     "seat_games", "wins", "hands", "lives_lost", "knocks", "knock_safe",
-    "declared_31", "dealt_31", "showdown_value", "showdowns",
+    "declared_31", "dealt_31", "showdown_value", "showdowns", "place",
 )
 # statistic -> (numerator counter, denominator counter, bounds)
 _RATIOS: dict[str, tuple[str, str, tuple[float, float] | None]] = {
@@ -60,6 +62,7 @@ _RATIOS: dict[str, tuple[str, str, tuple[float, float] | None]] = {
     "thirty_one_rate": ("declared_31", "hands", (0.0, 1.0)),
     "dealt_31_rate": ("dealt_31", "hands", (0.0, 1.0)),
     "showdown_value": ("showdown_value", "showdowns", None),
+    "mean_place": ("place", "seat_games", None),
 }
 
 
@@ -76,9 +79,10 @@ def game_places(game: dict[str, Any]) -> list[int]:
     return places_from_results(n, [h["eliminated"] for h in game["hands"]], lives_end)
 
 
-def _seat_counts(game: dict[str, Any], seat: int) -> dict[str, float]:
+def _seat_counts(game: dict[str, Any], seat: int, place: int) -> dict[str, float]:
     c = dict.fromkeys(_COUNTERS, 0.0)
     c["seat_games"] = 1
+    c["place"] = place
     c["wins"] = 1 if game["winner"] == seat else 0
     for h in game["hands"]:
         value = h["values"][seat]
@@ -108,9 +112,10 @@ def agent_stats(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         lambda: defaultdict(lambda: dict.fromkeys(_COUNTERS, 0.0))
     )
     for g in games:
+        places = game_places(g)
         for seat, spec in enumerate(g["seats"]):
             acc = per[spec][g["deal"]]
-            for k, v in _seat_counts(g, seat).items():
+            for k, v in _seat_counts(g, seat, places[seat]).items():
                 acc[k] += v
     out: dict[str, dict[str, Any]] = {}
     for spec in sorted(per):
@@ -177,7 +182,8 @@ def summarize(config: dict[str, Any], games: list[dict[str, Any]]) -> dict[str, 
             for spec, r in ratings.items()
         },
         "rating_model": "openskill PlackettLuce, ranks = elimination order, "
-                        "games in (deal, table, seating) order; ordinal = mu - 3 sigma",
+                        "games in (deal, table, seating) order; ordinal = mu - 3 sigma; "
+                        "games with one spec in several seats are not rated",
     }
 
 
@@ -201,12 +207,12 @@ def _num(stat: dict[str, Any], ci: bool = False, digits: int = 3) -> str:
 
 
 def ranked_specs(summary: dict[str, Any]) -> list[str]:
-    """Agents best first: by rating ordinal, then win rate, then name."""
+    """Agents best first: by win rate, then rating ordinal, then name."""
     agents, ratings = summary["agents"], summary["ratings"]
     return sorted(
         agents,
-        key=lambda s: (-(ratings.get(s, {}).get("ordinal") or -math.inf),
-                       -(agents[s]["win_rate"]["value"] or 0), s),
+        key=lambda s: (-(agents[s]["win_rate"]["value"] or 0),
+                       -(ratings.get(s, {}).get("ordinal") or -math.inf), s),
     )
 
 
@@ -222,8 +228,8 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
         "| agent | win rate [95% CI] | lives lost / hand [95% CI] | knock rate "
         "| knock success | 31 declared / hand | 31 dealt / hand | showdown value "
-        "| rating mu ± sigma | ordinal |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| mean place | rating mu ± sigma | ordinal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for spec in ranked_specs(summary):
         a = summary["agents"][spec]
@@ -233,9 +239,9 @@ def markdown(summary: dict[str, Any]) -> str:
             f"| {_pct({**a['knock_rate'], 'ci95': [None, None]})} "
             f"| {_pct({**a['knock_success'], 'ci95': [None, None]})} "
             f"| {_num(a['thirty_one_rate'], digits=4)} | {_num(a['dealt_31_rate'], digits=4)} "
-            f"| {_num(a['showdown_value'], digits=2)} "
-            f"| {r.get('mu', math.nan):.2f} ± {r.get('sigma', math.nan):.2f} "
-            f"| {r.get('ordinal', math.nan):.2f} |"
+            f"| {_num(a['showdown_value'], digits=2)} | {_num(a['mean_place'], digits=2)} "
+            + (f"| {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |" if r
+               else "| - | - |")
         )
     if len(summary["tables"]) > 1:
         lines += ["", "Win rate at each table (round-robin):", ""]
@@ -248,6 +254,8 @@ def markdown(summary: dict[str, Any]) -> str:
                 for s in specs
             ]
             lines.append(f"| {', '.join(t['lineup'])} | {t['games']} | " + " | ".join(cells) + " |")
+    if not summary["ratings"]:
+        lines += ["", "No ratings: every table seats one spec more than once (see win rates)."]
     lines += [
         "",
         f"Hands: {summary['hands']} ({summary['mean_hands_per_game']:.2f} per game); "
