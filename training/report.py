@@ -333,6 +333,7 @@ def write_report(
     if plots:
         paths["winrate_png"] = out / WINRATE_PNG
         plot_win_rates(summary, paths["winrate_png"])
-        paths["ratings_png"] = out / RATINGS_PNG
-        plot_ratings(summary, paths["ratings_png"])
+        if summary["ratings"]:  # none when every table repeats a spec
+            paths["ratings_png"] = out / RATINGS_PNG
+            plot_ratings(summary, paths["ratings_png"])
     return paths
