@@ -147,7 +147,7 @@ def test_greedy_beats_random():
 
 def test_expert_beats_greedy_in_four_players():
     # One expert against three greedy players: the fair share is 0.25.
-    assert _win_rate("expert", "greedy", 4, 300, seed=2) > 0.32
+    assert _win_rate("expert", "greedy", 4, 600, seed=2) > 0.28
 
 
 @pytest.mark.slow
