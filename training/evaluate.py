@@ -1,0 +1,109 @@
+"""Evaluation of a policy against baseline fields, during and after training.
+
+The policy plays ONE seat of an ``n``-player table whose other seats are all the same
+baseline (``random``, ``greedy``, ``expert``...). Games come in blocks of ``n`` that share
+a deal seed, with the policy's seat rotated through all ``n`` seats (duplicate-style, so
+neither the seat nor the deal favours it). Win rates come with Wilson 95% intervals; the
+fair share of a seat is ``1/n``.
+
+For the final report the tournament harness (``training.tournament``, helper C) is used
+when it is present; this module is the fallback and the fast in-training check.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from agents.match import play_game
+from agents.policy import PolicyAgent
+from agents.registry import make_agent
+from scat_env import Rules
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion (robust near 0 and 1, unlike the normal one)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def evaluate_agent(make_learner: Any, rules: Rules, opponents: list[str], player_counts: list[int],
+                   games: int, seed: int = 0) -> dict[str, Any]:
+    """``make_learner(seed) -> Agent``; ``games`` per (opponent, player count), rounded up to
+    a multiple of the player count so every seat is played equally often."""
+    win_rate: dict[str, float] = {}
+    ci: dict[str, list[float]] = {}
+    played: dict[str, int] = {}
+    truncated = 0
+    for spec in opponents:
+        for n in player_counts:
+            blocks = max(1, math.ceil(games / n))
+            wins = 0
+            total = 0
+            for b in range(blocks):
+                deal_seed = seed * 1_000_003 + b * 7919 + n
+                for seat in range(n):
+                    agents = [make_agent(spec, seed=deal_seed + s) for s in range(n)]
+                    agents[seat] = make_learner(deal_seed + seat)
+                    rec = play_game(agents, rules, seed=deal_seed)
+                    total += 1
+                    wins += rec.winner == seat
+                    truncated += rec.truncated
+            key = f"{spec}_x{n}"
+            win_rate[key] = wins / total
+            ci[key] = list(wilson(wins, total))
+            played[key] = total
+    return {"win_rate": win_rate, "ci95": ci, "games": played, "truncated": truncated,
+            "fair_share": {f"x{n}": 1 / n for n in player_counts}}
+
+
+def evaluate_policy(policy: Any, max_players: int, rules: Rules, opponents: list[str],
+                    player_counts: list[int], games: int, seed: int = 0) -> dict[str, Any]:
+    """Evaluate a numpy policy (argmax play) with :func:`evaluate_agent`."""
+    return evaluate_agent(lambda s: PolicyAgent(policy, max_players, seed=s), rules, opponents,
+                          player_counts, games, seed)
+
+
+def format_report(ev: dict[str, Any], title: str = "Evaluation") -> str:
+    """Markdown table: win rate, 95% CI, fair share and ratio to the fair share."""
+    lines = [f"## {title}", "", "| opponents | players | games | win rate | 95% CI | fair share | x fair |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for key, rate in ev["win_rate"].items():
+        spec, _, n = key.rpartition("_x")
+        lo, hi = ev["ci95"][key]
+        fair = 1 / int(n)
+        lines.append(f"| {spec} | {n} | {ev['games'][key]} | {rate:.3f} | [{lo:.3f}, {hi:.3f}] "
+                     f"| {fair:.3f} | {rate / fair:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_learning_curve(history: list[dict[str, Any]], path: str | Path) -> None:
+    """Win rate / fair share vs training samples, one line per (opponent, player count)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    keys = list(history[-1]["win_rate"])
+    xs = [h["samples"] for h in history]
+    for key in keys:
+        n = int(key.rpartition("_x")[2])
+        ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
+        ax.plot(xs, ys, marker=".", label=key)
+    ax.axhline(1.0, color="grey", ls="--", lw=1, label="fair share")
+    ax.axhline(1.25, color="grey", ls=":", lw=1, label="1.25x fair share")
+    ax.set_xlabel("training samples (learner decisions)")
+    ax.set_ylabel("win rate / fair share (1/n)")
+    ax.set_title("Scat PPO: win rate vs baseline fields (seats rotated)")
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

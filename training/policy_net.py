@@ -1,0 +1,240 @@
+"""The policy network, its padded observation, and the policy file format.
+
+Shared by the native trainer (:mod:`training.ppo`), the SB3 path and the ``ppo:PATH``
+agent, so a policy trained anywhere plays everywhere the same way.
+
+Why padding: :class:`~scat_env.observation.ObservationEncoder` sizes the vector by the
+number of players (per-opponent known cards, per-seat lives...). One policy for every
+table size needs one size, so :class:`PaddedEncoder` lays an ``n``-player observation into
+the ``max_players`` layout: the pieces that do not depend on ``n`` stay as they are, the
+per-seat pieces fill relative seats ``0..n-1`` and the missing seats stay zero. A missing
+seat then looks exactly like an opponent who is out of the game (lives 0, not active, no
+known cards), which is what it is for play: turn order skips it. The default
+``max_players`` is 6 (obs size 556); tables larger than ``max_players`` raise ValueError.
+
+File formats (both written atomically, both read with ``torch.load(weights_only=True)``,
+so loading a policy never runs pickled code):
+
+- *policy file* (``kind = "scat-policy"``): weights + architecture + the config and
+  metrics that produced it; small (< 1 MB for the default net). :func:`export_policy`.
+- *training checkpoint* (``kind = "scat-ppo-checkpoint"``): the policy fields plus the
+  optimizer, RNG states, step counters and the pickled rollout state (for ``--resume``).
+  A checkpoint is also a valid policy file for ``ppo:PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from scat_env.actions import NUM_ACTIONS
+from scat_env.observation import ObservationEncoder, observation_size, pieces
+from scat_env.rules import Rules
+from scat_env.view import PlayerView
+
+FORMAT_VERSION = 1
+POLICY_KIND = "scat-policy"
+CHECKPOINT_KIND = "scat-ppo-checkpoint"
+DEFAULT_MAX_PLAYERS = 6
+
+#: Pieces whose size grows with the number of players: name -> per-seat block size.
+_PER_SEAT = {"known_cards": 52, "lives": 1, "active": 1, "knocked": 1, "dealer": 1}
+
+
+def padding_index(num_players: int, max_players: int) -> np.ndarray:
+    """Positions in the ``max_players`` layout of each entry of the ``num_players`` vector."""
+    if not 2 <= num_players <= max_players:
+        raise ValueError(
+            f"this policy plays 2..{max_players} players (observation padded to "
+            f"{max_players} seats), got {num_players}"
+        )
+    big = {}
+    start = 0
+    for name, size in pieces(max_players):
+        big[name] = start
+        start += size
+    index = []
+    for name, size in pieces(num_players):
+        index.extend(range(big[name], big[name] + size))
+    return np.asarray(index, dtype=np.int64)
+
+
+class PaddedEncoder:
+    """Encodes views of any table size ``2..max_players`` into one fixed-size vector."""
+
+    def __init__(self, rules: Rules, max_players: int = DEFAULT_MAX_PLAYERS) -> None:
+        self.rules = rules
+        self.max_players = max_players
+        self.size = observation_size(max_players)
+        self._encoders: dict[int, tuple[ObservationEncoder, np.ndarray]] = {}
+
+    def _for(self, n: int) -> tuple[ObservationEncoder, np.ndarray]:
+        entry = self._encoders.get(n)
+        if entry is None:
+            entry = (ObservationEncoder(n, self.rules), padding_index(n, self.max_players))
+            self._encoders[n] = entry
+        return entry
+
+    def encode(self, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
+        enc, index = self._for(view.num_players)
+        if out is None:
+            out = np.zeros(self.size, dtype=np.float32)
+        else:
+            out[:] = 0.0
+        out[index] = enc.encode(view)
+        return out
+
+
+def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+class PolicyNet(nn.Module):
+    """Actor-critic MLP: a shared trunk, a masked policy head and a value head.
+
+    Illegal actions get logit ``-1e9`` (not ``-inf``) so an all-illegal row stays finite.
+    """
+
+    def __init__(self, obs_size: int, hidden: int = 256, layers: int = 2) -> None:
+        super().__init__()
+        self.obs_size, self.hidden, self.layers = obs_size, hidden, layers
+        mods: list[nn.Module] = []
+        size = obs_size
+        for _ in range(layers):
+            mods += [layer_init(nn.Linear(size, hidden)), nn.ReLU()]
+            size = hidden
+        self.trunk = nn.Sequential(*mods)
+        self.pi = layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01)
+        self.v = layer_init(nn.Linear(hidden, 1), std=1.0)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(obs)
+        logits = self.pi(h).masked_fill(~mask, -1e9)
+        return logits, self.v(h).squeeze(-1)
+
+    def arch(self) -> dict[str, int]:
+        return {"obs_size": self.obs_size, "hidden": self.hidden, "layers": self.layers}
+
+
+class NumpyPolicy:
+    """The same network in numpy, for fast single-view inference in agents and opponents
+    (a torch call costs ~50 us of overhead per sample; this costs ~15 us)."""
+
+    def __init__(self, state_dict: dict[str, Any], layers: int) -> None:
+        def arr(key: str) -> np.ndarray:
+            v = state_dict[key]
+            return (v.detach().cpu().numpy() if isinstance(v, torch.Tensor) else np.asarray(v)).astype(np.float32)
+
+        self.weights = [(arr(f"trunk.{2 * i}.weight").T.copy(), arr(f"trunk.{2 * i}.bias"))
+                        for i in range(layers)]
+        self.pi_w, self.pi_b = arr("pi.weight").T.copy(), arr("pi.bias")
+        self.v_w, self.v_b = arr("v.weight").T.copy(), arr("v.bias")
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits for a batch ``(B, obs)`` or one observation."""
+        h = obs
+        for w, b in self.weights:
+            h = np.maximum(h @ w + b, 0.0)
+        out = h @ self.pi_w + self.pi_b
+        return np.where(mask, out, np.float32(-1e9))
+
+    def value(self, obs: np.ndarray) -> np.ndarray:
+        h = obs
+        for w, b in self.weights:
+            h = np.maximum(h @ w + b, 0.0)
+        return (h @ self.v_w + self.v_b)[..., 0]
+
+
+# -- files ---------------------------------------------------------------------------------
+def atomic_save(obj: Any, path: str | os.PathLike[str]) -> None:
+    """``torch.save`` to a temp file in the same folder, then ``os.replace``: a crash
+    mid-write leaves the previous file intact."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def policy_payload(net: PolicyNet, max_players: int, rules: Rules, config: dict[str, Any],
+                   metrics: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The fields every policy file and checkpoint share."""
+    import dataclasses
+
+    return {
+        "kind": POLICY_KIND,
+        "format_version": FORMAT_VERSION,
+        "arch": net.arch(),
+        "max_players": max_players,
+        "num_actions": NUM_ACTIONS,
+        "rules": {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)},
+        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "config": config,
+        "metrics": metrics or {},
+    }
+
+
+def export_policy(path: str | os.PathLike[str], payload: dict[str, Any]) -> None:
+    """Write just the policy part of a checkpoint (small, safe to ship)."""
+    keep = ("format_version", "arch", "max_players", "num_actions", "rules", "state_dict",
+            "config", "metrics")
+    atomic_save({"kind": POLICY_KIND, **{k: payload[k] for k in keep}}, path)
+
+
+def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIND, CHECKPOINT_KIND)) -> dict[str, Any]:
+    """Load and validate a policy file or checkpoint; any problem is one ValueError line
+    naming the file and what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"policy file {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated zip, not a torch file, foreign pickle...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{str(path)!r} is not a readable scat policy/checkpoint "
+                         f"(corrupt or truncated?): {first[:200]}") from None
+    if not isinstance(data, dict) or data.get("kind") not in kinds:
+        found = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{str(path)!r} is not a {' or '.join(kinds)} file (found {found!r})")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{str(path)!r} has format version {data.get('format_version')!r}; "
+                         f"this scat-env reads version {FORMAT_VERSION}")
+    if data.get("num_actions") != NUM_ACTIONS:
+        raise ValueError(f"{str(path)!r} was trained for {data.get('num_actions')} actions, "
+                         f"this scat-env has {NUM_ACTIONS}")
+    arch, maxp = data.get("arch") or {}, data.get("max_players")
+    if not isinstance(maxp, int) or arch.get("obs_size") != observation_size(maxp):
+        raise ValueError(f"{str(path)!r}: observation size {arch.get('obs_size')!r} does not "
+                         f"match this scat-env's encoder for {maxp!r} players "
+                         f"({observation_size(maxp) if isinstance(maxp, int) else '?'})")
+    return data
+
+
+def build_net(data: dict[str, Any], path: str = "?") -> PolicyNet:
+    arch = data["arch"]
+    net = PolicyNet(arch["obs_size"], arch["hidden"], arch["layers"])
+    try:
+        net.load_state_dict(data["state_dict"])
+    except (RuntimeError, KeyError) as exc:
+        raise ValueError(f"{path!r}: weights do not fit the network "
+                         f"({str(exc).splitlines()[0][:200]})") from None
+    return net
+
+
+def rules_from_payload(data: dict[str, Any]) -> Rules:
+    fields = dict(data.get("rules") or {})
+    fields.pop("name", None)
+    return Rules(**fields)
