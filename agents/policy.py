@@ -140,10 +140,10 @@ def _load_sb3(path: str) -> tuple[Any, int]:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as exc:
         raise ValueError(f"{path!r}: cannot load as a MaskablePPO model ({exc})") from None
-    from scat_env.observation import observation_size
+    from training.policy_net import policy_observation_size
 
     size = model.observation_space.shape[0]
-    max_players = next((n for n in range(2, 11) if observation_size(n) == size), None)
+    max_players = next((n for n in range(2, 11) if policy_observation_size(n) == size), None)
     if max_players is None:
         raise ValueError(f"{path!r}: observation size {size} matches no scat table size")
     return _SB3Policy(model), max_players

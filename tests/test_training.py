@@ -39,9 +39,24 @@ def test_padded_observation_keeps_every_entry_of_the_small_table():
     view = make_view(state, state.current_player)
     small = ObservationEncoder(3, rules).encode(view)
     big = PaddedEncoder(rules, 6).encode(view)
-    assert big.shape == (observation_size(6),)
+    assert big.shape == (observation_size(6) + 52,)
     np.testing.assert_array_equal(big[padding_index(3, 6)], small)
-    assert big.sum() == pytest.approx(small.sum())  # the missing seats stay zero
+    base = big[: observation_size(6)]
+    assert base.sum() == pytest.approx(small.sum())  # the missing seats stay zero
+
+
+def test_discard_values_say_what_each_discard_leaves():
+    from scat_env.scoring import hand_value
+
+    rules = Rules()
+    state = GameState(2, rules, seed=1)
+    state.apply_action(52)  # draw from the stock: four cards, discard phase
+    view = make_view(state, state.current_player)
+    extra = PaddedEncoder(rules, 6).encode(view)[observation_size(6):]
+    for c in view.hand:
+        rest = [x for x in view.hand if x != c]
+        assert extra[c] == pytest.approx(hand_value(rest, rules) / 41)
+    assert np.count_nonzero(extra) <= 4
 
 
 def test_padding_rejects_tables_larger_than_the_policy():

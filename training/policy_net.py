@@ -10,7 +10,7 @@ the ``max_players`` layout: the pieces that do not depend on ``n`` stay as they 
 per-seat pieces fill relative seats ``0..n-1`` and the missing seats stay zero. A missing
 seat then looks exactly like an opponent who is out of the game (lives 0, not active, no
 known cards), which is what it is for play: turn order skips it. The default
-``max_players`` is 6 (obs size 556); tables larger than ``max_players`` raise ValueError.
+``max_players`` is 6 (obs size 556, plus the 52 ``discard_values`` below); tables larger than ``max_players`` raise ValueError.
 
 File formats (both written atomically, both read with ``torch.load(weights_only=True)``,
 so loading a policy never runs pickled code):
@@ -34,8 +34,9 @@ import torch
 from torch import nn
 
 from scat_env.actions import NUM_ACTIONS
-from scat_env.observation import ObservationEncoder, observation_size, pieces
+from scat_env.observation import POINT_SCALE, ObservationEncoder, observation_size, pieces
 from scat_env.rules import Rules
+from scat_env.scoring import value_table
 from scat_env.view import PlayerView
 
 FORMAT_VERSION = 1
@@ -65,13 +66,29 @@ def padding_index(num_players: int, max_players: int) -> np.ndarray:
     return np.asarray(index, dtype=np.int64)
 
 
+#: Extra piece appended after the padded observation: ``discard_values``, per card of the
+#: hand in the discard phase, the value of the three cards left if I discard it (/41; 0 for
+#: the card taken from the pile, which may not be discarded). The engine's encoder gives
+#: the best value only; this says what every discard costs, the question the discard phase
+#: asks, so the network need not learn the scoring table from one-hots (it learned much
+#: faster with it in early runs).
+EXTRA_SIZE = 52
+
+
+def policy_observation_size(max_players: int) -> int:
+    """Size of the policy input: the padded observation plus :data:`EXTRA_SIZE`."""
+    return observation_size(max_players) + EXTRA_SIZE
+
+
 class PaddedEncoder:
     """Encodes views of any table size ``2..max_players`` into one fixed-size vector."""
 
     def __init__(self, rules: Rules, max_players: int = DEFAULT_MAX_PLAYERS) -> None:
         self.rules = rules
         self.max_players = max_players
-        self.size = observation_size(max_players)
+        self.base_size = observation_size(max_players)
+        self.size = self.base_size + EXTRA_SIZE
+        self._table = value_table(rules)
         self._encoders: dict[int, tuple[ObservationEncoder, np.ndarray]] = {}
 
     def _for(self, n: int) -> tuple[ObservationEncoder, np.ndarray]:
@@ -88,6 +105,13 @@ class PaddedEncoder:
         else:
             out[:] = 0.0
         out[index] = enc.encode(view)
+        hand = view.hand
+        if len(hand) == 4:
+            t, base, taken = self._table, self.base_size, view.taken_card
+            for c in hand:
+                if c != taken:
+                    a, b, d = (x for x in hand if x != c)
+                    out[base + c] = t[a * 2704 + b * 52 + d] * POINT_SCALE
         return out
 
 
@@ -216,10 +240,10 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
         raise ValueError(f"{str(path)!r} was trained for {data.get('num_actions')} actions, "
                          f"this scat-env has {NUM_ACTIONS}")
     arch, maxp = data.get("arch") or {}, data.get("max_players")
-    if not isinstance(maxp, int) or arch.get("obs_size") != observation_size(maxp):
+    if not isinstance(maxp, int) or arch.get("obs_size") != policy_observation_size(maxp):
         raise ValueError(f"{str(path)!r}: observation size {arch.get('obs_size')!r} does not "
                          f"match this scat-env's encoder for {maxp!r} players "
-                         f"({observation_size(maxp) if isinstance(maxp, int) else '?'})")
+                         f"({policy_observation_size(maxp) if isinstance(maxp, int) else '?'})")
     return data
 
 
