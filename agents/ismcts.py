@@ -20,7 +20,7 @@ Spec: ``ismcts`` (N = :data:`DEFAULT_BUDGET`) or ``ismcts:N``, N >= 1.
 from __future__ import annotations
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, GameState, PlayerView, action_str
-from scat_env.engine import PHASE_DISCARD, PHASE_DRAW
+from scat_env.engine import PHASE_DISCARD
 
 from .base import Agent
 from .knowledge import opponents, unseen_cards
@@ -34,68 +34,42 @@ MAX_ROLLOUT_STEPS = 400
 
 
 def determinise(view: PlayerView, rng) -> GameState:  # noqa: ANN001 - random.Random
-    """A full game state consistent with ``view``: hidden cards dealt at random.
-
-    The engine has no public constructor from parts, so a state is built the normal way
-    (validated) and its hand-in-progress fields are overwritten from the view.
-    """
+    """A full game state consistent with ``view``: hidden cards dealt at random."""
     n = view.num_players
     pool = unseen_cards(view)
     rng.shuffle(pool)
-    state = GameState(n, view.rules, seed=0, dealer=view.dealer, single_hand=True)
     hands: list[list[int]] = [[] for _ in range(n)]
-    known = [0] * n
     hands[view.seat] = list(view.hand)
     pos = 0
     for s in opponents(view):
         cards = list(view.known_cards[s])
-        for c in cards:
-            known[s] |= 1 << c
         need = 3 - len(cards)
         cards.extend(pool[pos:pos + need])
         pos += need
         hands[s] = cards
-    stock = pool[pos:]
-    if len(stock) != view.stock_size:
-        raise RuntimeError(
-            f"determinise: {len(stock)} cards left for a stock of {view.stock_size}; "
-            "the view's card counts are inconsistent")
-    state.hands = hands
-    state.known = known
-    state.stock = stock
-    state.discard = list(view.discard_pile)
-    state.log = list(view.log)
-    state.results = []
-    state.lives = list(view.lives)
-    state.active = list(view.active)
-    state.hand_number = view.hand_number
-    state.turn = view.turn
-    state.dealer = view.dealer
-    state.current_player = view.seat
-    state.phase = PHASE_DISCARD if view.phase == "discard" else PHASE_DRAW
-    state.taken = view.taken_card if view.taken_card is not None else -1
-    state.drawn = view.drawn_card if view.drawn_card is not None else -1
-    if view.knocker is not None:
-        state.knocker = view.knocker
-        state.last_seat = state._prev_active(view.knocker)
-    else:
-        state.knocker = state.last_seat = -1
-    return state
+    return GameState.from_parts(
+        view.rules,
+        hands=hands,
+        stock=pool[pos:],
+        discard=view.discard_pile,
+        lives=view.lives,
+        dealer=view.dealer,
+        current_player=view.seat,
+        phase="discard" if view.phase == "discard" else "draw",
+        knocker=view.knocker,
+        turn=view.turn,
+        hand_number=view.hand_number,
+        known=view.known_cards,
+        log=view.log,
+        taken=view.taken_card,
+        drawn=view.drawn_card,
+        single_hand=True,
+    )
 
 
 def copy_state(state: GameState) -> GameState:
-    """A cheap copy of a mid-hand state (deepcopy is ~50x slower)."""
-    new = object.__new__(GameState)
-    new.__dict__.update(state.__dict__)
-    new.hands = [list(h) for h in state.hands]
-    new.known = list(state.known)
-    new.stock = list(state.stock)
-    new.discard = list(state.discard)
-    new.log = list(state.log)
-    new.results = []
-    new.lives = list(state.lives)
-    new.active = list(state.active)
-    return new
+    """An independent copy of a mid-hand state (the engine's cheap clone)."""
+    return state.clone()
 
 
 def rollout(state: GameState, knock_at: float) -> None:

@@ -78,8 +78,15 @@ def bench_env(make: Callable[[], object], seconds: float, seed: int = 0) -> tupl
     return steps / dt, games / dt
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad arguments: one line and exit 2, like every ``scat`` command."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="python -m scat_env.bench", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 6],

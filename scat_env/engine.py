@@ -290,6 +290,81 @@ class GameState:
         new.results = self.results[:]  # HandResults are frozen and never changed
         return new
 
+    @classmethod
+    def from_parts(
+        cls,
+        rules: Rules,
+        *,
+        hands: Sequence[Sequence[int]],
+        stock: Sequence[int],
+        discard: Sequence[int],
+        lives: Sequence[int],
+        dealer: int,
+        current_player: int,
+        phase: str = "draw",
+        knocker: int | None = None,
+        turn: int = 0,
+        hand_number: int = 1,
+        known: Sequence[Sequence[int]] | None = None,
+        log: Sequence[tuple[int, str, int]] = (),
+        taken: int | None = None,
+        drawn: int | None = None,
+        single_hand: bool = False,
+        rng: random.Random | None = None,
+    ) -> GameState:
+        """A mid-hand state assembled from its parts, for search agents that determinise a
+        :class:`~scat_env.view.PlayerView` (sample the hidden cards, then simulate).
+
+        ``stock`` is listed top card LAST, like the engine's own list. The parts are
+        checked (every card of the pack exactly once, hand sizes, seats) so that a sampling
+        bug surfaces here rather than as a silently wrong simulation.
+        """
+        n = len(hands)
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(f"from_parts: {n} hands; need {MIN_PLAYERS}..{MAX_PLAYERS}")
+        if phase not in ("draw", "discard"):
+            raise ValueError(f"from_parts: phase must be 'draw' or 'discard', got {phase!r}")
+        if len(lives) != n:
+            raise ValueError(f"from_parts: {len(lives)} lives for {n} hands")
+        cards = [c for h in hands for c in h] + list(stock) + list(discard)
+        if sorted(cards) != sorted(rules.deck_cards):
+            raise ValueError("from_parts: hands, stock and discard pile must hold every card "
+                             "of the pack exactly once")
+        for s in range(n):
+            want = 0 if lives[s] <= 0 else (4 if phase == "discard" and s == current_player else 3)
+            if len(hands[s]) != want:
+                raise ValueError(f"from_parts: seat {s} holds {len(hands[s])} cards, expected {want}")
+        if not 0 <= current_player < n or lives[current_player] <= 0:
+            raise ValueError(f"from_parts: current_player {current_player} is not a seat still in")
+        state = cls.__new__(cls)
+        state.rules = rules
+        state.num_players = n
+        state.single_hand = single_hand
+        state.rng = rng if rng is not None else random.Random(0)
+        state._table = value_table(rules)
+        state._declare_at = THIRTY_ONE
+        state.lives = list(lives)
+        state.active = [v > 0 for v in lives]
+        state.hands = [list(h) for h in hands]
+        state.known = [0] * n
+        for s, held in enumerate(known or ()):
+            for c in held:
+                state.known[s] |= 1 << c
+        state.stock = list(stock)
+        state.discard = list(discard)
+        state.log = list(log)
+        state.results = []
+        state.hand_number = hand_number
+        state.turn = turn
+        state.dealer = dealer
+        state.current_player = current_player
+        state.phase = PHASE_DISCARD if phase == "discard" else PHASE_DRAW
+        state.taken = taken if taken is not None else -1
+        state.drawn = drawn if drawn is not None else -1
+        state.knocker = knocker if knocker is not None else -1
+        state.last_seat = state._prev_active(knocker) if knocker is not None else -1
+        return state
+
     def hand_value(self, seat: int) -> float:
         """Value of a seat's three-card hand (the best three of four mid-turn)."""
         hand = self.hands[seat]

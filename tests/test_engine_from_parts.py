@@ -1,0 +1,59 @@
+"""GameState.from_parts: the hook search agents use to rebuild a state from a sampled view."""
+
+import random
+
+import pytest
+
+from scat_env import GameState, Rules, make_view
+
+
+def _mid_hand_state(seed: int = 3) -> GameState:
+    st = GameState(3, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(7):
+        legal = st.legal_actions()
+        st.apply_action(legal[rng.randrange(len(legal))] if 54 not in legal else legal[0])
+    return st
+
+
+def _parts(st: GameState) -> dict:
+    return dict(
+        hands=st.hands, stock=st.stock, discard=st.discard, lives=st.lives, dealer=st.dealer,
+        current_player=st.current_player, phase=("draw", "discard")[st.phase],
+        knocker=st.knocker if st.knocker >= 0 else None, turn=st.turn,
+        hand_number=st.hand_number,
+        known=[[c for c in range(52) if k >> c & 1] for k in st.known], log=st.log,
+        taken=st.taken if st.taken >= 0 else None, drawn=st.drawn if st.drawn >= 0 else None,
+    )
+
+
+def test_from_parts_rebuilds_a_state_that_looks_and_plays_the_same():
+    st = _mid_hand_state()
+    copy = GameState.from_parts(st.rules, **_parts(st))
+    for seat in range(3):
+        a, b = make_view(st, seat), make_view(copy, seat)
+        assert a.hand == b.hand and a.legal_actions == b.legal_actions
+        assert a.known_cards == b.known_cards and a.discard_pile == b.discard_pile
+    action = st.legal_actions()[0]
+    st.apply_action(action)
+    copy.apply_action(action)
+    assert st.hands == copy.hands and st.current_player == copy.current_player
+
+
+def test_from_parts_refuses_a_pack_that_is_not_whole():
+    st = _mid_hand_state()
+    parts = _parts(st)
+    parts["stock"] = parts["stock"][1:]
+    with pytest.raises(ValueError, match="every card of the pack exactly once"):
+        GameState.from_parts(Rules(), **parts)
+
+
+def test_from_parts_refuses_wrong_hand_sizes():
+    st = _mid_hand_state()
+    parts = _parts(st)
+    hands = [list(h) for h in parts["hands"]]
+    other = (st.current_player + 1) % 3
+    parts["stock"] = list(parts["stock"]) + [hands[other].pop()]
+    parts["hands"] = hands
+    with pytest.raises(ValueError, match=f"seat {other} holds 2 cards"):
+        GameState.from_parts(Rules(), **parts)
