@@ -87,7 +87,8 @@ def _load_native(path: str) -> tuple[Any, int]:
 
     data = load_file(path)
     net = build_net(data, path)
-    return NumpyPolicy(net.state_dict(), data["arch"]["layers"]), data["max_players"]
+    return (NumpyPolicy(net.state_dict(), data["arch"]["layers"], data["max_players"]),
+            data["max_players"])
 
 
 def _split(arg: str | None, kind: str) -> tuple[str, bool]:

@@ -158,6 +158,7 @@ def test_sb3_smoke_run_beats_random(tmp_path):
     from training.sb3_train import train as sb3_train
 
     cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_steps=6144, n_envs=4,
+                    vec_env="dummy",
                     n_steps=512, batch_size=512, n_epochs=4, hidden=64, eval_every=0,
                     final_eval_games=0, checkpoint_every=100_000, progress=False, seed=3)
     sb3_train(cfg, tmp_path, log=lambda m: None)

@@ -166,6 +166,7 @@ def snapshot_logits(snap: NumpyPolicy, obs: np.ndarray, mask: np.ndarray) -> np.
         for w, b in snap.weights:
             h = torch.relu(h @ torch.from_numpy(w) + torch.from_numpy(b))
         out = h @ torch.from_numpy(snap.pi_w) + torch.from_numpy(snap.pi_b)
+        out += torch.from_numpy(snap.skip(obs))
         return out.masked_fill(~torch.from_numpy(mask), -1e9).numpy()
 
 
@@ -504,7 +505,8 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
     torch.set_num_threads(cfg.torch_threads)
     rules = make_rules(cfg.rules)
     torch.manual_seed(cfg.seed)  # before the network exists: its init must be seeded too
-    net = PolicyNet(PaddedEncoder(rules, cfg.max_players).size, cfg.hidden, cfg.layers)
+    net = PolicyNet(PaddedEncoder(rules, cfg.max_players).size, cfg.hidden, cfg.layers,
+                    cfg.max_players)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     gen = torch.Generator().manual_seed(cfg.seed)
     state: dict[str, Any] = {"update": 0, "samples": 0, "env_steps": 0, "elapsed_s": 0.0,
@@ -543,7 +545,7 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         return elapsed0 + time.perf_counter() - t_start
 
     def run_eval(games: int, seed: int) -> dict[str, Any]:
-        pol = NumpyPolicy(net.state_dict(), cfg.layers)
+        pol = NumpyPolicy(net.state_dict(), cfg.layers, cfg.max_players)
         return evaluate_policy(pol, cfg.max_players, rules, cfg.eval_opponents, cfg.eval_players,
                                games, seed=seed)
 
@@ -569,7 +571,7 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         state["env_steps"] = runner.env_steps
         u = state["update"]
         if u % cfg.snapshot_every == 0:
-            runner.snapshots.append(NumpyPolicy(net.state_dict(), cfg.layers))
+            runner.snapshots.append(NumpyPolicy(net.state_dict(), cfg.layers, cfg.max_players))
         sps = new / (t2 - t0)
         env_sps = (runner.env_steps - env0) / (t2 - t0)
         step = state["samples"]

@@ -38,7 +38,7 @@ class SB3Config:
     snapshot_weight: float = 1.0
     hand_reward: float = 0.1
     n_envs: int = 8
-    vec_env: str = "dummy"  # dummy | subproc (measured: dummy is faster on 2 cores)
+    vec_env: str = "subproc"  # subproc | dummy (measured on 2 cores: subproc 2.0k, dummy 1.2k steps/s)
     total_steps: int = 200_000
     time_limit_s: float | None = None
     n_steps: int = 512
@@ -82,7 +82,7 @@ def make_vec_env(cfg: SB3Config) -> Any:
         return make
 
     if cfg.vec_env == "subproc":
-        # fork: works from any script (no __main__ guard needed); the envs hold no torch state
+        # fork: works from any script (no __main__ guard needed, unlike forkserver)
         return SubprocVecEnv([factory(i) for i in range(cfg.n_envs)], start_method="fork")
     return DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
 
