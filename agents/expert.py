@@ -71,23 +71,29 @@ class ExpertParams:
     knock_floor: float = 24.0  # a knocker is assumed to hold at least this much
 
 
+#: ``value + beta * (potential - value)`` per (scoring variant, beta), as a list (fast
+#: scalar lookups) and an array (vectorised stock-draw expectations).
+_EVAL_TABLES: dict[tuple, tuple[list[float], np.ndarray]] = {}
+
+
 class ExpertAgent(Agent):
     """Card counting, value-plus-potential hands, next-player reading, risk-based knocks."""
 
     def __init__(self, params: ExpertParams | None = None, seed: int | None = None) -> None:
         super().__init__(seed)
         self.params = params or ExpertParams()
-        self._evals: dict[tuple, tuple[list[float], np.ndarray]] = {}
 
     # -- evaluation tables -------------------------------------------------------------
     def _eval_tables(self, view: PlayerView, model: HandModel) -> tuple[list[float], np.ndarray]:
-        key = view.rules.scoring_key
-        tables = self._evals.get(key)
+        # Shared by every expert with the same scoring and beta: building the 140,608-entry
+        # table costs about a millisecond, more than a whole game's decisions.
+        key = (view.rules.scoring_key, self.params.beta)
+        tables = _EVAL_TABLES.get(key)
         if tables is None:
             beta = self.params.beta
             arr = model.value_np + beta * (model.potential_np - model.value_np)
             tables = (arr.tolist(), arr)
-            self._evals[key] = tables
+            _EVAL_TABLES[key] = tables
         return tables
 
     # -- the decision ------------------------------------------------------------------
