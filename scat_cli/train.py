@@ -21,7 +21,7 @@ from pathlib import Path
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train", help="train a PPO policy (native or stable-baselines3) from a YAML config",
-        description=__doc__.split("\n\n")[0] if __doc__ else None)
+        description=(__doc__ or "").split("\n\n")[0].replace("``", ""))
     p.add_argument("--config", required=True, help="training config YAML (configs/train/*.yaml)")
     p.add_argument("--out", default=None, help="run folder (default: runs/<config name>)")
     p.add_argument("--resume", action="store_true", help="continue from the run folder's checkpoint")

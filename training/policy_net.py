@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from scat_env.actions import DRAW_DISCARD, NUM_ACTIONS
+from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.observation import POINT_SCALE, ObservationEncoder, observation_size, pieces
 from scat_env.rules import Rules
 from scat_env.scoring import value_table
@@ -131,12 +131,15 @@ def skip_indices(max_players: int) -> tuple[int, int, int]:
 
 
 class PolicyNet(nn.Module):
-    """Actor-critic MLP: a shared trunk, a masked policy head and a value head, plus two
+    """Actor-critic MLP: a shared trunk, a masked policy head and a value head, plus three
     learned scalar "skip" terms that carry the scoring features straight to the actions
     they are about (an inductive bias, not a rule: both gains are trained):
 
     - discard ``c``: ``+ card_gain * (points left after discarding c)``;
-    - take the top discard: ``+ draw_gain * (points with it - points now)``.
+    - take the top discard: ``+ draw_gain * (points with it - points now)``;
+    - knock: ``+ knock_gain * (points now - knock_at)`` (starts like ``greedy``'s threshold;
+      without it early, badly timed knocks cost 2 lives and the policy learned never to
+      knock at all, measured: knock rate 0% after 2M samples).
 
     Without them the MLP must learn 52 separate input-to-output mappings from one-hots
     before it even discards like ``greedy``; with them it starts there and learns the rest.
@@ -160,6 +163,8 @@ class PolicyNet(nn.Module):
         # per point (inputs are points / 41): 10 points of difference start at ~5 logits
         self.card_gain = nn.Parameter(torch.tensor(0.5 * 41))
         self.draw_gain = nn.Parameter(torch.tensor(0.3 * 41))
+        self.knock_gain = nn.Parameter(torch.tensor(0.5 * 41))
+        self.knock_at = nn.Parameter(torch.tensor(26 / 41))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)
@@ -167,6 +172,7 @@ class PolicyNet(nn.Module):
         skip = torch.zeros_like(logits)
         skip[:, :52] = self.card_gain * obs[:, self.dv:self.dv + 52]
         skip[:, DRAW_DISCARD] = self.draw_gain * (obs[:, self.vwd] - obs[:, self.hv]) * (obs[:, self.vwd] > 0)
+        skip[:, KNOCK] = self.knock_gain * (obs[:, self.hv] - self.knock_at)
         logits = (logits + skip).masked_fill(~mask, -1e9)
         return logits, self.v(h).squeeze(-1)
 
@@ -191,6 +197,8 @@ class NumpyPolicy:
         self.v_w, self.v_b = arr("v.weight").T.copy(), arr("v.bias")
         self.card_gain = float(arr("card_gain"))
         self.draw_gain = float(arr("draw_gain"))
+        self.knock_gain = float(arr("knock_gain"))
+        self.knock_at = float(arr("knock_at"))
         self.dv, self.hv, self.vwd = skip_indices(max_players)
 
     def skip(self, obs: np.ndarray) -> np.ndarray:
@@ -199,6 +207,7 @@ class NumpyPolicy:
         out[:, :52] = self.card_gain * obs[:, self.dv:self.dv + 52]
         vwd = obs[:, self.vwd]
         out[:, DRAW_DISCARD] = self.draw_gain * (vwd - obs[:, self.hv]) * (vwd > 0)
+        out[:, KNOCK] = self.knock_gain * (obs[:, self.hv] - self.knock_at)
         return out
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
