@@ -6,7 +6,7 @@
 | Agents | ``player_0`` .. ``player_{n-1}``, seated clockwise in that order, n = 2..10 |
 | Actions | ``Discrete(56)`` |
 | Observations | ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (56,), int8))`` |
-| D | ``52 * (n + 5) + 4n + 11``: 387 for 3 players, 293 for 2, 626 for 6, 935 for 10 |
+| D | ``52 * (n + 4) + 4n + 12``: 332 for 2 players, 388 for 3, 556 for 6, 780 for 10 |
 | Rewards | ``"game"``: winner +1, others -1/(n-1) (zero-sum); ``"hand"``: minus lives lost |
 
 **Actions.** ``0..51`` discard that card (``discard_action(card)``); ``52`` ``DRAW_STOCK``;
