@@ -165,13 +165,15 @@ def determinise(view: PlayerView, rng, weighted: bool = True) -> GameState:  # n
         hands[view.seat] = list(view.hand)
         pos = 0
         passed: list[int] = []
-        for s in opps:
+        for s in opps:  # every unknown card first: the replays below must not starve them
             cards = list(view.known_cards[s])
-            fixed = len(cards)
-            need = 3 - fixed
-            cards.extend(pool[pos:pos + need])
-            pos += need
-            if weighted and need:
+            cards.extend(pool[pos:pos + 3 - len(cards)])
+            pos += 3 - len(view.known_cards[s])
+            hands[s] = cards
+        for s in opps:
+            cards = hands[s]
+            fixed = len(view.known_cards[s])
+            if weighted and fixed < 3:
                 # Its unknown cards are what it kept from every card it drew: replay its
                 # stock draws as a greedy drawer would (the cards it passed on go back).
                 for _ in range(min(stock_draws[s], MAX_REPLAY)):
@@ -191,7 +193,6 @@ def determinise(view: PlayerView, rng, weighted: bool = True) -> GameState:  # n
                         cards[slot] = u
                     else:
                         passed.append(u)
-            hands[s] = cards
         if not weighted or attempt == MAX_TRIES - 1:
             break
         if rng.random() < _likelihood(view, hands, opps, table):
