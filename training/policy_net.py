@@ -238,6 +238,9 @@ def atomic_save(obj: Any, path: str | os.PathLike[str]) -> None:
     os.close(fd)
     try:
         torch.save(obj, tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a policy file is for sharing
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
