@@ -1,1 +1,12 @@
-"""The ``scat`` command line: one entry point, one module per subcommand."""
+"""The ``scat`` command line: one entry point, one module per subcommand.
+
+Thread pools are pinned to one thread here, before any subcommand imports numpy or torch:
+everything scat does is many small matrix products spread over worker processes, where a
+multi-threaded BLAS on a 2-core machine measured up to 30x slower (oversubscription). A
+user who sets these variables keeps their own value.
+"""
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
