@@ -76,6 +76,11 @@ def _final_report(trainer: str, cfg: object, out: Path, summary: dict) -> str:
     lines.append(f"- config: `{json.dumps(getattr(cfg, '__dict__', {}), default=str)}`")
     lines.append("")
     if "final_eval" in summary:
-        lines.append(format_report(summary["final_eval"], "Final evaluation (policy in one seat "
-                                   "vs a field of one baseline, seats rotated)"))
+        final = summary["final_eval"]
+        how = ("duplicate deals, every deal in all seat rotations, 95% CIs clustered by deal"
+               if "harness" in final else "seats rotated, Wilson 95% CIs")
+        lines.append(format_report(final, f"Final evaluation (policy in one seat vs a field of "
+                                   f"one baseline; {how})"))
+        if "seconds" in final:
+            lines.append(f"{sum(final['games'].values())} games in {final['seconds']:.0f} s.")
     return "\n".join(lines)

@@ -186,3 +186,26 @@ def test_config_typo_is_an_error_naming_the_field(tmp_path):
 def test_wilson_interval_contains_the_estimate():
     lo, hi = wilson(30, 100)
     assert lo < 0.3 < hi and 0.2 < lo and hi < 0.41
+
+
+def test_final_evaluation_uses_duplicate_deals_and_discards_stale_games(tmp_path):
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=4, total_steps=1_000,
+                    **{**SMALL, "final_eval_games": 8, "eval_opponents": ["random"],
+                       "eval_players": [2, 3]})
+    first = train(cfg, tmp_path, log=lambda m: None)["final_eval"]
+    assert "duplicate deals" in first["harness"]
+    # every deal is played in all n seat rotations: a multiple of n games per table size
+    assert first["games"]["random_x2"] % 2 == 0 and first["games"]["random_x3"] % 3 == 0
+    # a second run into the same folder evaluates its own policy, not the stale games
+    again = train(dataclasses.replace(cfg, final_eval_games=4), tmp_path, log=lambda m: None)
+    assert again["final_eval"]["games"]["random_x2"] < first["games"]["random_x2"]
+
+
+def test_shipped_default_policy_spec_loads():
+    spec = (Path(__file__).resolve().parents[1] / "policies/default.txt").read_text()
+    line = next(ln.split("#", 1)[0].strip() for ln in spec.splitlines()
+                if ln.split("#", 1)[0].strip())
+    name, _, path = line.partition(":")
+    agent = make_agent(f"{name}:{Path(__file__).resolve().parents[1] / path}", seed=0)
+    rec = play_game([agent, make_agent("random", seed=1)], Rules(), seed=5)
+    assert rec.winner in (0, 1)

@@ -110,7 +110,8 @@ class PPOConfig:
     eval_games: int = 60  # per (opponent, player count), seats rotated
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    final_eval_games: int = 400
+    final_eval_games: int = 400  # per (opponent, player count), duplicate deals (tournament)
+    final_eval_workers: int = 1  # processes for the final evaluation (training itself uses one)
     checkpoint_every: int = 10  # updates
     progress: bool = True
 
@@ -493,6 +494,30 @@ def load_checkpoint(path: Path, cfg: PPOConfig) -> dict[str, Any]:
     return data
 
 
+def final_evaluation(out: Path, cfg: PPOConfig, log: Any = print) -> dict[str, Any]:
+    """Evaluate the exported ``out/policy.pt`` with the duplicate-deal tournament harness.
+
+    Every deal is played in all seat rotations and the CIs are clustered by deal, so the
+    final figures are comparable with ``python -m training.evaluate`` (the in-training
+    evaluation is a quicker, noisier check). The tournaments are resumable, so a stale
+    folder from an earlier policy is removed first: its games must not be mixed in."""
+    import shutil
+
+    from .evaluate import tournament_evaluation
+
+    folder = out / "final_eval"
+    if folder.exists():
+        shutil.rmtree(folder)
+    t0 = time.perf_counter()
+    ev = tournament_evaluation(f"ppo:{out / 'policy.pt'}", list(cfg.eval_opponents),
+                               list(cfg.eval_players), cfg.final_eval_games, folder,
+                               seed=999_999, workers=cfg.final_eval_workers, rules=cfg.rules)
+    ev["seconds"] = time.perf_counter() - t0
+    log(f"[final eval] {sum(ev['games'].values())} games in {ev['seconds']:.0f} s with "
+        f"{cfg.final_eval_workers} worker(s)")
+    return ev
+
+
 # == 5. The training loop ===================================================================
 def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
           log: Any = print) -> dict[str, Any]:
@@ -617,13 +642,15 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         "elapsed_s": state["elapsed_s"],
         "samples_per_s_this_session": trained / wall if wall > 0 else math.nan,
     }
+    export_policy(out / "policy.pt", policy_payload(net, cfg.max_players, rules,
+                                                    dataclasses.asdict(cfg), state["last_eval"]))
     if cfg.final_eval_games:
-        final = run_eval(cfg.final_eval_games, seed=999_999)
+        final = final_evaluation(out, cfg, log)
         final.update(samples=state["samples"], env_steps=runner.env_steps, elapsed_s=state["elapsed_s"])
         summary["final_eval"] = final
         state["last_eval"] = final
-    export_policy(out / "policy.pt", policy_payload(net, cfg.max_players, rules,
-                                                    dataclasses.asdict(cfg), state["last_eval"]))
+        export_policy(out / "policy.pt", policy_payload(net, cfg.max_players, rules,
+                                                        dataclasses.asdict(cfg), final))
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     if state["history"]:
         write_learning_curve(state["history"], out / "learning_curve.png")
