@@ -152,11 +152,11 @@ def test_expert_beats_greedy_in_four_players():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players, fair, margin", [(2, 0.5, 0.03), (4, 0.25, 0.02), (3, 1 / 3, -0.02)])
-def test_expert_against_greedy_over_2000_games(players, fair, margin):
-    # Measured (scripts/eval_baselines.py, 2,000 games): 2p 0.564, 4p 0.289 (clear wins);
-    # 3p 0.355 [0.326, 0.385]: not significantly better than the fair 1/3, so in 3 players
-    # the test only checks that the expert is not worse (the standard error is ~0.011).
+@pytest.mark.parametrize("players, fair, margin", [(2, 0.5, 0.03), (3, 1 / 3, 0.015), (4, 0.25, 0.02)])
+def test_expert_beats_greedy_over_2000_games(players, fair, margin):
+    # One expert against greedy players (seat rotating). Margins sit about three standard
+    # errors (~0.011) below the measured rates: 3 players 0.382 [0.361, 0.404] here
+    # (scripts/eval_baselines.py --players 3 --games 2000: 0.382 [0.360, 0.403]).
     assert _win_rate("expert", "greedy", players, 2000, seed=3) > fair + margin
 
 
