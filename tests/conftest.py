@@ -9,12 +9,20 @@ card not named is appended in id order (2C, 3C, ... ) so the deck is always comp
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import settings
 
 from scat_env import GameState, Rules, cards_str, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
+
+# CI runs the same examples every time (a landing must not depend on luck); locally the
+# random simulations keep exploring new seeds, which is how they find bugs.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 
@@ -84,7 +92,10 @@ def game(
         rules = Rules.preset(rules)
     deck = stack(hands, upcard, stock, dealer)
     if lives is None:
-        return GameState(n, rules, deck=deck, dealer=dealer, single_hand=single_hand)
+        # Seeded: the hands after the stacked one are shuffled by the state's own rng, and
+        # an unseeded rng made scenarios flaky (a dealt 31 in the NEXT hand is scored in the
+        # same step and became the 'last' result about once in a hundred runs).
+        return GameState(n, rules, seed=0, deck=deck, dealer=dealer, single_hand=single_hand)
     state = GameState(n, rules, seed=0, dealer=dealer, single_hand=single_hand)
     state.lives = list(lives)
     state.active = [x > 0 for x in lives]
