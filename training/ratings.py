@@ -35,30 +35,38 @@ def wilson_ci(successes: float, trials: float, z: float = Z95) -> tuple[float, f
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def _cluster_variance(clusters: Iterable[tuple[float, float]]) -> tuple[float, float, float]:
+    """``(r, var, n)``: the ratio ``r = sum(y) / sum(m)``, its cluster-robust variance and
+    ``n = sum(m)``, from one ``(y_i, m_i)`` per cluster (here: per deal, all its games and
+    seatings summed). The variance is the delta-method one for a ratio estimator,
+    ``k/(k-1) * sum((y_i - r m_i)^2) / n^2``, valid for any correlation inside a cluster and
+    equal to the binomial variance when clusters are single independent trials. ``r`` is NaN
+    when nothing was observed, ``var`` NaN with fewer than two clusters."""
+    pairs = [(float(y), float(m)) for y, m in clusters if m > 0]
+    n = sum(m for _, m in pairs)
+    if not pairs or n <= 0:
+        return (math.nan, math.nan, 0.0)
+    r = sum(y for y, _ in pairs) / n
+    k = len(pairs)
+    if k < 2:
+        return (r, math.nan, n)
+    ss = sum((y - r * m) ** 2 for y, m in pairs)
+    return (r, k / (k - 1) * ss / (n * n), n)
+
+
 def cluster_ratio_ci(
     clusters: Iterable[tuple[float, float]],
     z: float = Z95,
     bounds: tuple[float, float] | None = None,
 ) -> tuple[float, float, float]:
-    """Estimate and cluster-robust 95% interval of ``sum(y) / sum(m)``.
-
-    ``clusters`` yields one ``(y_i, m_i)`` per cluster (here: per deal, all its games and
-    seatings summed). The variance is the delta-method one for a ratio estimator,
-    ``k/(k-1) * sum((y_i - r m_i)^2) / (sum m_i)^2``, which is valid for any correlation
-    inside a cluster and reduces to the usual binomial variance when clusters are single
-    independent trials. Returns ``(estimate, low, high)``; NaNs when nothing was observed.
-    ``bounds`` clips the interval (e.g. ``(0, 1)`` for a rate).
+    """Estimate and cluster-robust 95% interval of ``sum(y) / sum(m)`` (a normal interval on
+    the variance of :func:`_cluster_variance`). Returns ``(estimate, low, high)``; NaNs when
+    nothing was observed. ``bounds`` clips the interval (e.g. ``(0, 1)`` for a rate).
     """
-    pairs = [(float(y), float(m)) for y, m in clusters if m > 0]
-    total_m = sum(m for _, m in pairs)
-    if not pairs or total_m <= 0:
-        return (math.nan, math.nan, math.nan)
-    r = sum(y for y, _ in pairs) / total_m
-    k = len(pairs)
-    if k < 2:
+    r, var, _ = _cluster_variance(clusters)
+    if math.isnan(r) or math.isnan(var):
         return (r, math.nan, math.nan)
-    ss = sum((y - r * m) ** 2 for y, m in pairs)
-    se = math.sqrt(k / (k - 1) * ss) / total_m
+    se = math.sqrt(var)
     low, high = r - z * se, r + z * se
     if bounds is not None:
         low, high = max(bounds[0], low), min(bounds[1], high)
@@ -71,24 +79,19 @@ def cluster_wilson_ci(
     """Estimate and 95% interval of a proportion observed in correlated clusters.
 
     A Wilson interval on the Kish effective sample size ``n / deff``, where the design
-    effect ``deff`` is the cluster-robust variance (:func:`cluster_ratio_ci`) over the
+    effect ``deff`` is the cluster-robust variance (:func:`_cluster_variance`) over the
     binomial one. It keeps Wilson's good behaviour near 0 and 1 (a plain normal interval
     collapses to zero width when an agent never wins), and it credits the duplicate design
     when the deals make results *less* variable than independent games (``deff < 1``).
     When the variance cannot be estimated (``p`` is 0 or 1, or a single cluster) ``deff`` is
     taken as 1, i.e. the plain Wilson interval.
     """
-    pairs = [(float(y), float(m)) for y, m in clusters if m > 0]
-    n = sum(m for _, m in pairs)
-    if not pairs or n <= 0:
+    p, var, n = _cluster_variance(clusters)
+    if math.isnan(p):
         return (math.nan, math.nan, math.nan)
-    p = sum(y for y, _ in pairs) / n
-    k = len(pairs)
     deff = 1.0
-    if k >= 2 and 0 < p < 1:
-        var_cluster = k / (k - 1) * sum((y - p * m) ** 2 for y, m in pairs) / (n * n)
-        var_binom = p * (1 - p) / n
-        deff = max(var_cluster / var_binom, 1e-9)
+    if not math.isnan(var) and 0 < p < 1:
+        deff = max(var / (p * (1 - p) / n), 1e-9)
     low, high = wilson_ci(p * n / deff, n / deff, z)
     return (p, low, high)
 
