@@ -167,6 +167,22 @@ def test_sb3_smoke_run_beats_random(tmp_path):
     assert after > 0.55
 
 
+def test_sb3_final_report_uses_the_duplicate_deal_harness(tmp_path):
+    from training.sb3_train import SB3Config
+    from training.sb3_train import train as sb3_train
+
+    cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_steps=1024, n_envs=2,
+                    vec_env="dummy", n_steps=512, batch_size=512, n_epochs=1, hidden=32,
+                    eval_every=0, final_eval_games=4, eval_opponents=["random"],
+                    eval_players=[2, 3], checkpoint_every=100_000, progress=False, seed=3)
+    final = sb3_train(cfg, tmp_path, log=lambda m: None)["final_eval"]
+    assert final["harness"].startswith("training.tournament")
+    assert set(final["games"]) == {"random_x2", "random_x3"}
+    # whole duplicate deals: every deal in all n rotations
+    assert final["games"]["random_x2"] % 2 == 0 and final["games"]["random_x3"] % 3 == 0
+    assert (tmp_path / "final_eval" / "random_x2" / "results.json").is_file()
+
+
 # -- configs -------------------------------------------------------------------------------
 def test_every_shipped_training_config_loads():
     paths = sorted(Path(__file__).parent.parent.glob("configs/train/*.yaml"))

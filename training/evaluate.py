@@ -138,6 +138,30 @@ def tournament_evaluation(spec: str, opponents: list[str], player_counts: list[i
     return result
 
 
+def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: list[int],
+                                games: int, folder: str | Path, *, workers: int = 1,
+                                rules: str = "standard", log: Any = print) -> dict[str, Any]:
+    """The end-of-training report of either trainer: :func:`tournament_evaluation` of
+    ``spec`` (``ppo:PATH`` or ``sb3:PATH``) into a fresh ``folder``.
+
+    The tournaments are resumable, so a stale folder from an earlier policy is removed
+    first: its games must not be mixed in. The fixed seed makes the final figures of two
+    runs comparable with each other and with ``python -m training.evaluate``."""
+    import shutil
+    import time
+
+    folder = Path(folder)
+    if folder.exists():
+        shutil.rmtree(folder)
+    t0 = time.perf_counter()
+    ev = tournament_evaluation(spec, list(opponents), list(player_counts), games, folder,
+                               seed=999_999, workers=workers, rules=rules)
+    ev["seconds"] = time.perf_counter() - t0
+    log(f"[final eval] {sum(ev['games'].values())} games in {ev['seconds']:.0f} s with "
+        f"{workers} worker(s)")
+    return ev
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m training.evaluate SPEC``: the shipped-policy evaluation (tournament)."""
     import argparse

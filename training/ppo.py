@@ -495,27 +495,16 @@ def load_checkpoint(path: Path, cfg: PPOConfig) -> dict[str, Any]:
 
 
 def final_evaluation(out: Path, cfg: PPOConfig, log: Any = print) -> dict[str, Any]:
-    """Evaluate the exported ``out/policy.pt`` with the duplicate-deal tournament harness.
+    """Evaluate the exported ``out/policy.pt`` with the duplicate-deal tournament harness:
+    every deal in all seat rotations, CIs clustered by deal, so the final figures compare
+    with ``python -m training.evaluate`` (the in-training evaluation is a quicker, noisier
+    check)."""
+    from .evaluate import final_tournament_evaluation
 
-    Every deal is played in all seat rotations and the CIs are clustered by deal, so the
-    final figures are comparable with ``python -m training.evaluate`` (the in-training
-    evaluation is a quicker, noisier check). The tournaments are resumable, so a stale
-    folder from an earlier policy is removed first: its games must not be mixed in."""
-    import shutil
-
-    from .evaluate import tournament_evaluation
-
-    folder = out / "final_eval"
-    if folder.exists():
-        shutil.rmtree(folder)
-    t0 = time.perf_counter()
-    ev = tournament_evaluation(f"ppo:{out / 'policy.pt'}", list(cfg.eval_opponents),
-                               list(cfg.eval_players), cfg.final_eval_games, folder,
-                               seed=999_999, workers=cfg.final_eval_workers, rules=cfg.rules)
-    ev["seconds"] = time.perf_counter() - t0
-    log(f"[final eval] {sum(ev['games'].values())} games in {ev['seconds']:.0f} s with "
-        f"{cfg.final_eval_workers} worker(s)")
-    return ev
+    return final_tournament_evaluation(
+        f"ppo:{out / 'policy.pt'}", list(cfg.eval_opponents), list(cfg.eval_players),
+        cfg.final_eval_games, out / "final_eval", workers=cfg.final_eval_workers,
+        rules=cfg.rules, log=log)
 
 
 # == 5. The training loop ===================================================================

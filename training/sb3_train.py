@@ -184,7 +184,12 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
         "env_steps_per_s_this_session": (model.num_timesteps - steps0) / wall if wall else None,
     }
     if cfg.final_eval_games:
-        final = evaluate(cfg.final_eval_games, seed=999_999)
+        # The saved checkpoint is exactly the policy the tournament loads as ``sb3:PATH``.
+        from .evaluate import final_tournament_evaluation
+
+        final = final_tournament_evaluation(
+            f"sb3:{ckpt}", list(cfg.eval_opponents), list(cfg.eval_players),
+            cfg.final_eval_games, out / "final_eval", rules=cfg.rules, log=log)
         final.update(samples=model.num_timesteps, elapsed_s=state["elapsed_s"])
         summary["final_eval"] = final
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
