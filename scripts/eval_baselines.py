@@ -14,7 +14,6 @@ The full 2,000-game tables come from the tournament harness; this is a tuning to
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -24,17 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents import make_agent  # noqa: E402
 from agents.match import play_game  # noqa: E402
 from scat_env import Rules  # noqa: E402
+from training.ratings import wilson_ci  # noqa: E402
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
+    """95% Wilson score interval of a win rate; ``(0, 1)`` when nothing was observed."""
     if n == 0:
         return 0.0, 1.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
+    return wilson_ci(wins, n, z)
 
 
 def head_to_head(

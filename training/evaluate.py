@@ -21,16 +21,15 @@ from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from scat_env import Rules
 
+from .ratings import wilson_ci
+
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (robust near 0 and 1, unlike the normal one)."""
+    """Wilson score interval of a proportion (robust near 0 and 1, unlike the normal one);
+    ``(0, 1)`` when nothing was observed."""
     if n == 0:
         return (0.0, 1.0)
-    p = wins / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return wilson_ci(wins, n, z)
 
 
 def evaluate_agent(make_learner: Any, rules: Rules, opponents: list[str], player_counts: list[int],
