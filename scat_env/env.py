@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS, action_str
+from .cards import card_str
 from .engine import PHASE_GAME_OVER, PHASE_HAND_OVER, GameState, HandResult
 from .observation import ObservationEncoder, action_mask
 from .render import render_table
@@ -393,8 +395,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _result_info(self, res: HandResult) -> dict[str, Any]:
         names = self._names
-        from .cards import card_str
-
         return {
             "hand_number": res.hand_number,
             "reason": res.reason,
@@ -459,8 +459,6 @@ def _safe_action_str(action: Any) -> str:
 
 
 def _no_moves(view: PlayerView) -> PlayerView:
-    from dataclasses import replace
-
     return replace(view, legal_actions=())
 
 
