@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, NUM_ACTIONS, PlayerView, card_str
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
 from .base import Agent
@@ -71,6 +71,10 @@ class ExpertParams:
     knock_floor: float = 24.0  # a knocker is assumed to hold at least this much
 
 
+#: Size and slots of :meth:`ExpertAgent.advice` (see its docstring).
+ADVICE_SIZE = NUM_ACTIONS + 52 + 6
+_STOCK, _TAKE, _P_SOLE, _P_NONE_BELOW, _LOSE_STOCK, _LOSE_TAKE = range(NUM_ACTIONS + 52, ADVICE_SIZE)
+
 #: ``value + beta * (potential - value)`` per (scoring variant, beta), as a list (fast
 #: scalar lookups) and an array (vectorised stock-draw expectations).
 _EVAL_TABLES: dict[tuple, tuple[list[float], np.ndarray]] = {}
@@ -82,6 +86,8 @@ class ExpertAgent(Agent):
     def __init__(self, params: ExpertParams | None = None, seed: int | None = None) -> None:
         super().__init__(seed)
         self.params = params or ExpertParams()
+        # Set only inside advice(): where the decision's numbers are written as it goes.
+        self._notes: np.ndarray | None = None
 
     # -- evaluation tables -------------------------------------------------------------
     def _eval_tables(self, view: PlayerView, model: HandModel) -> tuple[list[float], np.ndarray]:
@@ -102,6 +108,29 @@ class ExpertAgent(Agent):
 
     def explain(self, view: PlayerView) -> str:
         return self._decide(view)[1]
+
+    def advice(self, view: PlayerView, out: np.ndarray) -> int:
+        """Decide, and write the numbers behind the decision into ``out`` (length
+        :data:`ADVICE_SIZE`, zeroed by the caller); returns the action.
+
+        Why: a trained policy (``training.policy_net`` with ``advice``) gets these as
+        inputs, so it starts from the expert's card counting and risk estimates instead of
+        re-deriving them from one-hots, and learns where to play differently. Everything
+        here comes from the view, like every other decision of this agent.
+
+        Layout: ``[0, 56)`` one-hot of the expert's action; ``[56, 108)`` per card of the
+        hand, the expert's score for discarding it (/41, discard phase); then the expected
+        worth of a stock draw and of taking the top discard (/41), P(every opponent ends
+        above me) and P(nobody ends below me) if I knock now, and on my last turn
+        P(I lose) after a stock draw and after taking the top discard.
+        """
+        self._notes = out
+        try:
+            action = self._decide(view)[0]
+        finally:
+            self._notes = None
+        out[action] = 1.0
+        return action
 
     def _decide(self, view: PlayerView) -> tuple[int, str]:
         model = hand_model(view.rules)
@@ -149,6 +178,10 @@ class ExpertAgent(Agent):
             np.maximum(ev_np[a * 2704 + b * 52 + unseen], stay),
         )
         stock = float(best.mean()) + self.params.draw_bonus
+        notes = self._notes
+        if notes is not None:
+            notes[_STOCK] = stock / 41.0
+            notes[_TAKE] = max(take, 0.0) / 41.0
         if take > stock:
             new_value = value3(keep_take, table)
             return DRAW_DISCARD, (
@@ -182,6 +215,8 @@ class ExpertAgent(Agent):
                 score -= self.params.feed * CARD_POINTS[d] * min(wanted[CARD_SUIT[d]], 2.0)
             if score > best_score + 1e-9:
                 best_score, best_card, best_kept = score, d, kept
+            if self._notes is not None:
+                self._notes[NUM_ACTIONS + d] = score / 41.0
         kept_value = value3(best_kept, table)
         why = f"discard the {card_str(best_card, True)}: keeps {kept_value:g}"
         if wanted[CARD_SUIT[best_card]] < 0:
@@ -261,6 +296,9 @@ class ExpertAgent(Agent):
                 np.maximum(vn[a * 2704 + b * 52 + unseen], value),
             )
             stock_p = float(np.asarray(lose)[(best * 2).astype(np.int64)].mean())
+            if self._notes is not None:
+                self._notes[_LOSE_STOCK] = stock_p
+                self._notes[_LOSE_TAKE] = min(take_p, 1.0)
             if stock_p <= take_p:
                 return DRAW_STOCK, (
                     f"last turn: a stock draw leaves me lowest with p={stock_p:.2f}, "
@@ -283,6 +321,8 @@ class ExpertAgent(Agent):
             p_high = 1.0
             for _s, _lt, le in dists:
                 p_high *= le[x]
+            if self._notes is not None:
+                self._notes[_P_SOLE] = p_high
             if p_high >= p.gin_win:
                 return True, f"knock: {value:g} should be the highest (p={p_high:.2f})"
             return False, ""
@@ -291,6 +331,9 @@ class ExpertAgent(Agent):
         for _s, lt, le in dists:
             p_sole *= 1.0 - le[x]
             p_none_below *= 1.0 - lt[x]
+        if self._notes is not None:
+            self._notes[_P_SOLE] = p_sole
+            self._notes[_P_NONE_BELOW] = p_none_below
         risk = rules.knocker_loss * p_sole
         if rules.knocker_tie != "safe":
             risk += rules.knocker_loss * (p_none_below - p_sole)

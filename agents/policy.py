@@ -45,7 +45,9 @@ class PolicyAgent(Agent):
 
         enc = self._encoders.get(view.rules)
         if enc is None:
-            enc = PaddedEncoder(view.rules, self.max_players)
+            # A policy trained with expert advice inputs (see training.policy_net) needs them.
+            enc = PaddedEncoder(view.rules, self.max_players,
+                                advice=bool(getattr(self.policy, "advice", False)))
             self._encoders[view.rules] = enc
         return enc
 

@@ -10,6 +10,7 @@ card not named is appended in id order (2C, 3C, ... ) so the deck is always comp
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Sequence
 
 import pytest
@@ -160,3 +161,22 @@ def last(state: GameState):
 @pytest.fixture
 def standard() -> Rules:
     return Rules()
+
+
+def hidden_variant(state: GameState, rng: random.Random) -> GameState:
+    """Same public picture, different hidden cards: swap an opponent's unknown card with a
+    stock card, then reshuffle the stock."""
+    other = state.clone()
+    seat = other.current_player
+    opps = [s for s in range(other.num_players) if s != seat and other.active[s]]
+    rng.shuffle(opps)
+    for o in opps:
+        unknown = [c for c in other.hands[o] if not other.known[o] >> c & 1]
+        if unknown and other.stock:
+            c = rng.choice(unknown)
+            i = rng.randrange(len(other.stock))
+            hand = other.hands[o]
+            hand[hand.index(c)], other.stock[i] = other.stock[i], c
+            break
+    rng.shuffle(other.stock)
+    return other

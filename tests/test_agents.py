@@ -7,6 +7,7 @@ import dataclasses
 import random
 
 import pytest
+from conftest import hidden_variant
 
 from agents import make_agent
 from agents.match import play_game
@@ -63,25 +64,6 @@ def test_same_seed_gives_the_same_game(spec):
     assert actions() == actions()
 
 
-def _hidden_variant(state: GameState, rng: random.Random) -> GameState:
-    """Same public picture, different hidden cards: swap an opponent's unknown card with a
-    stock card, then reshuffle the stock."""
-    other = state.clone()
-    seat = other.current_player
-    opps = [s for s in range(other.num_players) if s != seat and other.active[s]]
-    rng.shuffle(opps)
-    for o in opps:
-        unknown = [c for c in other.hands[o] if not other.known[o] >> c & 1]
-        if unknown and other.stock:
-            c = rng.choice(unknown)
-            i = rng.randrange(len(other.stock))
-            hand = other.hands[o]
-            hand[hand.index(c)], other.stock[i] = other.stock[i], c
-            break
-    rng.shuffle(other.stock)
-    return other
-
-
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_baselines_never_use_hidden_information(n):
     rng = random.Random(n)
@@ -94,7 +76,7 @@ def test_baselines_never_use_hidden_information(n):
             state.apply_action(rng.choice(state.legal_actions()))
         if state.is_terminal():
             continue
-        other = _hidden_variant(state, rng)
+        other = hidden_variant(state, rng)
         seat = state.current_player
         view, view2 = make_view(state, seat), make_view(other, seat)
         assert view == view2  # the variant really is invisible to the acting seat

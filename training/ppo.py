@@ -60,7 +60,9 @@ from .policy_net import (
     PolicyNet,
     atomic_save,
     export_policy,
+    layer_init,
     load_file,
+    policy_observation_size,
     policy_payload,
 )
 
@@ -76,6 +78,9 @@ class PPOConfig:
     player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
     player_weights: list[float] | None = None  # None: uniform over player_counts
     max_players: int = 6  # observation padded to this many seats (see policy_net)
+    advice: bool = False  # append the expert's move and numbers to the input (policy_net)
+    # A critic that also sees every hand and the stock's cards (training only; see Critic)
+    privileged_critic: bool = False
     # budget: whichever comes first
     total_steps: int = 5_000_000  # learner decisions (training samples)
     time_limit_s: float | None = None
@@ -171,6 +176,51 @@ def snapshot_logits(snap: NumpyPolicy, obs: np.ndarray, mask: np.ndarray) -> np.
         return out.masked_fill(~torch.from_numpy(mask), -1e9).numpy()
 
 
+def privileged_size(max_players: int) -> int:
+    """Size of :func:`encode_privileged`: a hand per other relative seat, plus the stock."""
+    return 52 * max_players
+
+
+def encode_privileged(state: GameState, seat: int, max_players: int, out: np.ndarray) -> None:
+    """The hidden part of the state, for the privileged critic only: the hand of each
+    other seat by relative seat (1 = on my left, as in the observation), then the set of
+    cards in the stock. ``out`` must be zero."""
+    n = state.num_players
+    hands = state.hands
+    for r in range(1, n):
+        base = (r - 1) * 52
+        for c in hands[(seat + r) % n]:
+            out[base + c] = 1.0
+    base = (max_players - 1) * 52
+    for c in state.stock:
+        out[base + c] = 1.0
+
+
+class Critic(nn.Module):
+    """Value network for ``privileged_critic``: it reads the policy's observation plus
+    :func:`encode_privileged` (every hidden hand, the stock).
+
+    Why: a seat's outcome in Scat hangs on cards it cannot see (will my knock leave me
+    lowest?). A critic that sees them predicts returns with far less noise, so the
+    advantages that drive the policy are less noisy too. The policy never sees them: it is
+    a separate network, used only for GAE during training and never exported to policy
+    files (the asymmetric actor-critic of Pinto et al. 2017, as used for Mahjong/DouDizhu).
+    """
+
+    def __init__(self, obs_size: int, priv_size: int, hidden: int, layers: int) -> None:
+        super().__init__()
+        mods: list[nn.Module] = []
+        size = obs_size + priv_size
+        for _ in range(layers):
+            mods += [layer_init(nn.Linear(size, hidden)), nn.ReLU()]
+            size = hidden
+        self.trunk = nn.Sequential(*mods)
+        self.v = layer_init(nn.Linear(hidden, 1), std=1.0)
+
+    def forward(self, obs: torch.Tensor, priv: torch.Tensor) -> torch.Tensor:
+        return self.v(self.trunk(torch.cat([obs, priv], dim=1))).squeeze(-1)
+
+
 # == 2b. The runner =====================================================================
 SELF, SNAPSHOT, AGENT = 0, 1, 2
 
@@ -192,12 +242,14 @@ class Slot:
 class Runner:
     """Collects learner samples from ``num_games`` lockstep games. Picklable (checkpoints)."""
 
+    priv: list[np.ndarray] | None = None  # privileged critic inputs (None: no such critic)
+
     def __init__(self, cfg: PPOConfig, rules: Rules, seed: int) -> None:
         self.cfg = cfg
         self.rules = rules
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
-        self.encoder = PaddedEncoder(rules, cfg.max_players)
+        self.encoder = PaddedEncoder(rules, cfg.max_players, advice=cfg.advice)
         self.snapshots: deque[NumpyPolicy] = deque(maxlen=cfg.snapshot_pool)
         self.opponent_names, self.opponent_weights, self.agent_specs = self._opponent_table()
         weights = cfg.player_weights or [1.0] * len(cfg.player_counts)
@@ -239,8 +291,12 @@ class Runner:
         self.dones: list[bool] = []
         self.finished: list[list[int]] = []  # closed trajectories of this rollout
         self.new_samples = 0
+        self.priv = [] if self.cfg.privileged_critic else None
 
-    def _add(self, obs: np.ndarray, mask: np.ndarray, action: int, logp: float, value: float) -> int:
+    def _add(self, obs: np.ndarray, mask: np.ndarray, action: int, logp: float, value: float,
+             priv: np.ndarray | None = None) -> int:
+        if self.priv is not None:
+            self.priv.append(priv)
         self.obs.append(obs)
         self.masks.append(mask)
         self.actions.append(action)
@@ -315,11 +371,13 @@ class Runner:
             return True
         return False
 
-    def collect(self, net: PolicyNet, hand_reward: float) -> None:
-        """Step all games until ``rollout_steps`` new learner samples are in the buffer."""
+    def collect(self, net: PolicyNet, hand_reward: float, critic: Critic | None = None) -> None:
+        """Step all games until ``rollout_steps`` new learner samples are in the buffer.
+        With a ``critic`` (privileged) the sample values come from it, not from ``net``."""
         cfg = self.cfg
         encode = self.encoder.encode
         size = self.encoder.size
+        priv_size = privileged_size(cfg.max_players)
         while self.new_samples < cfg.rollout_steps:
             rows: list[tuple[int, int]] = []  # (slot index, seat) of learner decisions
             snap_rows: dict[int, list[tuple[int, int]]] = {}
@@ -344,14 +402,22 @@ class Runner:
                     encode(make_view(state, seat), obs[j])
                     mask[j, state.legal_actions()] = True
                 if is_self:
+                    priv = None
+                    if critic is not None:
+                        priv = np.zeros((len(group), priv_size), dtype=np.float32)
+                        for j, (i, seat) in enumerate(group):
+                            encode_privileged(self.slots[i].state, seat, cfg.max_players, priv[j])
                     with torch.no_grad():
                         logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
+                        if critic is not None:
+                            value = critic(torch.from_numpy(obs), torch.from_numpy(priv))
                         dist = torch.distributions.Categorical(logits=logits)
                         act = dist.sample()
                         logp = dist.log_prob(act)
                     act_l, logp_l, val_l = act.tolist(), logp.tolist(), value.tolist()
                     for j, (i, seat) in enumerate(group):
-                        k = self._add(obs[j], mask[j], act_l[j], logp_l[j], val_l[j])
+                        k = self._add(obs[j], mask[j], act_l[j], logp_l[j], val_l[j],
+                                      None if priv is None else priv[j])
                         self.slots[i].trajs[seat].append(k)  # type: ignore[union-attr]
                         chosen[i] = act_l[j]
                     self.new_samples += len(group)
@@ -405,11 +471,16 @@ class Runner:
             "adv": adv[idx],
             "ret": ret[idx],
         }
+        if self.priv is not None:
+            batch["priv"] = (np.stack([self.priv[k] for k in idx]) if len(idx) else
+                             np.zeros((0, privileged_size(cfg.max_players)), np.float32))
         carried = [(slot, s, t[-1]) for slot, s, t in open_trajs]
         old = (self.obs, self.masks, self.actions, self.logps, self.values, self.rewards, self.dones)
+        old_priv = self.priv
         self.reset_buffer()
         for slot, s, k in carried:
-            nk = self._add(old[0][k], old[1][k], old[2][k], old[3][k], old[4][k])
+            nk = self._add(old[0][k], old[1][k], old[2][k], old[3][k], old[4][k],
+                           None if old_priv is None else old_priv[k])
             self.rewards[nk] = old[5][k]
             slot.trajs[s] = [nk]
         return batch
@@ -417,8 +488,12 @@ class Runner:
 
 # == 3. The PPO update ======================================================================
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.ndarray],
-               cfg: PPOConfig, gen: torch.Generator) -> dict[str, float]:
+               cfg: PPOConfig, gen: torch.Generator, critic: Critic | None = None) -> dict[str, float]:
+    """Clipped PPO epochs over the batch; with a privileged ``critic`` the value loss trains
+    it (on the hidden cards too) instead of the policy network's own value head."""
     obs = torch.from_numpy(batch["obs"])
+    priv = torch.from_numpy(batch["priv"]) if critic is not None else None
+    params = list(net.parameters()) + (list(critic.parameters()) if critic is not None else [])
     mask = torch.from_numpy(batch["mask"])
     actions = torch.from_numpy(batch["actions"])
     old_logp = torch.from_numpy(batch["logps"])
@@ -436,6 +511,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.n
         for start in range(0, size, cfg.minibatch):
             mb = perm[start:start + cfg.minibatch]
             logits, value = net(obs[mb], mask[mb])
+            if critic is not None:
+                value = critic(obs[mb], priv[mb])  # type: ignore[index]
             logp_all = torch.log_softmax(logits, dim=-1)
             logp = logp_all.gather(1, actions[mb, None]).squeeze(1)
             probs = logp_all.exp()
@@ -447,7 +524,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.n
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             opt.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
                 log_ratio = logp - old_logp[mb]
@@ -466,7 +543,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.n
 
 # == 4. Checkpoints =========================================================================
 def save_checkpoint(path: Path, net: PolicyNet, opt: torch.optim.Optimizer, runner: Runner,
-                    cfg: PPOConfig, rules: Rules, state: dict[str, Any], gen: torch.Generator) -> None:
+                    cfg: PPOConfig, rules: Rules, state: dict[str, Any], gen: torch.Generator,
+                    critic: Critic | None = None) -> None:
     data = policy_payload(net, cfg.max_players, rules, dataclasses.asdict(cfg), state.get("last_eval"))
     data.update({
         "kind": CHECKPOINT_KIND,
@@ -477,14 +555,16 @@ def save_checkpoint(path: Path, net: PolicyNet, opt: torch.optim.Optimizer, runn
         "gen_rng": gen.get_state(),
         "runner": pickle.dumps(runner, protocol=pickle.HIGHEST_PROTOCOL),
     })
+    if critic is not None:
+        data["critic"] = {k: v.detach().clone() for k, v in critic.state_dict().items()}
     atomic_save(data, path)
 
 
 def load_checkpoint(path: Path, cfg: PPOConfig) -> dict[str, Any]:
     data = load_file(path, kinds=(CHECKPOINT_KIND,))
     saved = data["config"]
-    for key in ("max_players", "hidden", "layers"):
-        if saved.get(key) != getattr(cfg, key):
+    for key in ("max_players", "hidden", "layers", "advice", "privileged_critic"):
+        if saved.get(key, False if key in ("advice", "privileged_critic") else None) != getattr(cfg, key):
             raise ValueError(f"{str(path)!r} does not match the config: {key} is "
                              f"{saved.get(key)!r} in the checkpoint, {getattr(cfg, key)!r} in the config")
     try:
@@ -519,9 +599,13 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
     torch.set_num_threads(cfg.torch_threads)
     rules = make_rules(cfg.rules)
     torch.manual_seed(cfg.seed)  # before the network exists: its init must be seeded too
-    net = PolicyNet(PaddedEncoder(rules, cfg.max_players).size, cfg.hidden, cfg.layers,
-                    cfg.max_players)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    net = PolicyNet(policy_observation_size(cfg.max_players, cfg.advice), cfg.hidden,
+                    cfg.layers, cfg.max_players, advice=cfg.advice)
+    critic = None
+    if cfg.privileged_critic:
+        critic = Critic(net.obs_size, privileged_size(cfg.max_players), cfg.hidden, cfg.layers)
+    params = list(net.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    opt = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5)
     gen = torch.Generator().manual_seed(cfg.seed)
     state: dict[str, Any] = {"update": 0, "samples": 0, "env_steps": 0, "elapsed_s": 0.0,
                              "history": [], "last_eval": None}
@@ -530,6 +614,8 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
             raise ValueError(f"--resume: no checkpoint at {str(ckpt_path)!r}")
         data = load_checkpoint(ckpt_path, cfg)
         net.load_state_dict(data["state_dict"])
+        if critic is not None:
+            critic.load_state_dict(data["critic"])
         opt.load_state_dict(data["optimizer"])
         torch.set_rng_state(data["torch_rng"])
         gen.set_state(data["gen_rng"])
@@ -574,10 +660,10 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         if cfg.hand_reward_decay_steps:
             hand_reward *= max(0.0, 1.0 - state["samples"] / cfg.hand_reward_decay_steps)
         env0 = runner.env_steps
-        runner.collect(net, hand_reward)
+        runner.collect(net, hand_reward, critic)
         batch = runner.take_batch()
         t1 = time.perf_counter()
-        stats = ppo_update(net, opt, batch, cfg, gen)
+        stats = ppo_update(net, opt, batch, cfg, gen, critic)
         t2 = time.perf_counter()
         state["update"] += 1
         new = len(batch["actions"])
@@ -618,14 +704,14 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
                 f"{k} {v:.2f}" for k, v in ev["win_rate"].items()))
             state["elapsed_s"] = elapsed()
         if u % cfg.checkpoint_every == 0:
-            save_checkpoint(ckpt_path, net, opt, runner, cfg, rules, state, gen)
+            save_checkpoint(ckpt_path, net, opt, runner, cfg, rules, state, gen, critic)
             export_policy(out / "policy.pt", policy_payload(net, cfg.max_players, rules,
                                                             dataclasses.asdict(cfg), state["last_eval"]))
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - t_start
     trained = state["samples"] - steps_at_start
-    save_checkpoint(ckpt_path, net, opt, runner, cfg, rules, state, gen)
+    save_checkpoint(ckpt_path, net, opt, runner, cfg, rules, state, gen, critic)
     summary: dict[str, Any] = {
         "samples": state["samples"], "env_steps": runner.env_steps, "updates": state["update"],
         "elapsed_s": state["elapsed_s"],

@@ -1,0 +1,157 @@
+"""The two training options of the native trainer: expert-advice inputs and the privileged
+critic (issue: "option for a privileged critic that sees all hands during training only (the
+policy never does)")."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+import torch
+from conftest import hidden_variant
+
+from agents.expert import ADVICE_SIZE, ExpertAgent
+from agents.match import play_game
+from agents.registry import make_agent
+from scat_env import GameState, Rules
+from scat_env.actions import NUM_ACTIONS
+from scat_env.view import make_view
+from training.policy_net import (
+    NumpyPolicy,
+    PaddedEncoder,
+    PolicyNet,
+    load_file,
+    policy_observation_size,
+)
+from training.ppo import PPOConfig, encode_privileged, privileged_size, train
+
+TINY = dict(num_games=8, rollout_steps=256, minibatch=256, epochs=2, hidden=32,
+            eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
+            torch_threads=1, snapshot_every=1)
+
+
+def _midgame_states(n: int, count: int, seed: int) -> list[GameState]:
+    """States at random decision points of random games (both phases, knocks included)."""
+    rng = random.Random(seed)
+    out = []
+    for g in range(count):
+        state = GameState(n, Rules(), seed=seed * 1000 + g)
+        for _ in range(rng.randrange(0, 40)):
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+# -- expert advice -------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 4])
+def test_expert_advice_names_the_expert_move(n):
+    expert, advisor = ExpertAgent(), ExpertAgent()
+    for state in _midgame_states(n, 40, seed=n):
+        view = make_view(state, state.current_player)
+        out = np.zeros(ADVICE_SIZE, dtype=np.float32)
+        action = advisor.advice(view, out)
+        assert action == expert.act(view)
+        assert out[:NUM_ACTIONS].sum() == 1.0 and out[action] == 1.0
+        scored = set(np.flatnonzero(out[NUM_ACTIONS:NUM_ACTIONS + 52]))
+        assert scored <= set(view.hand)  # discard scores only for my own cards
+        assert np.all(np.abs(out) <= 1.5)
+        assert advisor.act(view) == action  # advice() leaves the agent as it was
+
+
+def test_advice_encoder_extends_the_plain_observation():
+    plain, advised = PaddedEncoder(Rules(), 6), PaddedEncoder(Rules(), 6, advice=True)
+    assert advised.size == plain.size + ADVICE_SIZE == policy_observation_size(6, advice=True)
+    for state in _midgame_states(3, 10, seed=7):
+        view = make_view(state, state.current_player)
+        a, b = plain.encode(view), advised.encode(view)
+        np.testing.assert_array_equal(b[: plain.size], a)
+        assert b[plain.size:plain.size + NUM_ACTIONS].sum() == 1.0
+
+
+def test_advice_inputs_never_depend_on_hidden_cards():
+    enc = PaddedEncoder(Rules(), 6, advice=True)
+    rng = random.Random(1)
+    changed = 0
+    for state in _midgame_states(3, 30, seed=11):
+        other = hidden_variant(state, rng)
+        changed += state.hands != other.hands or state.stock != other.stock
+        seat = state.current_player
+        np.testing.assert_array_equal(enc.encode(make_view(state, seat)),
+                                      enc.encode(make_view(other, seat)))
+    assert changed >= 10
+
+
+def test_advised_network_matches_its_numpy_twin():
+    torch.manual_seed(0)
+    size = policy_observation_size(6, advice=True)
+    net = PolicyNet(size, 32, 2, 6, advice=True)
+    twin = NumpyPolicy(net.state_dict(), 2, 6)
+    assert twin.advice and twin.advice_gain == pytest.approx(3.0)
+    enc = PaddedEncoder(Rules(), 6, advice=True)
+    states = _midgame_states(2, 12, seed=3)
+    obs = np.stack([enc.encode(make_view(s, s.current_player)) for s in states])
+    mask = np.zeros((len(states), NUM_ACTIONS), dtype=bool)
+    for j, s in enumerate(states):
+        mask[j, s.legal_actions()] = True
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    np.testing.assert_allclose(twin.logits(obs, mask), logits.numpy(), rtol=1e-4, atol=1e-4)
+
+
+# -- privileged critic ---------------------------------------------------------------------
+def test_privileged_inputs_are_the_other_hands_by_relative_seat_and_the_stock():
+    state = GameState(3, Rules(), seed=2)
+    seat = state.current_player
+    out = np.zeros(privileged_size(6), dtype=np.float32)
+    encode_privileged(state, seat, 6, out)
+    for r in (1, 2):
+        block = out[(r - 1) * 52:r * 52]
+        assert set(np.flatnonzero(block)) == set(state.hands[(seat + r) % 3])
+    assert not out[2 * 52:5 * 52].any()  # seats a 3-player table does not have
+    assert set(np.flatnonzero(out[5 * 52:])) == set(state.stock)
+    assert not set(np.flatnonzero(out)) & {c + 52 * k for c in state.hands[seat] for k in range(6)}
+
+
+def _options_cfg(**kw) -> PPOConfig:
+    return PPOConfig(player_counts=[2, 3], opponents={"self": 0.6, "expert": 0.4}, seed=5,
+                     advice=True, privileged_critic=True, **{**TINY, **kw})
+
+
+def test_privileged_critic_stays_out_of_the_policy_file(tmp_path):
+    train(_options_cfg(total_steps=600), tmp_path, log=lambda m: None)
+    ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    assert ckpt["critic"]  # trained and saved for --resume...
+    policy = load_file(tmp_path / "policy.pt")
+    assert "critic" not in policy  # ...but never shipped with the policy
+    assert policy["arch"]["advice"] == 1
+    assert policy["arch"]["obs_size"] == policy_observation_size(6, advice=True)
+    for n in (2, 4):
+        agents = [make_agent(f"ppo:{tmp_path / 'policy.pt'}", seed=0)] + [
+            make_agent("greedy", seed=s) for s in range(1, n)]
+        record = play_game(agents, seed=n)  # the engine raises on an illegal action
+        assert record.winner is not None or record.truncated
+
+
+def test_privileged_critic_resume_continues_exactly(tmp_path):
+    train(_options_cfg(total_steps=700), tmp_path / "resumed", log=lambda m: None)
+    train(_options_cfg(total_steps=1400), tmp_path / "resumed", resume=True, log=lambda m: None)
+    train(_options_cfg(total_steps=1400), tmp_path / "straight", log=lambda m: None)
+    a = torch.load(tmp_path / "resumed" / "checkpoint.pt", weights_only=True)
+    b = torch.load(tmp_path / "straight" / "checkpoint.pt", weights_only=True)
+    assert a["counters"]["samples"] == b["counters"]["samples"]
+    for part in ("state_dict", "critic"):
+        for key in a[part]:
+            torch.testing.assert_close(a[part][key], b[part][key], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("field", ["privileged_critic", "advice"])
+def test_resume_with_the_option_toggled_is_one_clear_error(tmp_path, field):
+    cfg = _options_cfg(total_steps=300)
+    train(cfg, tmp_path, log=lambda m: None)
+    with pytest.raises(ValueError, match=field):
+        train(dataclasses.replace(cfg, total_steps=600, **{field: False}), tmp_path, resume=True)
