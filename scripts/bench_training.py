@@ -13,6 +13,12 @@ more cores than the other and make the figures incomparable).
 Printed per trainer: learner decisions per second (training samples: the comparable
 figure; an SB3 env step is one learner decision) and, for the native trainer, all game
 decisions per second (it also steps the opponents' seats inside the same loop).
+
+``--opponents self`` measures self-play, the set-up the native trainer is built for: there
+every seat is the learning policy, batched, and every decision is a training sample. The
+SB3 path cannot put its live policy in the other seats (they are played inside
+``env.step()``), so it plays frozen copies of itself (``sb3:PATH`` snapshots, the first one
+the untrained policy, one more every ``snapshot_every`` steps), as its self-play does.
 """
 
 from __future__ import annotations
@@ -31,15 +37,37 @@ TRAINERS = ("native", "sb3")
 CONFIGS = {"native": ROOT / "configs/train/default.yaml", "sb3": ROOT / "configs/train/sb3.yaml"}
 
 
-def _overrides(trainer: str, seconds: float, opponents: str) -> dict:
+def _overrides(trainer: str, seconds: float, opponents: str, workdir: str) -> dict:
     """Budget and opponents shared by both trainers; everything that is not training off."""
     common = {"time_limit_s": seconds, "total_steps": 10**9, "final_eval_games": 0,
               "progress": False, "opponents": {spec: 1.0 for spec in opponents.split(",")},
               "torch_threads": 1}
     if trainer == "native":
         return {**common, "eval_every": 0, "checkpoint_every": 10**6}
-    return {**common, "eval_every": 0, "checkpoint_every": 10**9, "snapshot_every": 0,
-            "vec_env": "dummy"}
+    sb3 = {**common, "eval_every": 0, "checkpoint_every": 10**9, "snapshot_every": 0,
+           "vec_env": "dummy"}
+    if opponents == "self":
+        sb3.update(opponents={f"sb3:{_initial_sb3_snapshot(workdir)}": 1.0},
+                   snapshot_every=20_000)
+    return sb3
+
+
+def _initial_sb3_snapshot(workdir: str) -> str:
+    """An untrained MaskablePPO of the SB3 config's architecture, saved as a zip: the
+    first frozen copy in the SB3 path's self-play pool."""
+    from sb3_contrib import MaskablePPO
+
+    from training.config import load_config
+    from training.single_agent import ScatSingleAgentEnv
+
+    _, cfg = load_config(CONFIGS["sb3"])
+    env = ScatSingleAgentEnv(cfg.player_counts, cfg.rules, {"random": 1.0},
+                             max_players=cfg.max_players)
+    model = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu",
+                        policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers})
+    path = str(Path(workdir) / "initial.zip")
+    model.save(path)
+    return path
 
 
 def run_one(trainer: str, seconds: float, opponents: str) -> dict:
@@ -49,12 +77,12 @@ def run_one(trainer: str, seconds: float, opponents: str) -> dict:
     sys.path.insert(0, str(ROOT))
     from training.config import load_config
 
-    _, cfg = load_config(CONFIGS[trainer], _overrides(trainer, seconds, opponents))
     if trainer == "native":
         from training.ppo import train
     else:
         from training.sb3_train import train
     with tempfile.TemporaryDirectory(prefix=f"bench_{trainer}_") as out:
+        _, cfg = load_config(CONFIGS[trainer], _overrides(trainer, seconds, opponents, out))
         t0 = time.perf_counter()
         summary = train(cfg, out, log=lambda m: None)
         wall = time.perf_counter() - t0
@@ -71,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=60.0, help="training time per trainer")
     p.add_argument("--opponents", default="greedy",
-                   help="comma-separated agent specs, equally weighted, for every other seat")
+                   help="comma-separated agent specs, equally weighted, for every other seat; "
+                        "'self' for self-play (see above)")
     p.add_argument("--trainers", default=",".join(TRAINERS), help="which trainers, in order")
     p.add_argument("--worker", choices=TRAINERS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)

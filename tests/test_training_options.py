@@ -155,3 +155,51 @@ def test_resume_with_the_option_toggled_is_one_clear_error(tmp_path, field):
     train(cfg, tmp_path, log=lambda m: None)
     with pytest.raises(ValueError, match=field):
         train(dataclasses.replace(cfg, total_steps=600, **{field: False}), tmp_path, resume=True)
+
+
+# -- warm start and critic warm-up -----------------------------------------------------------
+def _plain_policy(tmp_path):
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_steps=300, **TINY)
+    train(cfg, tmp_path / "plain", log=lambda m: None)
+    return tmp_path / "plain" / "policy.pt"
+
+
+def test_warm_start_adds_advice_as_a_bonus_on_the_expert_move(tmp_path):
+    from training.policy_net import build_net, warm_start
+
+    path = _plain_policy(tmp_path)
+    data = load_file(path)
+    old = build_net(data)
+    new = PolicyNet(policy_observation_size(6, advice=True), 32, 2, 6, advice=True, advice_gain=1.5)
+    warm_start(new, data, str(path))
+    plain_enc, enc = PaddedEncoder(Rules(), 6), PaddedEncoder(Rules(), 6, advice=True)
+    expert = ExpertAgent()
+    for state in _midgame_states(3, 10, seed=5):
+        view = make_view(state, state.current_player)
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+        mask[0, list(view.legal_actions)] = True
+        with torch.no_grad():
+            a, _ = old(torch.from_numpy(plain_enc.encode(view))[None], mask)
+            b, _ = new(torch.from_numpy(enc.encode(view))[None], mask)
+        a[0, expert.act(view)] += 1.5
+        torch.testing.assert_close(b, a)
+
+
+def test_warm_start_refuses_a_different_network(tmp_path):
+    from training.policy_net import warm_start
+
+    path = _plain_policy(tmp_path)
+    net = PolicyNet(policy_observation_size(6, advice=True), 64, 2, 6, advice=True)
+    with pytest.raises(ValueError, match="init_from .*hidden is 32 in the file, 64"):
+        warm_start(net, load_file(path), str(path))
+
+
+def test_critic_warmup_leaves_the_policy_untouched(tmp_path):
+    path = _plain_policy(tmp_path)
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_steps=600,
+                    privileged_critic=True, critic_warmup=10**6, init_from=str(path), **TINY)
+    train(cfg, tmp_path / "warm", log=lambda m: None)
+    before, after = load_file(path), load_file(tmp_path / "warm" / "policy.pt")
+    assert after["config"]["init_from"] == str(path)
+    for key, value in before["state_dict"].items():
+        torch.testing.assert_close(after["state_dict"][key], value, rtol=0, atol=0)

@@ -165,7 +165,8 @@ class PolicyNet(nn.Module):
     """
 
     def __init__(self, obs_size: int, hidden: int = 256, layers: int = 2,
-                 max_players: int = DEFAULT_MAX_PLAYERS, advice: bool = False) -> None:
+                 max_players: int = DEFAULT_MAX_PLAYERS, advice: bool = False,
+                 advice_gain: float = 3.0) -> None:
         super().__init__()
         self.obs_size, self.hidden, self.layers = obs_size, hidden, layers
         self.max_players = max_players
@@ -186,7 +187,7 @@ class PolicyNet(nn.Module):
         self.knock_gain = nn.Parameter(torch.tensor(0.5 * 41))
         self.knock_at = nn.Parameter(torch.tensor(26 / 41))
         if advice:
-            self.advice_gain = nn.Parameter(torch.tensor(3.0))
+            self.advice_gain = nn.Parameter(torch.tensor(float(advice_gain)))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)
@@ -344,6 +345,34 @@ def build_net(data: dict[str, Any], path: str = "?") -> PolicyNet:
         raise ValueError(f"{path!r}: weights do not fit the network "
                          f"({str(exc).splitlines()[0][:200]})") from None
     return net
+
+
+def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?") -> None:
+    """Load the weights of a policy file into ``net`` to continue training from them.
+
+    The file must have the same hidden size, layers and ``max_players``. A file without
+    advice inputs may start a network with them: the new input columns start at zero, so
+    the network plays exactly like the file's policy plus ``advice_gain`` on the expert's
+    move (the network's own initial value) -- an ensemble of the two from the first update.
+    """
+    arch = data["arch"]
+    for key in ("hidden", "layers", "max_players"):
+        if arch.get(key) != getattr(net, key):
+            raise ValueError(f"init_from {path!r}: {key} is {arch.get(key)!r} in the file, "
+                             f"{getattr(net, key)!r} in the config")
+    had_advice = bool(arch.get("advice", 0))
+    if had_advice and not net.advice:
+        raise ValueError(f"init_from {path!r} was trained with advice inputs; set advice: true")
+    state = {k: v.clone() for k, v in data["state_dict"].items()}
+    if net.advice and not had_advice:
+        w = state["trunk.0.weight"]
+        state["trunk.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], ADVICE_SIZE)], dim=1)
+        state["advice_gain"] = net.advice_gain.detach().clone()
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, KeyError) as exc:
+        raise ValueError(f"init_from {path!r}: weights do not fit the network "
+                         f"({str(exc).splitlines()[0][:200]})") from None
 
 
 def rules_from_payload(data: dict[str, Any]) -> Rules:

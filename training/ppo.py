@@ -25,6 +25,15 @@ How the data is collected, and why:
   ``expert``, ``threshold:25``). Player counts are drawn from ``player_counts``. This
   keeps self-play from collapsing onto one style and makes the policy play any table.
 
+Two options, both off by default:
+
+- ``advice``: the policy's input ends with the expert's move and the card-counting numbers
+  behind it (:class:`~training.policy_net.PaddedEncoder`), so the network starts from the
+  expert's judgement and learns where to play otherwise.
+- ``privileged_critic``: the values for GAE come from a separate :class:`Critic` that also
+  sees every hidden hand and the stock. Training only: the policy never sees those cards and
+  the critic is never written to policy files.
+
 Everything the loop needs to continue (network, optimizer, RNG states, counters, the
 running games and pending trajectories) is in the checkpoint, so ``--resume`` continues
 exactly where the last checkpoint was written.
@@ -64,6 +73,7 @@ from .policy_net import (
     load_file,
     policy_observation_size,
     policy_payload,
+    warm_start,
 )
 
 
@@ -79,8 +89,13 @@ class PPOConfig:
     player_weights: list[float] | None = None  # None: uniform over player_counts
     max_players: int = 6  # observation padded to this many seats (see policy_net)
     advice: bool = False  # append the expert's move and numbers to the input (policy_net)
+    advice_gain: float = 3.0  # initial logit bonus of the expert's move (learned from there)
+    init_from: str | None = None  # policy file to start from (policy_net.warm_start)
     # A critic that also sees every hand and the stock's cards (training only; see Critic)
     privileged_critic: bool = False
+    # updates at the start that train only the value function (a new critic for a policy
+    # started with init_from: its first, untrained values would be noisy advantages)
+    critic_warmup: int = 0
     # budget: whichever comes first
     total_steps: int = 5_000_000  # learner decisions (training samples)
     time_limit_s: float | None = None
@@ -488,9 +503,11 @@ class Runner:
 
 # == 3. The PPO update ======================================================================
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.ndarray],
-               cfg: PPOConfig, gen: torch.Generator, critic: Critic | None = None) -> dict[str, float]:
+               cfg: PPOConfig, gen: torch.Generator, critic: Critic | None = None,
+               value_only: bool = False) -> dict[str, float]:
     """Clipped PPO epochs over the batch; with a privileged ``critic`` the value loss trains
-    it (on the hidden cards too) instead of the policy network's own value head."""
+    it (on the hidden cards too) instead of the policy network's own value head. With
+    ``value_only`` (critic warm-up) only the value loss is minimised."""
     obs = torch.from_numpy(batch["obs"])
     priv = torch.from_numpy(batch["priv"]) if critic is not None else None
     params = list(net.parameters()) + (list(critic.parameters()) if critic is not None else [])
@@ -522,6 +539,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.n
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
             v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if value_only:
+                loss = cfg.vf_coef * v_loss
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
@@ -600,7 +619,9 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
     rules = make_rules(cfg.rules)
     torch.manual_seed(cfg.seed)  # before the network exists: its init must be seeded too
     net = PolicyNet(policy_observation_size(cfg.max_players, cfg.advice), cfg.hidden,
-                    cfg.layers, cfg.max_players, advice=cfg.advice)
+                    cfg.layers, cfg.max_players, advice=cfg.advice, advice_gain=cfg.advice_gain)
+    if cfg.init_from and not resume:
+        warm_start(net, load_file(cfg.init_from), cfg.init_from)
     critic = None
     if cfg.privileged_critic:
         critic = Critic(net.obs_size, privileged_size(cfg.max_players), cfg.hidden, cfg.layers)
@@ -663,7 +684,8 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         runner.collect(net, hand_reward, critic)
         batch = runner.take_batch()
         t1 = time.perf_counter()
-        stats = ppo_update(net, opt, batch, cfg, gen, critic)
+        stats = ppo_update(net, opt, batch, cfg, gen, critic,
+                           value_only=state["update"] < cfg.critic_warmup)
         t2 = time.perf_counter()
         state["update"] += 1
         new = len(batch["actions"])
