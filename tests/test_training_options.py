@@ -203,3 +203,12 @@ def test_critic_warmup_leaves_the_policy_untouched(tmp_path):
     assert after["config"]["init_from"] == str(path)
     for key, value in before["state_dict"].items():
         torch.testing.assert_close(after["state_dict"][key], value, rtol=0, atol=0)
+
+
+def test_resume_takes_the_learning_rate_of_the_config(tmp_path):
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_steps=300, **TINY)
+    train(cfg, tmp_path, log=lambda m: None)
+    train(dataclasses.replace(cfg, total_steps=600, lr=1e-3), tmp_path, resume=True,
+          log=lambda m: None)
+    ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    assert [g["lr"] for g in ckpt["optimizer"]["param_groups"]] == [1e-3]

@@ -638,6 +638,8 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         if critic is not None:
             critic.load_state_dict(data["critic"])
         opt.load_state_dict(data["optimizer"])
+        for group in opt.param_groups:  # the config's lr wins (a resume may change it)
+            group["lr"] = cfg.lr
         torch.set_rng_state(data["torch_rng"])
         gen.set_state(data["gen_rng"])
         runner = data["runner_obj"]
