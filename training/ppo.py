@@ -94,7 +94,9 @@ class PPOConfig:
     # A critic that also sees every hand and the stock's cards (training only; see Critic)
     privileged_critic: bool = False
     # updates at the start that train only the value function (a new critic for a policy
-    # started with init_from: its first, untrained values would be noisy advantages)
+    # started with init_from: its first, untrained values would be noisy advantages). With
+    # privileged_critic the policy is untouched meanwhile; without it, the trunk it shares
+    # with the value head learns from the value loss.
     critic_warmup: int = 0
     # budget: whichever comes first
     total_steps: int = 5_000_000  # learner decisions (training samples)
@@ -152,6 +154,8 @@ class PPOConfig:
                      "total_steps", "torch_threads", "checkpoint_every", "snapshot_pool"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise bad(f"{name} must be a positive int, got {getattr(self, name)!r}")
+        if not isinstance(self.critic_warmup, int) or self.critic_warmup < 0:
+            raise bad(f"critic_warmup must be an int >= 0, got {self.critic_warmup!r}")
         if not 0 < self.lr < 1:
             raise bad(f"lr must be in (0, 1), got {self.lr}")
 
