@@ -163,6 +163,17 @@ def standard() -> Rules:
     return Rules()
 
 
+def random_midgame(n: int, seed: int, rng: random.Random, lo: int, hi: int) -> GameState | None:
+    """A fresh ``n``-player game (deal ``seed``) after ``rng.randrange(lo, hi)`` random legal
+    moves drawn from ``rng``; None if the game ended on the way."""
+    state = GameState(n, Rules(), seed=seed)
+    for _ in range(rng.randrange(lo, hi)):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return None if state.is_terminal() else state
+
+
 def hidden_variant(state: GameState, rng: random.Random) -> GameState:
     """Same public picture, different hidden cards: swap an opponent's unknown card with a
     stock card, then reshuffle the stock."""

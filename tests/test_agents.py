@@ -7,7 +7,7 @@ import dataclasses
 import random
 
 import pytest
-from conftest import hidden_variant
+from conftest import hidden_variant, random_midgame
 
 from agents import make_agent
 from agents.match import play_game
@@ -69,12 +69,8 @@ def test_baselines_never_use_hidden_information(n):
     rng = random.Random(n)
     changed = 0
     for game in range(6):
-        state = GameState(n, Rules(), seed=1000 + game)
-        for _ in range(rng.randrange(1, 60)):
-            if state.is_terminal():
-                break
-            state.apply_action(rng.choice(state.legal_actions()))
-        if state.is_terminal():
+        state = random_midgame(n, 1000 + game, rng, 1, 60)
+        if state is None:
             continue
         other = hidden_variant(state, rng)
         seat = state.current_player
@@ -192,12 +188,8 @@ def test_determinised_worlds_look_the_same_from_my_seat(weighted):
     rng = random.Random(3)
     checked = 0
     for game in range(8):
-        state = GameState(2 + game % 3, Rules(), seed=50 + game)
-        for _ in range(rng.randrange(2, 40)):
-            if state.is_terminal():
-                break
-            state.apply_action(rng.choice(state.legal_actions()))
-        if state.is_terminal():
+        state = random_midgame(2 + game % 3, 50 + game, rng, 2, 40)
+        if state is None:
             continue
         view = make_view(state, state.current_player)
         world = determinise(view, random.Random(game), weighted=weighted)

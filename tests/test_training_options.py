@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 import torch
-from conftest import hidden_variant
+from conftest import hidden_variant, random_midgame
 
 from agents.expert import ADVICE_SIZE, ExpertAgent
 from agents.match import play_game
@@ -35,16 +35,8 @@ TINY = dict(num_games=8, rollout_steps=256, minibatch=256, epochs=2, hidden=32,
 def _midgame_states(n: int, count: int, seed: int) -> list[GameState]:
     """States at random decision points of random games (both phases, knocks included)."""
     rng = random.Random(seed)
-    out = []
-    for g in range(count):
-        state = GameState(n, Rules(), seed=seed * 1000 + g)
-        for _ in range(rng.randrange(0, 40)):
-            if state.is_terminal():
-                break
-            state.apply_action(rng.choice(state.legal_actions()))
-        if not state.is_terminal():
-            out.append(state)
-    return out
+    states = (random_midgame(n, seed * 1000 + g, rng, 0, 40) for g in range(count))
+    return [s for s in states if s is not None]
 
 
 # -- expert advice -------------------------------------------------------------------------
