@@ -76,10 +76,15 @@ def padding_index(num_players: int, max_players: int) -> np.ndarray:
 EXTRA_SIZE = 52
 
 
+def advice_offset(max_players: int) -> int:
+    """Where the advice inputs start: after the padded observation and ``discard_values``."""
+    return observation_size(max_players) + EXTRA_SIZE
+
+
 def policy_observation_size(max_players: int, advice: bool = False) -> int:
     """Size of the policy input: the padded observation plus :data:`EXTRA_SIZE`, plus
     :data:`~agents.expert.ADVICE_SIZE` expert-advice inputs when ``advice``."""
-    return observation_size(max_players) + EXTRA_SIZE + (ADVICE_SIZE if advice else 0)
+    return advice_offset(max_players) + (ADVICE_SIZE if advice else 0)
 
 
 class PaddedEncoder:
@@ -98,7 +103,7 @@ class PaddedEncoder:
         self.rules = rules
         self.max_players = max_players
         self.base_size = observation_size(max_players)
-        self.advice_at = self.base_size + EXTRA_SIZE
+        self.advice_at = advice_offset(max_players)
         self.size = policy_observation_size(max_players, advice)
         self._advisor = ExpertAgent() if advice else None
         self._table = value_table(rules)
@@ -171,7 +176,7 @@ class PolicyNet(nn.Module):
         self.obs_size, self.hidden, self.layers = obs_size, hidden, layers
         self.max_players = max_players
         self.advice = advice
-        self.advice_at = observation_size(max_players) + EXTRA_SIZE
+        self.advice_at = advice_offset(max_players)
         self.dv, self.hv, self.vwd = skip_indices(max_players)
         mods: list[nn.Module] = []
         size = obs_size
@@ -230,7 +235,7 @@ class NumpyPolicy:
         self.dv, self.hv, self.vwd = skip_indices(max_players)
         self.advice = "advice_gain" in state_dict
         self.advice_gain = float(arr("advice_gain")) if self.advice else 0.0
-        self.advice_at = observation_size(max_players) + EXTRA_SIZE
+        self.advice_at = advice_offset(max_players)
 
     def skip(self, obs: np.ndarray) -> np.ndarray:
         """The skip terms of :class:`PolicyNet` for a batch ``(B, obs)``."""
@@ -339,12 +344,17 @@ def build_net(data: dict[str, Any], path: str = "?") -> PolicyNet:
     arch = data["arch"]
     net = PolicyNet(arch["obs_size"], arch["hidden"], arch["layers"], data["max_players"],
                     advice=bool(arch.get("advice", 0)))
-    try:
-        net.load_state_dict(data["state_dict"])
-    except (RuntimeError, KeyError) as exc:
-        raise ValueError(f"{path!r}: weights do not fit the network "
-                         f"({str(exc).splitlines()[0][:200]})") from None
+    _load_weights(net, data["state_dict"], repr(path))
     return net
+
+
+def _load_weights(net: PolicyNet, state: dict[str, Any], what: str) -> None:
+    """``net.load_state_dict`` with a mismatch reported as one ValueError line naming ``what``."""
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, KeyError) as exc:
+        raise ValueError(f"{what}: weights do not fit the network "
+                         f"({str(exc).splitlines()[0][:200]})") from None
 
 
 def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?") -> None:
@@ -368,11 +378,7 @@ def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?") -> None:
         w = state["trunk.0.weight"]
         state["trunk.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], ADVICE_SIZE)], dim=1)
         state["advice_gain"] = net.advice_gain.detach().clone()
-    try:
-        net.load_state_dict(state)
-    except (RuntimeError, KeyError) as exc:
-        raise ValueError(f"init_from {path!r}: weights do not fit the network "
-                         f"({str(exc).splitlines()[0][:200]})") from None
+    _load_weights(net, state, f"init_from {path!r}")
 
 
 def rules_from_payload(data: dict[str, Any]) -> Rules:

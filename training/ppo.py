@@ -514,7 +514,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.n
     ``value_only`` (critic warm-up) only the value loss is minimised."""
     obs = torch.from_numpy(batch["obs"])
     priv = torch.from_numpy(batch["priv"]) if critic is not None else None
-    params = list(net.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    params = [p for group in opt.param_groups for p in group["params"]]  # net (+ critic)
     mask = torch.from_numpy(batch["mask"])
     actions = torch.from_numpy(batch["actions"])
     old_logp = torch.from_numpy(batch["logps"])
@@ -542,9 +542,10 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: dict[str, np.n
             adv = adv_all[mb]
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
             v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
-            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             if value_only:
                 loss = cfg.vf_coef * v_loss
+            else:
+                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
@@ -586,8 +587,10 @@ def save_checkpoint(path: Path, net: PolicyNet, opt: torch.optim.Optimizer, runn
 def load_checkpoint(path: Path, cfg: PPOConfig) -> dict[str, Any]:
     data = load_file(path, kinds=(CHECKPOINT_KIND,))
     saved = data["config"]
+    # Options added later default to off in checkpoints written before them.
+    defaults = {"advice": False, "privileged_critic": False}
     for key in ("max_players", "hidden", "layers", "advice", "privileged_critic"):
-        if saved.get(key, False if key in ("advice", "privileged_critic") else None) != getattr(cfg, key):
+        if saved.get(key, defaults.get(key)) != getattr(cfg, key):
             raise ValueError(f"{str(path)!r} does not match the config: {key} is "
                              f"{saved.get(key)!r} in the checkpoint, {getattr(cfg, key)!r} in the config")
     try:
