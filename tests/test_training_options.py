@@ -177,13 +177,43 @@ def test_warm_start_adds_advice_as_a_bonus_on_the_expert_move(tmp_path):
         torch.testing.assert_close(b, a)
 
 
-def test_warm_start_refuses_a_different_network(tmp_path):
+def test_warm_start_refuses_a_smaller_network(tmp_path):
     from training.policy_net import warm_start
 
     path = _plain_policy(tmp_path)
-    net = PolicyNet(policy_observation_size(6, advice=True), 64, 2, 6, advice=True)
-    with pytest.raises(ValueError, match="init_from .*hidden is 32 in the file, 64"):
+    net = PolicyNet(policy_observation_size(6), 16, 2, 6)
+    with pytest.raises(ValueError, match="init_from .*hidden is 32 in the file, 16 .*not shrink"):
         warm_start(net, load_file(path), str(path))
+    net = PolicyNet(policy_observation_size(6), 32, 2, 5)
+    with pytest.raises(ValueError, match="init_from .*max_players is 6 in the file, 5"):
+        warm_start(net, load_file(path), str(path))
+
+
+@pytest.mark.parametrize("hidden,layers", [(48, 2), (32, 4), (64, 3)])
+def test_warm_start_grows_a_network_into_the_same_function(tmp_path, hidden, layers):
+    """Net2Net: a wider or deeper network starts with the file's logits and value."""
+    from training.policy_net import build_net, warm_start
+
+    path = _plain_policy(tmp_path)
+    data = load_file(path)
+    old = build_net(data)
+    new = PolicyNet(policy_observation_size(6), hidden, layers, 6)
+    warm_start(new, data, str(path), seed=1)
+    enc = PaddedEncoder(Rules(), 6)
+    for state in _midgame_states(4, 10, seed=6):
+        view = make_view(state, state.current_player)
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+        mask[0, list(view.legal_actions)] = True
+        obs = torch.from_numpy(enc.encode(view))[None]
+        with torch.no_grad():
+            a, va = old(obs, mask)
+            b, vb = new(obs, mask)
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(vb, va, rtol=1e-4, atol=1e-4)
+    if hidden > 32:  # the copies of a unit share its outgoing weights unequally
+        w = new.pi.weight.detach()
+        cols = {tuple(w[:, j].tolist()) for j in range(hidden)}
+        assert len(cols) == hidden
 
 
 def test_critic_warmup_leaves_the_policy_untouched(tmp_path):

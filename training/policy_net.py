@@ -357,19 +357,28 @@ def _load_weights(net: PolicyNet, state: dict[str, Any], what: str) -> None:
                          f"({str(exc).splitlines()[0][:200]})") from None
 
 
-def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?") -> None:
+def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?", seed: int = 0) -> None:
     """Load the weights of a policy file into ``net`` to continue training from them.
 
-    The file must have the same hidden size, layers and ``max_players``. A file without
-    advice inputs may start a network with them: the new input columns start at zero, so
-    the network plays exactly like the file's policy plus ``advice_gain`` on the expert's
-    move (the network's own initial value) -- an ensemble of the two from the first update.
+    The file must have the same ``max_players``. A file without advice inputs may start a
+    network with them: the new input columns start at zero, so the network plays exactly
+    like the file's policy plus ``advice_gain`` on the expert's move (the network's own
+    initial value) -- an ensemble of the two from the first update.
+
+    A network wider or deeper than the file's starts as the same function
+    (:func:`grow_state`), so a larger network continues from a trained one instead of
+    starting over: fine-tuning the 256x2 policy plateaued, and the question whether
+    capacity is what holds it back needs a larger network that starts no weaker.
     """
     arch = data["arch"]
-    for key in ("hidden", "layers", "max_players"):
-        if arch.get(key) != getattr(net, key):
+    if arch.get("max_players") != net.max_players:
+        raise ValueError(f"init_from {path!r}: max_players is {arch.get('max_players')!r} in the "
+                         f"file, {net.max_players!r} in the config")
+    for key in ("hidden", "layers"):
+        if not isinstance(arch.get(key), int) or arch[key] > getattr(net, key):
             raise ValueError(f"init_from {path!r}: {key} is {arch.get(key)!r} in the file, "
-                             f"{getattr(net, key)!r} in the config")
+                             f"{getattr(net, key)!r} in the config (a network can grow from a "
+                             f"file, not shrink)")
     had_advice = bool(arch.get("advice", 0))
     if had_advice and not net.advice:
         raise ValueError(f"init_from {path!r} was trained with advice inputs; set advice: true")
@@ -378,7 +387,43 @@ def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?") -> None:
         w = state["trunk.0.weight"]
         state["trunk.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], ADVICE_SIZE)], dim=1)
         state["advice_gain"] = net.advice_gain.detach().clone()
+    if (arch["hidden"], arch["layers"]) != (net.hidden, net.layers):
+        state = grow_state(state, arch["layers"], net.hidden, net.layers, seed)
     _load_weights(net, state, f"init_from {path!r}")
+
+
+def grow_state(state: dict[str, torch.Tensor], layers: int, hidden: int, new_layers: int,
+               seed: int = 0) -> dict[str, torch.Tensor]:
+    """A :class:`PolicyNet` state dict grown to ``hidden`` units and ``new_layers`` trunk
+    layers, computing the same logits and value (Net2Net, Chen et al. 2016).
+
+    - Wider: each new unit copies a random old unit's incoming weights, and the old unit's
+      outgoing weights are shared among its copies in random positive proportions that sum
+      to one. Unequal shares give the copies different gradients, so they drift apart in
+      training instead of staying twins (Net2Net adds noise instead, which changes the
+      function).
+    - Deeper: new layers go on top of the trunk with identity weights: the layer below ends
+      in a ReLU, so its output is non-negative and ``relu(I h) = h``.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    state = dict(state)
+    old = state["trunk.0.weight"].shape[0]
+    if hidden > old:
+        for i in range(layers):
+            w_in, b_in = state[f"trunk.{2 * i}.weight"], state[f"trunk.{2 * i}.bias"]
+            src = torch.cat([torch.arange(old), torch.randint(0, old, (hidden - old,), generator=gen)])
+            share = torch.rand(hidden, generator=gen) + 0.5
+            total = torch.zeros(old).index_add_(0, src, share)
+            share = share / total[src]
+            state[f"trunk.{2 * i}.weight"] = w_in[src].clone()
+            state[f"trunk.{2 * i}.bias"] = b_in[src].clone()
+            outs = [f"trunk.{2 * i + 2}.weight"] if i + 1 < layers else ["pi.weight", "v.weight"]
+            for key in outs:
+                state[key] = (state[key][:, src] * share).contiguous()
+    for i in range(layers, new_layers):
+        state[f"trunk.{2 * i}.weight"] = torch.eye(hidden)
+        state[f"trunk.{2 * i}.bias"] = torch.zeros(hidden)
+    return state
 
 
 def rules_from_payload(data: dict[str, Any]) -> Rules:

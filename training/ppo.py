@@ -628,7 +628,7 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
     net = PolicyNet(policy_observation_size(cfg.max_players, cfg.advice), cfg.hidden,
                     cfg.layers, cfg.max_players, advice=cfg.advice, advice_gain=cfg.advice_gain)
     if cfg.init_from and not resume:
-        warm_start(net, load_file(cfg.init_from), cfg.init_from)
+        warm_start(net, load_file(cfg.init_from), cfg.init_from, seed=cfg.seed)
     critic = None
     if cfg.privileged_critic:
         critic = Critic(net.obs_size, privileged_size(cfg.max_players), cfg.hidden, cfg.layers)
