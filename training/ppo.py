@@ -90,7 +90,7 @@ class PPOConfig:
     max_players: int = 6  # observation padded to this many seats (see policy_net)
     advice: bool = False  # append the expert's move and numbers to the input (policy_net)
     advice_gain: float = 3.0  # initial logit bonus of the expert's move (learned from there)
-    init_from: str | None = None  # policy file to start from (policy_net.warm_start)
+    init_from: str | None = None  # policy file to start from; may grow into a larger net (policy_net.warm_start)
     # A critic that also sees every hand and the stock's cards (training only; see Critic)
     privileged_critic: bool = False
     # updates at the start that train only the value function (a new critic for a policy
