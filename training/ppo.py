@@ -12,8 +12,9 @@ How the data is collected, and why:
   step, not once per decision). Every learner decision is a training sample.
 - Each (game, seat) played by the learner is its own trajectory; GAE runs per trajectory
   with the seat's own next decision as "next state". Rewards reach a seat when its result
-  is known, wherever in the game that happens: zero-sum hand shaping (``hand_reward`` times
-  the others' mean lives lost minus mine, :func:`hand_shaping`) when a hand is scored,
+  is known, wherever in the game that happens: hand shaping (``hand_reward`` times the
+  others' mean lives lost minus mine, or with ``shaping: win_chance`` times the change in
+  my expected game result given the lives; :mod:`training.shaping`) when a hand is scored,
   and the game outcome (+1 win, -1/(n-1) loss) when the seat is eliminated or the game
   ends, even if another seat made the final move.
 - A trajectory still running at the end of a rollout keeps its last sample back: the
@@ -75,6 +76,7 @@ from .policy_net import (
     policy_payload,
     warm_start,
 )
+from .shaping import SHAPINGS, hand_rewards
 
 
 # == 1. Config ===============================================================================
@@ -110,7 +112,11 @@ class PPOConfig:
     snapshot_every: int = 10  # updates between snapshots added to the pool
     snapshot_pool: int = 8
     # reward
-    hand_reward: float = 0.1  # zero-sum hand shaping, see hand_shaping()
+    hand_reward: float = 0.1  # coefficient of the per-hand shaping below
+    # "lives": zero-sum lives (training.shaping.hand_shaping); "win_chance": potential-based
+    # on the expected game result given the lives (win_chance_shaping), which telescopes to
+    # the game result and so cannot change the best policy
+    shaping: str = "lives"
     hand_reward_decay_steps: int | None = None  # linear decay to 0 over this many samples
     # network and optimisation
     hidden: int = 256
@@ -156,6 +162,8 @@ class PPOConfig:
                 raise bad(f"{name} must be a positive int, got {getattr(self, name)!r}")
         if not isinstance(self.critic_warmup, int) or self.critic_warmup < 0:
             raise bad(f"critic_warmup must be an int >= 0, got {self.critic_warmup!r}")
+        if self.shaping not in SHAPINGS:
+            raise bad(f"shaping must be one of {SHAPINGS}, got {self.shaping!r}")
         if not 0 < self.lr < 1:
             raise bad(f"lr must be in (0, 1), got {self.lr}")
 
@@ -167,21 +175,6 @@ def make_rules(spec: str) -> Rules:
 
 
 # == 2. The game runner =====================================================================
-def hand_shaping(lives_lost: dict[int, int], coef: float) -> dict[int, float]:
-    """Zero-sum hand reward: ``coef * (mean lives lost by the others - lives I lost)``.
-
-    Why relative: with ``-coef * lost`` alone a knock can only cost (a losing knocker pays
-    2) and never earns, which teaches "never knock"; here making the others pay is worth
-    as much as not paying yourself, like the game itself.
-    """
-    seats = list(lives_lost)
-    if len(seats) < 2:
-        return {}
-    total = sum(lives_lost.values())
-    k = len(seats) - 1
-    return {s: coef * ((total - lost) / k - lost) for s, lost in lives_lost.items()}
-
-
 def snapshot_logits(snap: NumpyPolicy, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """A frozen snapshot's masked logits for a batch, computed with torch so the matmuls
     obey ``torch.set_num_threads`` (numpy's BLAS may spin extra threads, which on a shared
@@ -358,7 +351,7 @@ class Runner:
         while slot.seen < len(results):
             res = results[slot.seen]
             slot.seen += 1
-            shaped = hand_shaping(res.lives_lost, hand_reward) if hand_reward else {}
+            shaped = hand_rewards(res, n, hand_reward, self.cfg.shaping)
             for s, traj in enumerate(slot.trajs):
                 if not traj:
                     continue

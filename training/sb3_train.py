@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .shaping import SHAPINGS
+
 
 @dataclass
 class SB3Config:
@@ -37,6 +39,7 @@ class SB3Config:
     snapshot_every: int = 0  # env steps; 0 = no self-play snapshots
     snapshot_weight: float = 1.0
     hand_reward: float = 0.1
+    shaping: str = "lives"  # lives | win_chance (training.shaping)
     n_envs: int = 8
     vec_env: str = "subproc"  # subproc | dummy (measured on 2 cores: subproc 2.0k, dummy 1.2k steps/s)
     total_steps: int = 200_000
@@ -66,6 +69,8 @@ class SB3Config:
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "total_steps"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"sb3 config: {name} must be a positive int")
+        if self.shaping not in SHAPINGS:
+            raise ValueError(f"sb3 config: shaping must be one of {SHAPINGS}, got {self.shaping!r}")
 
 
 def make_vec_env(cfg: SB3Config) -> Any:
@@ -76,7 +81,8 @@ def make_vec_env(cfg: SB3Config) -> Any:
     def factory(i: int) -> Any:
         def make() -> ScatSingleAgentEnv:
             env = ScatSingleAgentEnv(cfg.player_counts, cfg.rules, dict(cfg.opponents),
-                                     max_players=cfg.max_players, hand_reward=cfg.hand_reward)
+                                     max_players=cfg.max_players, hand_reward=cfg.hand_reward,
+                                     shaping=cfg.shaping)
             env.reset(seed=cfg.seed * 1000 + i)
             return env
         return make

@@ -18,9 +18,11 @@ Reward: the game result, +1 for the winner and ``-1/(n-1)`` for a loser, deliver
 step where the learner's game ends (when it is eliminated, or when the last opponent falls,
 even though an opponent made the final move). With ``hand_reward > 0`` each scored hand
 also gives ``hand_reward * (mean lives lost by the others - lives the learner lost)``
-(zero-sum dense shaping that speeds up early learning, :func:`training.ppo.hand_shaping`;
-set it to 0 for the pure game objective). A game cut by ``max_turns``
-turns in one hand is *truncated* with no result.
+(zero-sum dense shaping that speeds up early learning, :func:`training.shaping.hand_shaping`;
+set it to 0 for the pure game objective), or with ``shaping="win_chance"`` ``hand_reward``
+times the change in the learner's expected game result given everyone's lives
+(:func:`training.shaping.win_chance_shaping`, which adds up to the game result). A game cut
+by ``max_turns`` turns in one hand is *truncated* with no result.
 
 Illegal actions: masked learners never send one. An unmasked learner (or ``check_env``)
 that does gets a random legal action played instead, ``info["illegal_action"] = True`` and
@@ -42,7 +44,7 @@ from scat_env.actions import NUM_ACTIONS
 from scat_env.view import make_view
 
 from .policy_net import DEFAULT_MAX_PLAYERS, PaddedEncoder
-from .ppo import hand_shaping
+from .shaping import SHAPINGS, hand_rewards
 
 
 class ScatSingleAgentEnv(gym.Env):
@@ -58,6 +60,7 @@ class ScatSingleAgentEnv(gym.Env):
         *,
         max_players: int = DEFAULT_MAX_PLAYERS,
         hand_reward: float = 0.0,
+        shaping: str = "lives",
         illegal_penalty: float = 0.0,
         max_turns: int = 300,
         render_mode: str | None = None,
@@ -77,6 +80,9 @@ class ScatSingleAgentEnv(gym.Env):
             self.add_opponent(spec, weight)
         self.max_players = max_players
         self.hand_reward = float(hand_reward)
+        if shaping not in SHAPINGS:
+            raise ValueError(f"shaping must be one of {SHAPINGS}, got {shaping!r}")
+        self.shaping = shaping
         self.illegal_penalty = float(illegal_penalty)
         self.max_turns = max_turns
         self.render_mode = render_mode
@@ -170,9 +176,9 @@ class ScatSingleAgentEnv(gym.Env):
         results = self.state.results  # type: ignore[union-attr]
         reward = 0.0
         while self._seen < len(results):
-            if self.hand_reward:
-                shaped = hand_shaping(results[self._seen].lives_lost, self.hand_reward)
-                reward += shaped.get(self.seat, 0.0)
+            shaped = hand_rewards(results[self._seen], self.state.num_players,  # type: ignore[union-attr]
+                                  self.hand_reward, self.shaping)
+            reward += shaped.get(self.seat, 0.0)
             self._seen += 1
         return reward
 

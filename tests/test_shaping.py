@@ -1,0 +1,106 @@
+"""Per-hand reward shaping (training.shaping): the win-chance potential and its property
+that the shaped rewards of a game add up to the game's result."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+import torch
+
+from agents.match import play_game
+from agents.registry import make_agent
+from scat_env import Rules
+from training.policy_net import PolicyNet, policy_observation_size
+from training.ppo import PPOConfig, Runner
+from training.shaping import expected_result, win_chance, win_chance_shaping
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6, 10])
+def test_equal_lives_give_everyone_the_fair_share(n):
+    for lives in (1, 4):
+        assert win_chance(lives, (lives,) * (n - 1)) == pytest.approx(1 / n)
+        assert expected_result(0, (lives,) * n, n) == pytest.approx(0.0)
+
+
+def test_the_players_win_chances_add_up_to_one():
+    rng = random.Random(0)
+    for _ in range(200):
+        lives = [rng.randint(0, 4) for _ in range(rng.randint(2, 7))]
+        if sum(v > 0 for v in lives) < 1:
+            continue
+        total = sum(win_chance(v, tuple(sorted(w for j, w in enumerate(lives) if j != s and w > 0)))
+                    for s, v in enumerate(lives))
+        assert total == pytest.approx(1.0)
+
+
+def test_a_lost_life_never_raises_my_chance_and_an_opponents_never_lowers_it():
+    for mine, a, b in itertools.product(range(1, 5), range(1, 5), range(1, 5)):
+        assert win_chance(mine - 1, (a, b)) <= win_chance(mine, tuple(sorted((a, b))))
+        lower = tuple(sorted(v for v in (a - 1, b) if v > 0))
+        assert win_chance(mine, lower) >= win_chance(mine, tuple(sorted((a, b))))
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_win_chance_shaping_adds_up_to_the_game_result(n):
+    """Potential-based shaping telescopes: a game's shaped rewards sum to coef times (result
+    minus the starting potential, 0 at equal lives), whatever happened on the way
+    (knocks paying 2, 31s, dealt 31s, replays)."""
+    coef = 0.7
+    rules = Rules()
+    for seed in range(6):
+        agents = [make_agent(spec, seed=s) for s, spec in
+                  enumerate(["greedy", "random", "expert", "greedy", "random"][:n])]
+        record = play_game(agents, rules, seed=seed)
+        assert not record.truncated
+        total = [0.0] * n
+        for result in record.results:
+            for s, r in win_chance_shaping(result, n, coef).items():
+                total[s] += r
+        for s in range(n):
+            result = 1.0 if s == record.winner else -1.0 / (n - 1)
+            assert total[s] == pytest.approx(coef * result)
+
+
+def test_the_runner_pays_win_chance_shaping_that_sums_to_the_scaled_result():
+    """In the trainer every finished trajectory's rewards are (1 + coef) times its result."""
+    coef = 0.5
+    cfg = PPOConfig(player_counts=[3], opponents={"self": 1.0, "greedy": 1.0}, num_games=6,
+                    rollout_steps=3000, hidden=16, shaping="win_chance", hand_reward=coef,
+                    progress=False)
+    torch.manual_seed(0)
+    runner = Runner(cfg, Rules(), seed=1)
+    net = PolicyNet(policy_observation_size(cfg.max_players), cfg.hidden, cfg.layers,
+                    cfg.max_players)
+    runner.collect(net, coef)
+    sums = [sum(runner.rewards[k] for k in traj) for traj in runner.finished]
+    assert sums
+    for total in sums:
+        assert min(abs(total - (1 + coef)), abs(total + (1 + coef) / 2)) < 1e-5
+
+
+def test_an_unknown_shaping_is_one_clear_error():
+    with pytest.raises(ValueError, match="shaping must be one of"):
+        PPOConfig(shaping="lifes")
+
+
+def test_the_single_agent_env_pays_the_same_win_chance_shaping():
+    """The SB3 path's env: an episode's rewards add up to (1 + coef) times the result."""
+    from training.single_agent import ScatSingleAgentEnv
+
+    coef = 0.5
+    env = ScatSingleAgentEnv(3, opponents={"greedy": 1.0}, hand_reward=coef, shaping="win_chance")
+    rng = random.Random(0)
+    for episode in range(4):
+        env.reset(seed=episode)
+        total, done = 0.0, False
+        while not done:
+            legal = [a for a, ok in enumerate(env.action_masks()) if ok]
+            _, reward, terminated, truncated, _ = env.step(rng.choice(legal))
+            total += reward
+            done = terminated or truncated
+        assert not truncated
+        assert min(abs(total - (1 + coef)), abs(total + (1 + coef) / 2)) < 1e-9
+    with pytest.raises(ValueError, match="shaping must be one of"):
+        ScatSingleAgentEnv(3, shaping="potential")
