@@ -9,18 +9,19 @@ import random
 import pytest
 import torch
 
+from agents.ismcts import win_chance
 from agents.match import play_game
 from agents.registry import make_agent
 from scat_env import Rules
 from training.policy_net import PolicyNet, policy_observation_size
 from training.ppo import PPOConfig, Runner
-from training.shaping import expected_result, win_chance, win_chance_shaping
+from training.shaping import expected_result, win_chance_shaping
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 6, 10])
 def test_equal_lives_give_everyone_the_fair_share(n):
     for lives in (1, 4):
-        assert win_chance(lives, (lives,) * (n - 1)) == pytest.approx(1 / n)
+        assert win_chance([lives] * n, [True] * n, 0) == pytest.approx(1 / n)
         assert expected_result(0, (lives,) * n, n) == pytest.approx(0.0)
 
 
@@ -30,16 +31,16 @@ def test_the_players_win_chances_add_up_to_one():
         lives = [rng.randint(0, 4) for _ in range(rng.randint(2, 7))]
         if sum(v > 0 for v in lives) < 1:
             continue
-        total = sum(win_chance(v, tuple(sorted(w for j, w in enumerate(lives) if j != s and w > 0)))
-                    for s, v in enumerate(lives))
+        active = [v > 0 for v in lives]
+        total = sum(win_chance(lives, active, s) for s in range(len(lives)))
         assert total == pytest.approx(1.0)
 
 
 def test_a_lost_life_never_raises_my_chance_and_an_opponents_never_lowers_it():
     for mine, a, b in itertools.product(range(1, 5), range(1, 5), range(1, 5)):
-        assert win_chance(mine - 1, (a, b)) <= win_chance(mine, tuple(sorted((a, b))))
-        lower = tuple(sorted(v for v in (a - 1, b) if v > 0))
-        assert win_chance(mine, lower) >= win_chance(mine, tuple(sorted((a, b))))
+        now = expected_result(0, (mine, a, b), 3)
+        assert expected_result(0, (mine - 1, a, b), 3) <= now
+        assert expected_result(0, (mine, a - 1, b), 3) >= now
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])

@@ -9,7 +9,7 @@ trainers also pay something when a hand is scored. Two kinds:
   the same whether that brings the game closer to my win or not.
 - ``win_chance`` (:func:`win_chance_shaping`): potential-based shaping (Ng, Harada & Russell,
   1999) with the potential ``Phi`` = my expected game result given everyone's lives, under a
-  simple model of the game (:func:`win_chance`). Each hand pays ``coef * (Phi(after) -
+  simple model of the game (:func:`expected_result`). Each hand pays ``coef * (Phi(after) -
   Phi(before))``. Over a whole game these telescope to ``coef * (result - Phi(start))``: the
   return is the game result scaled by ``1 + coef`` minus a constant, so (with gamma near 1)
   the shaping cannot change which policy is best, only how soon a hand's consequences are
@@ -20,8 +20,7 @@ trainers also pay something when a hand is scored. Two kinds:
 
 from __future__ import annotations
 
-from functools import cache
-
+from agents.ismcts import win_chance
 from scat_env import HandResult
 
 SHAPINGS = ("lives", "win_chance")
@@ -42,39 +41,14 @@ def hand_shaping(lives_lost: dict[int, int], coef: float) -> dict[int, float]:
     return {s: coef * ((total - lost) / k - lost) for s, lost in lives_lost.items()}
 
 
-@cache
-def win_chance(mine: int, others: tuple[int, ...]) -> float:
-    """P(I win the game) when every hand one player still in, chosen uniformly, loses one
-    life. ``mine``: my lives left; ``others``: the lives of the other players still in,
-    sorted (so equal states share one cache entry).
-
-    Why this model: it knows what matters for a potential (fewer lives than the others is
-    worse, more players left means a smaller share) and nothing
-    about play, so it is the same for every policy; the exact potential need not be right
-    for the shaping to keep the best policy unchanged.
-    """
-    if mine <= 0:
-        return 0.0
-    if not others:
-        return 1.0
-    k = len(others) + 1
-    total = win_chance(mine - 1, others)
-    for i in range(len(others)):
-        total += win_chance(mine, _lose(others, i))
-    return total / k
-
-
-def _lose(others: tuple[int, ...], i: int) -> tuple[int, ...]:
-    lives = others[i] - 1
-    rest = others[:i] + others[i + 1:]
-    return rest if lives <= 0 else tuple(sorted(rest + (lives,)))
-
-
 def expected_result(seat: int, lives: tuple[int, ...] | list[int], num_players: int) -> float:
     """``seat``'s expected game result (+1 win, -1/(n-1) loss) given every seat's lives
-    (0 = out), under :func:`win_chance`."""
-    others = tuple(sorted(v for s, v in enumerate(lives) if s != seat and v > 0))
-    p = win_chance(lives[seat], others)
+    (0 = out), under :func:`agents.ismcts.win_chance`: every hand one player still in,
+    chosen uniformly, loses one life. That model knows what matters for a potential (fewer
+    lives than the others is worse, more players left means a smaller share) and nothing
+    about play, so it is the same for every policy; the potential need not be exact for the
+    shaping to keep the best policy unchanged. (``ismcts`` scores its playouts with it.)"""
+    p = win_chance(lives, [v > 0 for v in lives], seat)
     loss = 1.0 / (num_players - 1)
     return p * (1.0 + loss) - loss
 
