@@ -114,8 +114,8 @@ class PPOConfig:
     # reward
     hand_reward: float = 0.1  # coefficient of the per-hand shaping below
     # "lives": zero-sum lives (training.shaping.hand_shaping); "win_chance": potential-based
-    # on the expected game result given the lives (win_chance_shaping), which telescopes to
-    # the game result and so cannot change the best policy
+    # on the expected game result given the lives (win_chance_shaping): it telescopes to
+    # the game result, so with gamma near 1 it does not change the best policy
     shaping: str = "lives"
     hand_reward_decay_steps: int | None = None  # linear decay to 0 over this many samples
     # network and optimisation
