@@ -76,7 +76,7 @@ from .policy_net import (
     policy_payload,
     warm_start,
 )
-from .shaping import SHAPINGS, hand_rewards
+from .shaping import check_shaping, hand_rewards
 
 
 # == 1. Config ===============================================================================
@@ -162,8 +162,7 @@ class PPOConfig:
                 raise bad(f"{name} must be a positive int, got {getattr(self, name)!r}")
         if not isinstance(self.critic_warmup, int) or self.critic_warmup < 0:
             raise bad(f"critic_warmup must be an int >= 0, got {self.critic_warmup!r}")
-        if self.shaping not in SHAPINGS:
-            raise bad(f"shaping must be one of {SHAPINGS}, got {self.shaping!r}")
+        check_shaping(self.shaping, "ppo config: ")
         if not 0 < self.lr < 1:
             raise bad(f"lr must be in (0, 1), got {self.lr}")
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .shaping import SHAPINGS
+from .shaping import check_shaping
 
 
 @dataclass
@@ -69,8 +69,7 @@ class SB3Config:
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "total_steps"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"sb3 config: {name} must be a positive int")
-        if self.shaping not in SHAPINGS:
-            raise ValueError(f"sb3 config: shaping must be one of {SHAPINGS}, got {self.shaping!r}")
+        check_shaping(self.shaping, "sb3 config: ")
 
 
 def make_vec_env(cfg: SB3Config) -> Any:

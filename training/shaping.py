@@ -26,6 +26,13 @@ from scat_env import HandResult
 SHAPINGS = ("lives", "win_chance")
 
 
+def check_shaping(kind: str, where: str = "") -> None:
+    """Refuse an unknown shaping name with one message naming the choices (``where``
+    prefixes it, e.g. ``"ppo config: "``), so configs, the env and the trainers agree."""
+    if kind not in SHAPINGS:
+        raise ValueError(f"{where}shaping must be one of {SHAPINGS}, got {kind!r}")
+
+
 def hand_shaping(lives_lost: dict[int, int], coef: float) -> dict[int, float]:
     """Zero-sum hand reward: ``coef * (mean lives lost by the others - lives I lost)``.
 
@@ -74,6 +81,5 @@ def hand_rewards(result: HandResult, num_players: int, coef: float, kind: str) -
         return {}
     if kind == "win_chance":
         return win_chance_shaping(result, num_players, coef)
-    if kind == "lives":
-        return hand_shaping(result.lives_lost, coef)
-    raise ValueError(f"shaping must be one of {SHAPINGS}, got {kind!r}")
+    check_shaping(kind)
+    return hand_shaping(result.lives_lost, coef)

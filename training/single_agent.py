@@ -44,7 +44,7 @@ from scat_env.actions import NUM_ACTIONS
 from scat_env.view import make_view
 
 from .policy_net import DEFAULT_MAX_PLAYERS, PaddedEncoder
-from .shaping import SHAPINGS, hand_rewards
+from .shaping import check_shaping, hand_rewards
 
 
 class ScatSingleAgentEnv(gym.Env):
@@ -80,8 +80,7 @@ class ScatSingleAgentEnv(gym.Env):
             self.add_opponent(spec, weight)
         self.max_players = max_players
         self.hand_reward = float(hand_reward)
-        if shaping not in SHAPINGS:
-            raise ValueError(f"shaping must be one of {SHAPINGS}, got {shaping!r}")
+        check_shaping(shaping)
         self.shaping = shaping
         self.illegal_penalty = float(illegal_penalty)
         self.max_turns = max_turns
