@@ -4,7 +4,9 @@
 The agent sees only the :class:`~scat_env.PlayerView`, like every baseline: it encodes it
 with the padded observation the policy was trained on (:mod:`training.policy_net`), masks
 illegal actions and plays the most likely action (deterministic, the default) or samples
-from the policy with its own seeded rng (``ppo:PATH:sample``).
+from the policy with its own seeded rng (``ppo:PATH:sample``). Once a player is out it
+encodes :func:`scat_env.active_view`, the smaller game among the players still in
+(``ppo:PATH:full``: the whole table, how every figure before that view was measured).
 
 Inference runs in numpy (one view: ~50 us, ~85 us with the expert-advice inputs of the
 shipped policy, measured on the 2-core VM), fast enough for 2,000-game tournaments.
@@ -19,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from scat_env import PlayerView
+from scat_env import PlayerView, active_view
 
 from .base import Agent
 from .registry import register
@@ -29,13 +31,17 @@ class PolicyAgent(Agent):
     """Plays a numpy policy (anything with ``logits(obs, mask)``) on padded observations."""
 
     def __init__(self, policy: Any, max_players: int, rules: Any = None, *,
-                 sample: bool = False, seed: int | None = None, name: str = "policy") -> None:
+                 sample: bool = False, seed: int | None = None, name: str = "policy",
+                 active_only: bool = True) -> None:
         super().__init__(seed)
         from training.policy_net import PaddedEncoder
 
         self.policy = policy
         self.max_players = max_players
         self.sample = sample
+        # Once a player is out, read the table as the smaller game it now is
+        # (scat_env.active_view); ``ppo:PATH:full`` turns this off.
+        self.active_only = active_only
         self.name = name
         self._rules = rules
         self._encoders: dict[Any, PaddedEncoder] = {}
@@ -56,6 +62,8 @@ class PolicyAgent(Agent):
         if view.num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"this table has {view.num_players}")
+        if self.active_only and view.active[view.seat] and not all(view.active):
+            view = active_view(view)
         obs = self._encoder(view).encode(view)
         mask = np.zeros(56, dtype=bool)
         mask[list(view.legal_actions)] = True
@@ -94,21 +102,37 @@ def _load_native(path: str) -> tuple[Any, int]:
             data["max_players"])
 
 
-def _split(arg: str | None, kind: str) -> tuple[str, bool]:
+#: Options after a policy file: ``sample`` (sample instead of the most likely action),
+#: ``argmax`` (the default), ``full`` (encode the whole table, out seats included, instead
+#: of :func:`scat_env.active_view`: how the figures measured before that view were taken).
+_OPTIONS = ("sample", "argmax", "full")
+
+
+def _split(arg: str | None, kind: str) -> tuple[str, dict[str, bool]]:
     if not arg:
         raise ValueError(f"{kind}: needs a file, e.g. {kind}:policies/scat_ppo.pt")
-    sample = False
-    if arg.endswith(":sample"):
-        arg, sample = arg[: -len(":sample")], True
-    elif arg.endswith(":argmax"):
-        arg = arg[: -len(":argmax")]
-    return arg, sample
+    options: dict[str, bool] = {}
+    # Peel known options off the end (a path may itself contain ':').
+    while True:
+        head, sep, tail = arg.rpartition(":")
+        if not sep or tail not in _OPTIONS:
+            break
+        if tail in options:
+            raise ValueError(f"{kind}: option {tail!r} given twice in {kind}:{arg}")
+        options[tail] = True
+        arg = head
+    if options.get("sample") and options.get("argmax"):
+        raise ValueError(f"{kind}: 'sample' and 'argmax' contradict each other")
+    if not arg:
+        raise ValueError(f"{kind}: needs a file, e.g. {kind}:policies/scat_ppo.pt")
+    return arg, options
 
 
 def _make_ppo(arg: str | None, seed: int | None) -> Agent:
-    path, sample = _split(arg, "ppo")
+    path, opts = _split(arg, "ppo")
     policy, max_players = _load_native(path)
-    return PolicyAgent(policy, max_players, sample=sample, seed=seed, name=f"ppo:{path}")
+    return PolicyAgent(policy, max_players, sample=opts.get("sample", False), seed=seed,
+                       name=f"ppo:{path}", active_only=not opts.get("full", False))
 
 
 class _SB3Policy:
@@ -154,10 +178,11 @@ def _load_sb3(path: str) -> tuple[Any, int]:
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:
-    path, sample = _split(arg, "sb3")
+    path, opts = _split(arg, "sb3")
     policy, max_players = _load_sb3(path)
-    return PolicyAgent(policy, max_players, sample=sample, seed=seed, name=f"sb3:{path}")
+    return PolicyAgent(policy, max_players, sample=opts.get("sample", False), seed=seed,
+                       name=f"sb3:{path}", active_only=not opts.get("full", False))
 
 
-register("ppo", _make_ppo, "trained native PPO policy: ppo:PATH[.pt][:sample]")
-register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: sb3:PATH.zip[:sample]")
+register("ppo", _make_ppo, "trained native PPO policy: ppo:PATH[.pt][:sample][:full]")
+register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: sb3:PATH.zip[:sample][:full]")

@@ -25,7 +25,7 @@ from .engine import GameState, HandResult
 from .env import env, raw_env
 from .rules import PRESETS, Rules, lives_label
 from .scoring import hand_value
-from .view import PlayerView, make_view
+from .view import PlayerView, active_view, make_view
 
 __version__ = "0.1.0"
 
@@ -41,6 +41,7 @@ __all__ = [
     "PlayerView",
     "Rules",
     "action_str",
+    "active_view",
     "card_str",
     "cards_str",
     "discard_action",

@@ -103,4 +103,56 @@ def make_view(state: GameState, seat: int) -> PlayerView:
     )
 
 
-__all__ = ["PlayerView", "make_view", "PHASE_DRAW", "PHASE_DISCARD"]
+def active_view(view: PlayerView) -> PlayerView:
+    """The same position as a game among the players still in: out seats dropped, the rest
+    renumbered clockwise from 0.
+
+    Why: a seat that is out never plays again and holds no cards, so a three-player game
+    with one player out *is* a two-player game. A policy trained on every table size has
+    played far more real two-player hands than heads-up ends of larger games, and it reads
+    the position better in the smaller table's terms (measured in ``policies/README.md``).
+    Everything comes from ``view``, so this view tells nothing new. ``last_result`` is
+    dropped: it names the seats of the full table. A view whose own seat is out has no
+    smaller game to be part of, which is an error.
+    """
+    if all(view.active):
+        return view
+    if not view.active[view.seat]:
+        raise ValueError(f"active_view: seat {view.seat} is out of the game")
+    n = view.num_players
+    seats = [s for s in range(n) if view.active[s]]
+    index = {s: i for i, s in enumerate(seats)}
+
+    def nearest_in(seat: int) -> int:
+        # Dealer (or a finished hand's current player) may be a seat that just went out:
+        # the nearest seat still in on its right keeps the order of play the same.
+        while seat not in index:
+            seat = (seat - 1) % n
+        return index[seat]
+
+    return PlayerView(
+        seat=index[view.seat],
+        num_players=len(seats),
+        rules=view.rules,
+        phase=view.phase,
+        current_player=nearest_in(view.current_player),
+        dealer=nearest_in(view.dealer),
+        hand=view.hand,
+        drawn_card=view.drawn_card,
+        taken_card=view.taken_card,
+        top_discard=view.top_discard,
+        discard_pile=view.discard_pile,
+        known_cards=tuple(view.known_cards[s] for s in seats),
+        lives=tuple(view.lives[s] for s in seats),
+        active=(True,) * len(seats),
+        knocker=None if view.knocker is None else index[view.knocker],
+        stock_size=view.stock_size,
+        turn=view.turn,
+        hand_number=view.hand_number,
+        log=tuple((index[s], kind, card) for s, kind, card in view.log),
+        legal_actions=view.legal_actions,
+        last_result=None,
+    )
+
+
+__all__ = ["PlayerView", "make_view", "active_view", "PHASE_DRAW", "PHASE_DISCARD"]
