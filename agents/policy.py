@@ -62,7 +62,7 @@ class PolicyAgent(Agent):
         if view.num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"this table has {view.num_players}")
-        if self.active_only and view.active[view.seat] and not all(view.active):
+        if self.active_only and view.active[view.seat]:
             view = active_view(view)
         obs = self._encoder(view).encode(view)
         mask = np.zeros(56, dtype=bool)
@@ -109,8 +109,7 @@ _OPTIONS = ("sample", "argmax", "full")
 
 
 def _split(arg: str | None, kind: str) -> tuple[str, dict[str, bool]]:
-    if not arg:
-        raise ValueError(f"{kind}: needs a file, e.g. {kind}:policies/scat_ppo.pt")
+    arg = arg or ""
     options: dict[str, bool] = {}
     # Peel known options off the end (a path may itself contain ':').
     while True:
