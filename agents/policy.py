@@ -109,29 +109,29 @@ _OPTIONS = ("sample", "argmax", "full")
 
 
 def _split(arg: str | None, kind: str) -> tuple[str, dict[str, bool]]:
-    arg = arg or ""
-    options: dict[str, bool] = {}
+    """``(path, PolicyAgent keyword arguments)`` from ``PATH[:option...]``."""
+    spec = arg = arg or ""
+    options: set[str] = set()
     # Peel known options off the end (a path may itself contain ':').
     while True:
         head, sep, tail = arg.rpartition(":")
         if not sep or tail not in _OPTIONS:
             break
         if tail in options:
-            raise ValueError(f"{kind}: option {tail!r} given twice in {kind}:{arg}")
-        options[tail] = True
+            raise ValueError(f"{kind}: option {tail!r} given twice in {kind}:{spec}")
+        options.add(tail)
         arg = head
-    if options.get("sample") and options.get("argmax"):
+    if {"sample", "argmax"} <= options:
         raise ValueError(f"{kind}: 'sample' and 'argmax' contradict each other")
     if not arg:
         raise ValueError(f"{kind}: needs a file, e.g. {kind}:policies/scat_ppo.pt")
-    return arg, options
+    return arg, {"sample": "sample" in options, "active_only": "full" not in options}
 
 
 def _make_ppo(arg: str | None, seed: int | None) -> Agent:
-    path, opts = _split(arg, "ppo")
+    path, options = _split(arg, "ppo")
     policy, max_players = _load_native(path)
-    return PolicyAgent(policy, max_players, sample=opts.get("sample", False), seed=seed,
-                       name=f"ppo:{path}", active_only=not opts.get("full", False))
+    return PolicyAgent(policy, max_players, seed=seed, name=f"ppo:{path}", **options)
 
 
 class _SB3Policy:
@@ -177,10 +177,9 @@ def _load_sb3(path: str) -> tuple[Any, int]:
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:
-    path, opts = _split(arg, "sb3")
+    path, options = _split(arg, "sb3")
     policy, max_players = _load_sb3(path)
-    return PolicyAgent(policy, max_players, sample=opts.get("sample", False), seed=seed,
-                       name=f"sb3:{path}", active_only=not opts.get("full", False))
+    return PolicyAgent(policy, max_players, seed=seed, name=f"sb3:{path}", **options)
 
 
 register("ppo", _make_ppo, "trained native PPO policy: ppo:PATH[.pt][:sample][:full]")
