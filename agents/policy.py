@@ -8,6 +8,12 @@ from the policy with its own seeded rng (``ppo:PATH:sample``). Once a player is 
 encodes :func:`scat_env.active_view`, the smaller game among the players still in
 (``ppo:PATH:full``: the whole table, how every figure before that view was measured).
 
+``ppo:SET.yaml`` plays a *policy set*: one policy file per number of players still in (a
+specialist for heads-up play, one for three players...) and a default for the other table
+sizes, listed in a small YAML manifest (:func:`load_policy_set`). Once a player is out the
+set hands the smaller game to the specialist for that size, which reads it through
+:func:`scat_env.active_view` exactly as the real game of that size.
+
 Inference runs in numpy (one view: ~50 us, ~85 us with the expert-advice inputs of the
 shipped policy, measured on the 2-core VM), fast enough for 2,000-game tournaments.
 A missing, corrupt or incompatible file raises ``ValueError`` naming the file.
@@ -92,6 +98,135 @@ class PolicyAgent(Agent):
         return f"{self.name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)
 
 
+class PolicySetAgent(Agent):
+    """One :class:`PolicyAgent` per number of players still in, and a default for the rest.
+
+    Why by players *still in* and not by the table's size: with :func:`scat_env.active_view`
+    a three-player game with one player out is read as a two-player game, so the two-player
+    specialist is the right player for it. With ``active_only=False`` (``:full``) the table's
+    size picks the member instead.
+    """
+
+    def __init__(self, members: dict[int, PolicyAgent], default: PolicyAgent | None, *,
+                 active_only: bool = True, seed: int | None = None,
+                 name: str = "policy set") -> None:
+        super().__init__(seed)
+        if not members and default is None:
+            raise ValueError(f"{name}: a policy set needs at least one policy")
+        self.members = dict(members)
+        self.default = default
+        self.active_only = active_only
+        self.name = name
+        # Larger than the largest specialist when there is no default to fall back on.
+        self.max_players = max([default.max_players] if default is not None else list(members))
+
+    def member(self, view: PlayerView) -> PolicyAgent:
+        """The policy that plays ``view``: the specialist for its size, else the default."""
+        if self.active_only and view.active[view.seat]:
+            n = sum(1 for a in view.active if a)
+        else:
+            n = view.num_players
+        agent = self.members.get(n, self.default)
+        if agent is None:
+            sizes = ", ".join(str(k) for k in sorted(self.members))
+            raise ValueError(f"{self.name} has policies for {sizes} players and no default; "
+                             f"this table has {n} players in")
+        return agent
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        for agent in self._all():
+            agent.reset(seed)
+
+    def _all(self) -> list[PolicyAgent]:
+        return [*self.members.values(), *([self.default] if self.default is not None else [])]
+
+    def logits(self, view: PlayerView) -> np.ndarray:
+        return self.member(view).logits(view)
+
+    def act(self, view: PlayerView) -> int:
+        return self.member(view).act(view)
+
+    def explain(self, view: PlayerView) -> str:
+        return self.member(view).explain(view)
+
+
+#: The one format tag a policy-set manifest carries, so any other YAML file is refused.
+SET_FORMAT = "scat-policy-set"
+
+
+def load_policy_set(path: str) -> tuple[dict[int, str], str | None]:
+    """Read a policy-set manifest -> ``({players: file}, default file or None)``.
+
+    The manifest is YAML::
+
+        format: scat-policy-set
+        policies:
+          2: scat_ppo_2p.pt      # plays whenever two players are in
+          3: scat_ppo_3p.pt
+          default: scat_ppo.pt   # every other size
+
+    File names are relative to the manifest's folder. Any problem is one ``ValueError``
+    naming the manifest and what is wrong; the member files are checked when loaded.
+    """
+    import os
+
+    import yaml
+
+    if not os.path.isfile(path):
+        raise ValueError(f"policy set {path!r} does not exist")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = yaml.safe_load(fh)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ValueError(f"policy set {path!r} is not valid YAML: "
+                         f"{str(exc).splitlines()[0]}") from None
+    if not isinstance(raw, dict) or raw.get("format") != SET_FORMAT:
+        raise ValueError(f"policy set {path!r} must be a mapping with 'format: {SET_FORMAT}'")
+    unknown = sorted(str(k) for k in set(raw) - {"format", "policies"})
+    if unknown:
+        raise ValueError(f"policy set {path!r}: unknown field(s) {', '.join(unknown)} "
+                         "(known: format, policies)")
+    entries = raw.get("policies")
+    if not isinstance(entries, dict) or not entries:
+        raise ValueError(f"policy set {path!r}: 'policies' must map player counts (2-10) "
+                         "or 'default' to policy files")
+    folder = os.path.dirname(path)
+    members: dict[int, str] = {}
+    default = None
+    for key, file in entries.items():
+        if not isinstance(file, str) or not file.strip():
+            raise ValueError(f"policy set {path!r}: entry {key!r} must name a policy file, "
+                             f"got {file!r}")
+        file = os.path.join(folder, file.strip())
+        if key == "default":
+            default = file
+        elif isinstance(key, int) and not isinstance(key, bool) and 2 <= key <= 10:
+            members[key] = file
+        else:
+            raise ValueError(f"policy set {path!r}: key {key!r} is not a player count "
+                             "(2-10) or 'default'")
+    return members, default
+
+
+def _make_set(path: str, options: dict[str, bool], seed: int | None) -> Agent:
+    members, default_file = load_policy_set(path)
+
+    def agent(file: str) -> PolicyAgent:
+        policy, max_players = _load_native(file)
+        return PolicyAgent(policy, max_players, seed=seed, name=f"ppo:{file}", **options)
+
+    specialists = {}
+    for n, file in members.items():
+        specialists[n] = agent(file)
+        if specialists[n].max_players < n:
+            raise ValueError(f"policy set {path!r}: {file!r} plays at most "
+                             f"{specialists[n].max_players} players, listed for {n}")
+    default = agent(default_file) if default_file is not None else None
+    return PolicySetAgent(specialists, default, active_only=options["active_only"],
+                          seed=seed, name=f"ppo:{path}")
+
+
 @lru_cache(maxsize=16)
 def _load_native(path: str) -> tuple[Any, int]:
     from training.policy_net import NumpyPolicy, build_net, load_file
@@ -130,6 +265,8 @@ def _split(arg: str | None, kind: str) -> tuple[str, dict[str, bool]]:
 
 def _make_ppo(arg: str | None, seed: int | None) -> Agent:
     path, options = _split(arg, "ppo")
+    if path.endswith((".yaml", ".yml")):
+        return _make_set(path, options, seed)
     policy, max_players = _load_native(path)
     return PolicyAgent(policy, max_players, seed=seed, name=f"ppo:{path}", **options)
 
@@ -182,5 +319,6 @@ def _make_sb3(arg: str | None, seed: int | None) -> Agent:
     return PolicyAgent(policy, max_players, seed=seed, name=f"sb3:{path}", **options)
 
 
-register("ppo", _make_ppo, "trained native PPO policy: ppo:PATH[.pt][:sample][:full]")
+register("ppo", _make_ppo, "trained native PPO policy, or a policy set by player count: "
+         "ppo:PATH[.pt|.yaml][:sample][:full]")
 register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: sb3:PATH.zip[:sample][:full]")

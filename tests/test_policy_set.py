@@ -1,0 +1,108 @@
+"""``ppo:SET.yaml``: one policy per number of players still in, from a small manifest."""
+
+from pathlib import Path
+
+import pytest
+
+from agents.match import play_game
+from agents.policy import PolicySetAgent
+from agents.registry import make_agent
+from scat_env import GameState, Rules, make_view
+
+POLICIES = Path(__file__).resolve().parent.parent / "policies"
+GENERAL, V1, V2 = (str(POLICIES / f) for f in ("scat_ppo.pt", "scat_ppo_v1.pt", "scat_ppo_v2.pt"))
+
+
+def _manifest(tmp_path: Path, text: str, name: str = "set.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def _set(tmp_path: Path) -> str:
+    return _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  2: {V1}\n  3: {V2}\n"
+                               f"  default: {GENERAL}\n")
+
+
+def _three_with_one_out() -> GameState:
+    rules = Rules()
+    deck = list(range(52))
+    return GameState.from_parts(rules, hands=[deck[:3], [], deck[3:6]], stock=deck[7:],
+                                discard=[deck[6]], lives=[2, 0, 3], dealer=2,
+                                current_player=0, hand_number=5)
+
+
+def test_a_set_hands_each_table_size_to_its_specialist(tmp_path):
+    agent = make_agent(f"ppo:{_set(tmp_path)}")
+    assert isinstance(agent, PolicySetAgent)
+    name = {id(a): a.name for a in agent._all()}
+    for n, expected in ((2, V1), (3, V2), (4, GENERAL), (5, GENERAL)):
+        state = GameState(n, seed=n)
+        view = make_view(state, state.current_player)
+        assert name[id(agent.member(view))] == f"ppo:{expected}"
+        assert agent.act(view) in view.legal_actions
+
+
+def test_once_a_player_is_out_the_set_plays_the_smaller_games_specialist(tmp_path):
+    """A three-player table with one player out is a two-player game (scat_env.active_view)."""
+    view = make_view(_three_with_one_out(), 0)
+    assert make_agent(f"ppo:{_set(tmp_path)}").member(view).name == f"ppo:{V1}"
+    # ':full' reads the whole table, so the table's size picks the member.
+    assert make_agent(f"ppo:{_set(tmp_path)}:full").member(view).name == f"ppo:{V2}"
+
+
+def test_a_set_plays_whole_games_and_is_seeded(tmp_path):
+    spec = f"ppo:{_set(tmp_path)}:sample"
+    records = []
+    for _ in range(2):
+        agents = [make_agent(spec), make_agent("greedy"), make_agent("expert")]
+        records.append(play_game(agents, Rules(), seed=11))
+    assert records[0].winner is not None and not records[0].truncated
+    assert records[0].actions == records[1].actions
+
+
+def test_member_files_are_relative_to_the_manifest(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "two.pt").write_bytes(Path(V1).read_bytes())
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  2: sub/two.pt\n"
+                               f"  default: {GENERAL}\n")
+    view = make_view(GameState(2, seed=0), 0)
+    assert make_agent(f"ppo:{path}").member(view).name.endswith("sub/two.pt")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("policies: {default: x.pt}\n", "format: scat-policy-set"),
+    ("format: scat-policy-set\npolicies: {2: [a]}\n", "entry 2 must name a policy file"),
+    ("format: scat-policy-set\npolicies: {1: a.pt}\n", "key 1 is not a player count"),
+    ("format: scat-policy-set\npolicies: {two: a.pt}\n", "key 'two' is not a player count"),
+    ("format: scat-policy-set\npolicies: {}\n", "'policies' must map"),
+    ("format: scat-policy-set\npolicy: {default: a.pt}\n", "unknown field"),
+    ("format: scat-policy-set\npolicies: {2: [\n", "not valid YAML"),
+    ("format: scat-policy-set\npolicies: {default: missing.pt}\n", "does not exist"),
+])
+def test_a_bad_manifest_is_a_clear_error(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(f"ppo:{_manifest(tmp_path, text)}")
+
+
+def test_a_missing_or_corrupt_set_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(f"ppo:{tmp_path / 'nope.yaml'}")
+    path = tmp_path / "bin.yaml"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ValueError, match="not valid YAML"):
+        make_agent(f"ppo:{path}")
+
+
+def test_a_specialist_cannot_be_listed_for_more_players_than_it_plays(tmp_path):
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  8: {GENERAL}\n")
+    with pytest.raises(ValueError, match="plays at most 6 players, listed for 8"):
+        make_agent(f"ppo:{path}")
+
+
+def test_a_set_without_a_default_refuses_an_unlisted_size(tmp_path):
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies: {{2: {V1}}}\n")
+    agent = make_agent(f"ppo:{path}")
+    view = make_view(GameState(3, seed=0), 0)
+    with pytest.raises(ValueError, match="policies for 2 players and no default; this table has 3"):
+        agent.act(view)
