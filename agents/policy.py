@@ -155,16 +155,16 @@ class PolicySetAgent(Agent):
 SET_FORMAT = "scat-policy-set"
 
 
-def load_policy_set(path: str) -> tuple[dict[int, str], str | None]:
-    """Read a policy-set manifest -> ``({players: file}, default file or None)``.
+def load_policy_set(path: str) -> tuple[dict[int, list[str]], list[str] | None]:
+    """Read a policy-set manifest -> ``({players: files}, default files or None)``.
 
     The manifest is YAML::
 
         format: scat-policy-set
         policies:
-          2: scat_ppo_2p.pt      # plays whenever two players are in
-          3: scat_ppo_3p.pt
-          default: scat_ppo.pt   # every other size
+          2: scat_ppo_2p.pt                  # plays whenever two players are in
+          3: [net_a.pt, net_b.pt, net_c.pt]  # a list: their logits averaged (an ensemble)
+          default: scat_ppo.pt               # every other size
 
     File names are relative to the manifest's folder. Any problem is one ``ValueError``
     naming the manifest and what is wrong; the member files are checked when loaded.
@@ -192,37 +192,69 @@ def load_policy_set(path: str) -> tuple[dict[int, str], str | None]:
         raise ValueError(f"policy set {path!r}: 'policies' must map player counts (2-10) "
                          "or 'default' to policy files")
     folder = os.path.dirname(path)
-    members: dict[int, str] = {}
+    members: dict[int, list[str]] = {}
     default = None
-    for key, file in entries.items():
-        if not isinstance(file, str) or not file.strip():
-            raise ValueError(f"policy set {path!r}: entry {key!r} must name a policy file, "
-                             f"got {file!r}")
-        file = os.path.join(folder, file.strip())
+    for key, files in entries.items():
+        listed = files if isinstance(files, list) else [files]
+        if not listed or not all(isinstance(f, str) and f.strip() for f in listed):
+            raise ValueError(f"policy set {path!r}: entry {key!r} must name a policy file "
+                             f"or a list of them, got {files!r}")
+        listed = [os.path.join(folder, f.strip()) for f in listed]
         if key == "default":
-            default = file
+            default = listed
         elif isinstance(key, int) and not isinstance(key, bool) and 2 <= key <= 10:
-            members[key] = file
+            members[key] = listed
         else:
             raise ValueError(f"policy set {path!r}: key {key!r} is not a player count "
                              "(2-10) or 'default'")
     return members, default
 
 
-def _make_set(path: str, options: dict[str, bool], seed: int | None) -> Agent:
-    members, default_file = load_policy_set(path)
+class EnsemblePolicy:
+    """Several policies of one input layout, playing as one: the mean of their logits.
 
-    def agent(file: str) -> PolicyAgent:
-        policy, max_players = _load_native(file)
-        return PolicyAgent(policy, max_players, seed=seed, name=f"ppo:{file}", **options)
+    Why: independently trained nets make partly independent mistakes, and averaging their
+    logits (a product of their policies) measured stronger than any one of them at some
+    table sizes (policies/README.md). Only policies that read the same observation can be
+    averaged, so the inputs must match.
+    """
+
+    def __init__(self, policies: list[Any], name: str) -> None:
+        advice = {bool(getattr(p, "advice", False)) for p in policies}
+        if len(advice) > 1:
+            raise ValueError(f"{name}: an ensemble cannot mix policies with and without "
+                             "the expert-advice inputs")
+        self.policies = policies
+        self.advice = advice.pop()
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        total = self.policies[0].logits(obs, mask)
+        for policy in self.policies[1:]:
+            total = total + policy.logits(obs, mask)
+        return total / len(self.policies)
+
+
+def _make_set(path: str, options: dict[str, bool], seed: int | None) -> Agent:
+    members, default_files = load_policy_set(path)
+
+    def agent(files: list[str]) -> PolicyAgent:
+        loaded = [_load_native(f) for f in files]
+        max_players = {m for _, m in loaded}
+        if len(max_players) > 1:
+            raise ValueError(f"policy set {path!r}: an ensemble cannot mix observation "
+                             f"layouts for {sorted(max_players)} players ({', '.join(files)})")
+        policy = (loaded[0][0] if len(loaded) == 1
+                  else EnsemblePolicy([p for p, _ in loaded], f"policy set {path!r}"))
+        return PolicyAgent(policy, max_players.pop(), seed=seed,
+                           name="ppo:" + "+".join(files), **options)
 
     specialists = {}
-    for n, file in members.items():
-        specialists[n] = agent(file)
+    for n, files in members.items():
+        specialists[n] = agent(files)
         if specialists[n].max_players < n:
-            raise ValueError(f"policy set {path!r}: {file!r} plays at most "
+            raise ValueError(f"policy set {path!r}: {'+'.join(files)!r} plays at most "
                              f"{specialists[n].max_players} players, listed for {n}")
-    default = agent(default_file) if default_file is not None else None
+    default = agent(default_files) if default_files is not None else None
     return PolicySetAgent(specialists, default, active_only=options["active_only"],
                           seed=seed, name=f"ppo:{path}")
 

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.match import play_game
@@ -72,7 +73,7 @@ def test_member_files_are_relative_to_the_manifest(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("policies: {default: x.pt}\n", "format: scat-policy-set"),
-    ("format: scat-policy-set\npolicies: {2: [a]}\n", "entry 2 must name a policy file"),
+    ("format: scat-policy-set\npolicies: {2: [a.pt, 3]}\n", "entry 2 must name a policy file or a list"),
     ("format: scat-policy-set\npolicies: {1: a.pt}\n", "key 1 is not a player count"),
     ("format: scat-policy-set\npolicies: {two: a.pt}\n", "key 'two' is not a player count"),
     ("format: scat-policy-set\npolicies: {}\n", "'policies' must map"),
@@ -106,3 +107,20 @@ def test_a_set_without_a_default_refuses_an_unlisted_size(tmp_path):
     view = make_view(GameState(3, seed=0), 0)
     with pytest.raises(ValueError, match="policies for 2 players and no default; this table has 3"):
         agent.act(view)
+
+
+def test_a_list_of_files_plays_as_the_mean_of_their_logits(tmp_path):
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  default: [{GENERAL}, {V2}]\n")
+    state = GameState(3, seed=4)
+    view = make_view(state, state.current_player)
+    both = make_agent(f"ppo:{path}").logits(view)
+    one, two = make_agent(f"ppo:{GENERAL}").logits(view), make_agent(f"ppo:{V2}").logits(view)
+    legal = list(view.legal_actions)
+    assert np.allclose(both[legal], (one[legal] + two[legal]) / 2, atol=1e-5)
+
+
+def test_an_ensemble_cannot_mix_input_layouts(tmp_path):
+    """v1 reads no expert-advice inputs, v2 does: their logits cannot share one observation."""
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  default: [{V1}, {V2}]\n")
+    with pytest.raises(ValueError, match="cannot mix policies with and without"):
+        make_agent(f"ppo:{path}")
