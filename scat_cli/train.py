@@ -77,8 +77,10 @@ def _final_report(trainer: str, cfg: object, out: Path, summary: dict) -> str:
     lines.append("")
     if "final_eval" in summary:
         final = summary["final_eval"]
-        how = ("duplicate deals, every deal in all seat rotations, 95% CIs clustered by deal"
-               if "harness" in final else "seats rotated, Wilson 95% CIs")
+        from training.evaluate import FINAL_EVAL_SEED
+
+        how = (f"duplicate deals from seed {FINAL_EVAL_SEED}, every deal in all seat rotations, "
+               "95% CIs clustered by deal" if "harness" in final else "seats rotated, Wilson 95% CIs")
         lines.append(format_report(final, f"Final evaluation (policy in one seat vs a field of "
                                    f"one baseline; {how})"))
         if "seconds" in final:

@@ -137,6 +137,10 @@ def tournament_evaluation(spec: str, opponents: list[str], player_counts: list[i
     return result
 
 
+#: The deals of every end-of-training evaluation (``--seed`` of ``python -m training.evaluate``).
+FINAL_EVAL_SEED = 999_999
+
+
 def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: list[int],
                                 games: int, folder: str | Path, *, workers: int = 1,
                                 rules: str = "standard", log: Any = print) -> dict[str, Any]:
@@ -144,8 +148,10 @@ def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: 
     ``spec`` (``ppo:PATH`` or ``sb3:PATH``) into a fresh ``folder``.
 
     The tournaments are resumable, so a stale folder from an earlier policy is removed
-    first: its games must not be mixed in. The fixed seed makes the final figures of two
-    runs comparable with each other and with ``python -m training.evaluate``."""
+    first: its games must not be mixed in. The fixed seed (:data:`FINAL_EVAL_SEED`) makes
+    the final figures of two runs comparable with each other and with
+    ``python -m training.evaluate --seed 999999``; the command's default seed 0 deals other
+    cards, and a table of one set of deals must not be compared with the other's."""
     import shutil
     import time
 
@@ -154,7 +160,7 @@ def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: 
         shutil.rmtree(folder)
     t0 = time.perf_counter()
     ev = tournament_evaluation(spec, list(opponents), list(player_counts), games, folder,
-                               seed=999_999, workers=workers, rules=rules)
+                               seed=FINAL_EVAL_SEED, workers=workers, rules=rules)
     ev["seconds"] = time.perf_counter() - t0
     log(f"[final eval] {sum(ev['games'].values())} games in {ev['seconds']:.0f} s with "
         f"{workers} worker(s)")
