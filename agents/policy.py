@@ -117,8 +117,6 @@ class PolicySetAgent(Agent):
         self.default = default
         self.active_only = active_only
         self.name = name
-        # Larger than the largest specialist when there is no default to fall back on.
-        self.max_players = max([default.max_players] if default is not None else list(members))
 
     def member(self, view: PlayerView) -> PolicyAgent:
         """The policy that plays ``view``: the specialist for its size, else the default."""
