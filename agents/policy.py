@@ -232,8 +232,13 @@ class EnsemblePolicy:
         return total / len(self.policies)
 
 
+#: Tournaments build their agents anew for every game; the manifest is read once per process,
+#: as :func:`_load_native` reads each policy file once. Its result is never mutated.
+_read_policy_set = lru_cache(maxsize=16)(load_policy_set)
+
+
 def _make_set(path: str, options: dict[str, bool], seed: int | None) -> Agent:
-    members, default_files = load_policy_set(path)
+    members, default_files = _read_policy_set(path)
 
     def agent(files: list[str]) -> PolicyAgent:
         loaded = [_load_native(f) for f in files]
