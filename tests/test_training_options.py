@@ -1,6 +1,6 @@
-"""The two training options of the native trainer: expert-advice inputs and the privileged
-critic (issue: "option for a privileged critic that sees all hands during training only (the
-policy never does)")."""
+"""Training options of the native trainer: expert-advice inputs, the privileged critic (issue:
+"option for a privileged critic that sees all hands during training only (the policy never
+does)") and games started from uneven lives."""
 
 from __future__ import annotations
 
@@ -234,3 +234,42 @@ def test_resume_takes_the_learning_rate_of_the_config(tmp_path):
           log=lambda m: None)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert [g["lr"] for g in ckpt["optimizer"]["param_groups"]] == [1e-3]
+
+
+def _start_lives(cfg: PPOConfig, games: int) -> list[list[int]]:
+    from training.ppo import Runner
+
+    runner = Runner(cfg, Rules(), seed=5)
+    return [runner._new_slot().state.lives for _ in range(games)]
+
+
+def test_random_lives_starts_games_from_uneven_lives_within_the_rules():
+    """``random_lives: 1`` draws every seat's lives from 1..start_lives (4 in standard: three
+    pennies and the county), so the trainer sees the short-handed ends of bigger games."""
+    cfg = PPOConfig(player_counts=[2, 3], opponents={"greedy": 1.0}, random_lives=1.0, **TINY)
+    lives = _start_lives(cfg, 300)
+    seen = {v for row in lives for v in row}
+    assert seen == {1, 2, 3, 4}
+    assert sum(len(set(row)) > 1 for row in lives) > 150
+
+
+def test_random_lives_off_keeps_full_lives_and_a_share_mixes_both():
+    base = PPOConfig(player_counts=[2, 3], opponents={"greedy": 1.0}, **TINY)
+    assert all(row == [4] * len(row) for row in _start_lives(base, 50))
+    half = dataclasses.replace(base, random_lives=0.5)
+    mixed = _start_lives(half, 400)
+    full = sum(all(v == 4 for v in row) for row in mixed)
+    assert 150 < full < 300  # about half, plus the draws that happen to be all fours
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5])
+def test_random_lives_outside_zero_to_one_is_one_clear_error(value):
+    with pytest.raises(ValueError, match="random_lives must be a share"):
+        PPOConfig(random_lives=value)
+
+
+def test_random_lives_trains_end_to_end(tmp_path):
+    cfg = PPOConfig(player_counts=[2], opponents={"greedy": 1.0}, random_lives=0.5,
+                    total_steps=512, **TINY)
+    train(cfg, tmp_path / "run")
+    assert (tmp_path / "run" / "policy.pt").is_file()

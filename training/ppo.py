@@ -118,6 +118,10 @@ class PPOConfig:
     # the game result, so with gamma near 1 it does not change the best policy
     shaping: str = "lives"
     hand_reward_decay_steps: int | None = None  # linear decay to 0 over this many samples
+    # Share of training games that start from uneven lives, each seat's drawn uniformly from
+    # 1..start_lives: the positions where bigger games end and a specialist takes over
+    # (scat_env.active_view), which a game from full lives reaches only in its last hands.
+    random_lives: float = 0.0
     # network and optimisation
     hidden: int = 256
     layers: int = 2
@@ -163,6 +167,8 @@ class PPOConfig:
         if not isinstance(self.critic_warmup, int) or self.critic_warmup < 0:
             raise bad(f"critic_warmup must be an int >= 0, got {self.critic_warmup!r}")
         check_shaping(self.shaping, "ppo config: ")
+        if not 0 <= self.random_lives <= 1:
+            raise bad(f"random_lives must be a share in [0, 1], got {self.random_lives!r}")
         if not 0 < self.lr < 1:
             raise bad(f"lr must be in (0, 1), got {self.lr}")
 
@@ -324,6 +330,9 @@ class Runner:
         cfg, rng = self.cfg, self.rng
         n = rng.choices(cfg.player_counts, weights=self.count_weights)[0]
         state = GameState(n, self.rules, seed=rng.getrandbits(62))
+        # Drawn only when the option is on, so runs without it keep their random stream.
+        if cfg.random_lives and rng.random() < cfg.random_lives:
+            state.lives = [rng.randint(1, self.rules.start_lives) for _ in range(n)]
         learner = rng.randrange(n)
         kinds, players = [], []
         for s in range(n):
