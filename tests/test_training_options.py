@@ -25,7 +25,7 @@ from training.policy_net import (
     load_file,
     policy_observation_size,
 )
-from training.ppo import PPOConfig, encode_privileged, privileged_size, train
+from training.ppo import PPOConfig, Runner, encode_privileged, privileged_size, train
 
 TINY = dict(num_games=8, rollout_steps=256, minibatch=256, epochs=2, hidden=32,
             eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
@@ -237,8 +237,6 @@ def test_resume_takes_the_learning_rate_of_the_config(tmp_path):
 
 
 def _start_lives(cfg: PPOConfig, games: int) -> list[list[int]]:
-    from training.ppo import Runner
-
     runner = Runner(cfg, Rules(), seed=5)
     return [runner._new_slot().state.lives for _ in range(games)]
 
