@@ -25,7 +25,14 @@ from training.policy_net import (
     load_file,
     policy_observation_size,
 )
-from training.ppo import PPOConfig, Runner, encode_privileged, privileged_size, train
+from training.ppo import (
+    HANDOFF,
+    PPOConfig,
+    Runner,
+    encode_privileged,
+    privileged_size,
+    train,
+)
 
 TINY = dict(num_games=8, rollout_steps=256, minibatch=256, epochs=2, hidden=32,
             eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
@@ -271,3 +278,67 @@ def test_random_lives_trains_end_to_end(tmp_path):
                     total_steps=512, **TINY)
     train(cfg, tmp_path / "run")
     assert (tmp_path / "run" / "policy.pt").is_file()
+
+
+# -- hand-off to a fixed agent once few players are in ---------------------------------------
+def _handoff_cfg(**kw) -> PPOConfig:
+    base = dict(player_counts=[3], opponents={"expert": 1.0}, handoff="expert", random_lives=1.0,
+                hand_reward=0.0, **TINY)
+    return PPOConfig(**{**base, **kw})
+
+
+def _tiny_net() -> PolicyNet:
+    return PolicyNet(policy_observation_size(6), 32, 2, 6)
+
+
+def test_handoff_trains_only_on_positions_with_more_players_in():
+    """A policy-set member for three players never plays heads-up (the two-player member
+    does), so with ``handoff`` every learner sample is a three-in position and the heads-up
+    ends of its games go to the hand-off agent."""
+    runner = Runner(_handoff_cfg(rollout_steps=2000), Rules(), seed=7)
+    seen: list[int] = []
+    encode = runner.encoder.encode
+
+    def recording(view, out):  # only learner rows are encoded: every other seat is an agent
+        seen.append(sum(view.active))
+        return encode(view, out)
+
+    runner.encoder.encode = recording
+    runner.collect(_tiny_net(), hand_reward=0.0)
+    assert len(seen) >= 2000 and set(seen) == {3}
+    assert any(HANDOFF in slot.kinds for slot in runner.slots) or runner.games_done
+    for slot in runner.slots:
+        for s, kind in enumerate(slot.kinds):
+            if kind == HANDOFF:
+                assert sum(slot.state.active) <= 2 and slot.trajs[s]
+
+
+def test_handoff_seat_still_gets_its_game_result():
+    """The learner's seat keeps its trajectory after the hand-off: a win (+1) or an
+    elimination (-1/(n-1)) reaches its last sample, and the win counts as the learner's."""
+    runner = Runner(_handoff_cfg(rollout_steps=3000), Rules(), seed=8)
+    runner.collect(_tiny_net(), hand_reward=0.0)
+    finals = [runner.rewards[t[-1]] for t in runner.finished]
+    assert all(runner.dones[t[-1]] for t in runner.finished)
+    wins = sum(won for _, won in runner.wins)
+    assert wins > 0 and finals.count(1.0) == wins
+    assert finals.count(-0.5) + finals.count(1.0) == len(finals)
+
+
+@pytest.mark.parametrize("players", [1, 3, True])
+def test_handoff_players_must_leave_a_smaller_game(players):
+    with pytest.raises(ValueError, match="handoff_players"):
+        _handoff_cfg(handoff_players=players)
+
+
+def test_handoff_with_an_unknown_agent_is_one_clear_error():
+    with pytest.raises(ValueError, match="handoff 'nobody'"):
+        Runner(_handoff_cfg(handoff="nobody"), Rules(), seed=0)
+
+
+def test_handoff_trains_and_resumes(tmp_path):
+    cfg = _handoff_cfg(total_steps=300, handoff="greedy")
+    train(cfg, tmp_path, log=lambda m: None)
+    train(dataclasses.replace(cfg, total_steps=600), tmp_path, resume=True, log=lambda m: None)
+    ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    assert ckpt["counters"]["samples"] >= 600

@@ -122,6 +122,14 @@ class PPOConfig:
     # 1..start_lives: the positions where bigger games end and a specialist takes over
     # (scat_env.active_view), which a game from full lives reaches only in its last hands.
     random_lives: float = 0.0
+    # Hand the learner's seats to a fixed agent (any agent spec, e.g. the policy set's
+    # two-player member) once at most ``handoff_players`` players are in. Why: a policy-set
+    # member for N players plays only while N are in; at play time the smaller game that
+    # follows is the specialist's. With a hand-off, every sample is a position the member
+    # really plays, and the value of reaching the smaller game is learnt under the player
+    # that will really play it. The seat's game result still reaches its last sample.
+    handoff: str | None = None
+    handoff_players: int = 2
     # network and optimisation
     hidden: int = 256
     layers: int = 2
@@ -171,6 +179,13 @@ class PPOConfig:
             raise bad(f"random_lives must be a share in [0, 1], got {self.random_lives!r}")
         if not 0 < self.lr < 1:
             raise bad(f"lr must be in (0, 1), got {self.lr}")
+        if self.handoff is not None:
+            if not isinstance(self.handoff, str) or not self.handoff:
+                raise bad(f"handoff must be an agent spec (e.g. ppo:FILE), got {self.handoff!r}")
+            if (not isinstance(self.handoff_players, int) or isinstance(self.handoff_players, bool)
+                    or not 1 < self.handoff_players < min(self.player_counts)):
+                raise bad("handoff_players must be an int from 2 to one less than the smallest "
+                          f"player count ({min(self.player_counts)}), got {self.handoff_players!r}")
 
 
 def make_rules(spec: str) -> Rules:
@@ -239,7 +254,8 @@ class Critic(nn.Module):
 
 
 # == 2b. The runner =====================================================================
-SELF, SNAPSHOT, AGENT = 0, 1, 2
+#: HANDOFF: a learner seat now played by ``PPOConfig.handoff`` (still the learner's result).
+SELF, SNAPSHOT, AGENT, HANDOFF = 0, 1, 2, 3
 
 
 class Slot:
@@ -250,7 +266,7 @@ class Slot:
     def __init__(self, state: GameState, kinds: list[int], players: list[Any]) -> None:
         self.state = state
         self.n = state.num_players
-        self.kinds = kinds  # SELF / SNAPSHOT / AGENT per seat
+        self.kinds = kinds  # SELF / SNAPSHOT / AGENT / HANDOFF per seat
         self.players = players  # snapshot index or Agent per seat (None for SELF)
         self.trajs: list[list[int] | None] = [[] if k == SELF else None for k in kinds]
         self.seen = len(state.results)
@@ -269,6 +285,13 @@ class Runner:
         self.encoder = PaddedEncoder(rules, cfg.max_players, advice=cfg.advice)
         self.snapshots: deque[NumpyPolicy] = deque(maxlen=cfg.snapshot_pool)
         self.opponent_names, self.opponent_weights, self.agent_specs = self._opponent_table()
+        if cfg.handoff is not None:
+            from agents.registry import make_agent
+
+            try:  # refuse a bad spec now, not when the first game gets that far
+                make_agent(cfg.handoff, seed=0)
+            except ValueError as exc:
+                raise ValueError(f"ppo config: handoff {cfg.handoff!r}: {exc}") from None
         weights = cfg.player_weights or [1.0] * len(cfg.player_counts)
         self.count_weights = weights
         self.env_steps = 0
@@ -351,6 +374,17 @@ class Runner:
                 players.append(make_agent(name, seed=rng.getrandbits(62)))
         return Slot(state, kinds, players)
 
+    def _hand_off(self, slot: Slot) -> None:
+        """Give every learner seat of ``slot`` to the hand-off agent. Their trajectories stay
+        open, so the seats' later hand rewards and game result reach their last samples."""
+        from agents.registry import make_agent
+
+        for s, kind in enumerate(slot.kinds):
+            if kind == SELF:
+                slot.kinds[s] = HANDOFF
+                # ppo: files are read once per process (agents.policy), so this is cheap.
+                slot.players[s] = make_agent(self.cfg.handoff, seed=self.rng.getrandbits(62))
+
     def _settle(self, slot: Slot, hand_reward: float) -> bool:
         """Deliver the rewards of newly scored hands / the game end. True if the game ended."""
         state = slot.state
@@ -375,7 +409,7 @@ class Runner:
             won = 0.0
             learners = 0
             for s, traj in enumerate(slot.trajs):
-                if slot.kinds[s] == SELF:
+                if slot.kinds[s] in (SELF, HANDOFF):
                     learners += 1
                     if over and state.active[s]:
                         won = 1.0
@@ -398,6 +432,7 @@ class Runner:
         encode = self.encoder.encode
         size = self.encoder.size
         priv_size = privileged_size(cfg.max_players)
+        handoff = cfg.handoff is not None
         while self.new_samples < cfg.rollout_steps:
             rows: list[tuple[int, int]] = []  # (slot index, seat) of learner decisions
             snap_rows: dict[int, list[tuple[int, int]]] = {}
@@ -406,7 +441,10 @@ class Runner:
                 state = slot.state
                 seat = state.current_player
                 kind = slot.kinds[seat]
-                if kind == AGENT:
+                if kind == SELF and handoff and sum(state.active) <= cfg.handoff_players:
+                    self._hand_off(slot)
+                    kind = HANDOFF
+                if kind == AGENT or kind == HANDOFF:
                     chosen[i] = slot.players[seat].act(make_view(state, seat))
                 elif kind == SELF:
                     rows.append((i, seat))
