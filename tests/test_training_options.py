@@ -342,3 +342,6 @@ def test_handoff_trains_and_resumes(tmp_path):
     train(dataclasses.replace(cfg, total_steps=600), tmp_path, resume=True, log=lambda m: None)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert ckpt["counters"]["samples"] >= 600
+    with pytest.raises(ValueError, match="handoff 'nobody'"):
+        train(dataclasses.replace(cfg, total_steps=900, handoff="nobody"), tmp_path, resume=True,
+              log=lambda m: None)

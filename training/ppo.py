@@ -253,6 +253,19 @@ class Critic(nn.Module):
         return self.v(self.trunk(torch.cat([obs, priv], dim=1))).squeeze(-1)
 
 
+def check_handoff(cfg: PPOConfig) -> None:
+    """Refuse a hand-off agent that cannot be built now (a new run or a resume), not when the
+    first game gets that far."""
+    if cfg.handoff is None:
+        return
+    from agents.registry import make_agent
+
+    try:
+        make_agent(cfg.handoff, seed=0)
+    except ValueError as exc:
+        raise ValueError(f"ppo config: handoff {cfg.handoff!r}: {exc}") from None
+
+
 # == 2b. The runner =====================================================================
 #: HANDOFF: a learner seat now played by ``PPOConfig.handoff`` (still the learner's result).
 SELF, SNAPSHOT, AGENT, HANDOFF = 0, 1, 2, 3
@@ -285,13 +298,7 @@ class Runner:
         self.encoder = PaddedEncoder(rules, cfg.max_players, advice=cfg.advice)
         self.snapshots: deque[NumpyPolicy] = deque(maxlen=cfg.snapshot_pool)
         self.opponent_names, self.opponent_weights, self.agent_specs = self._opponent_table()
-        if cfg.handoff is not None:
-            from agents.registry import make_agent
-
-            try:  # refuse a bad spec now, not when the first game gets that far
-                make_agent(cfg.handoff, seed=0)
-            except ValueError as exc:
-                raise ValueError(f"ppo config: handoff {cfg.handoff!r}: {exc}") from None
+        check_handoff(cfg)
         weights = cfg.player_weights or [1.0] * len(cfg.player_counts)
         self.count_weights = weights
         self.env_steps = 0
@@ -690,6 +697,7 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
         gen.set_state(data["gen_rng"])
         runner = data["runner_obj"]
         runner.cfg = cfg  # budget fields (total_steps, time limit) may be raised on resume
+        check_handoff(cfg)
         state.update(data["counters"])
         state["history"] = data["history"]
         state["last_eval"] = data["metrics"] or None
