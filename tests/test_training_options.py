@@ -306,7 +306,7 @@ def test_handoff_trains_only_on_positions_with_more_players_in():
     runner.encoder.encode = recording
     runner.collect(_tiny_net(), hand_reward=0.0)
     assert len(seen) >= 2000 and set(seen) == {3}
-    assert any(HANDOFF in slot.kinds for slot in runner.slots) or runner.games_done
+    assert runner.games_done > 0  # each finished game went through its heads-up end
     for slot in runner.slots:
         for s, kind in enumerate(slot.kinds):
             if kind == HANDOFF:
