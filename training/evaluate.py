@@ -13,10 +13,11 @@ when it is present; this module is the fallback and the fast in-training check.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agents.match import play_game
+from agents.match import GameRecord, play_game
 from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from scat_env import Rules
@@ -32,6 +33,20 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return wilson_ci(wins, n, z)
 
 
+def duplicate_games(make_learner: Any, rules: Rules, spec: str, n: int, games: int,
+                    seed: int = 0) -> Iterator[tuple[int, GameRecord]]:
+    """Yield ``(learner's seat, record)`` for the duplicate-deal games of one setting: blocks
+    of ``n`` games share a deal seed, the learner's seat rotated through all ``n``. One
+    generator so every analysis of "the policy against a baseline field" plays the same
+    deals as :func:`evaluate_agent` (``games`` rounded up to a multiple of ``n``)."""
+    for b in range(max(1, math.ceil(games / n))):
+        deal_seed = seed * 1_000_003 + b * 7919 + n
+        for seat in range(n):
+            agents = [make_agent(spec, seed=deal_seed + s) for s in range(n)]
+            agents[seat] = make_learner(deal_seed + seat)
+            yield seat, play_game(agents, rules, seed=deal_seed)
+
+
 def evaluate_agent(make_learner: Any, rules: Rules, opponents: list[str], player_counts: list[int],
                    games: int, seed: int = 0) -> dict[str, Any]:
     """``make_learner(seed) -> Agent``; ``games`` per (opponent, player count), rounded up to
@@ -42,18 +57,12 @@ def evaluate_agent(make_learner: Any, rules: Rules, opponents: list[str], player
     truncated = 0
     for spec in opponents:
         for n in player_counts:
-            blocks = max(1, math.ceil(games / n))
             wins = 0
             total = 0
-            for b in range(blocks):
-                deal_seed = seed * 1_000_003 + b * 7919 + n
-                for seat in range(n):
-                    agents = [make_agent(spec, seed=deal_seed + s) for s in range(n)]
-                    agents[seat] = make_learner(deal_seed + seat)
-                    rec = play_game(agents, rules, seed=deal_seed)
-                    total += 1
-                    wins += rec.winner == seat
-                    truncated += rec.truncated
+            for seat, rec in duplicate_games(make_learner, rules, spec, n, games, seed):
+                total += 1
+                wins += rec.winner == seat
+                truncated += rec.truncated
             key = f"{spec}_x{n}"
             win_rate[key] = wins / total
             ci[key] = list(wilson(wins, total))
