@@ -24,9 +24,12 @@ def _games(n: int, games: int, seed: int = 3):
 
 
 def test_duplicate_games_are_the_evaluation_deals():
-    """The analysis plays exactly the games the training evaluation scores."""
-    games = _games(3, 30)
+    """The analysis plays exactly the games the training evaluation scores: blocks of n
+    games on one deal seed (the formula the README's quick figures cite), seats rotated."""
+    games = _games(3, 29)  # rounded up to 30, a multiple of 3
     assert [seat for seat, _ in games] == [0, 1, 2] * 10
+    assert [rec.seed for _, rec in games] == [3 * 1_000_003 + b * 7919 + 3
+                                              for b in range(10) for _ in range(3)]
     wins = sum(rec.winner == seat for seat, rec in games)
     ev = evaluate_agent(lambda s: make_agent("greedy", seed=s), Rules(), ["random"], [3], 30, seed=3)
     assert ev["win_rate"]["random_x3"] == wins / 30
