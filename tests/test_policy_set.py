@@ -124,3 +124,26 @@ def test_an_ensemble_cannot_mix_input_layouts(tmp_path):
     path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  default: [{V1}, {V2}]\n")
     with pytest.raises(ValueError, match="cannot mix policies with and without"):
         make_agent(f"ppo:{path}")
+
+
+def test_the_shipped_set_averages_members_whose_provenance_ships_with_them():
+    """policies/scat_ppo_set.yaml (item 20 of policies/README.md): every file it names is
+    committed with its training report (the set's own files by their sections there), the
+    table sizes it averages list several files, and it plays a whole four-player game, the
+    size whose member changes once a player is out."""
+    from agents.policy import load_policy_set
+
+    members, default = load_policy_set(str(POLICIES / "scat_ppo_set.yaml"))
+    assert sorted(members) == [2, 3, 4] and default == [str(POLICIES / "scat_ppo.pt")]
+    assert all(len(files) >= 2 for files in members.values())
+    readme = (POLICIES / "README.md").read_text()
+    for files in members.values():
+        for f in files:
+            name = Path(f).name
+            assert Path(f).is_file(), name
+            assert (POLICIES / name.replace(".pt", "_report.md")).is_file() or \
+                name == "scat_ppo.pt", f"{name} ships without its training report"
+            assert f"`{name}`" in readme, f"{name} is not documented in policies/README.md"
+    agent = make_agent(f"ppo:{POLICIES / 'scat_ppo_set.yaml'}", seed=0)
+    rec = play_game([agent] + [make_agent("random", seed=s) for s in (1, 2, 3)], Rules(), seed=4)
+    assert rec.winner in range(4) and not rec.truncated
