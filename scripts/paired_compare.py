@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.tournament import read_games  # noqa: E402
+from training.tournament import CONFIG_FILE, GAMES_FILE, read_games  # noqa: E402
 
 
 def evaluated_wins(games: list[dict]) -> dict[tuple[int, int], bool]:
@@ -72,11 +72,11 @@ def paired_difference(a: dict[tuple[int, int], bool],
 
 
 def _setting(folder: Path) -> tuple[dict, list[dict]]:
-    config_path = folder / "config.json"
+    config_path = folder / CONFIG_FILE
     if not config_path.exists():
-        raise ValueError(f"{folder}: no config.json; expected a tournament folder written by "
+        raise ValueError(f"{folder}: no {CONFIG_FILE}; expected a tournament folder written by "
                          "python -m training.evaluate --out")
-    return json.loads(config_path.read_text()), read_games(folder / "games.jsonl")
+    return json.loads(config_path.read_text()), read_games(folder / GAMES_FILE)
 
 
 def compare(folder_a: Path, folder_b: Path) -> list[dict]:
