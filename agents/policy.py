@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,13 +32,17 @@ from scat_env import PlayerView, active_view
 from .base import Agent
 from .registry import register
 
+#: ``sym`` alone: every renaming of the suits' count of card relabellings (agents.symmetry).
+SYM_DEFAULT = 24
+SYM_MAX = 576  # 24 suit orders x 24 orders of the ten-point ranks
+
 
 class PolicyAgent(Agent):
     """Plays a numpy policy (anything with ``logits(obs, mask)``) on padded observations."""
 
     def __init__(self, policy: Any, max_players: int, rules: Any = None, *,
                  sample: bool = False, seed: int | None = None, name: str = "policy",
-                 active_only: bool = True) -> None:
+                 active_only: bool = True, symmetry: int = 1) -> None:
         super().__init__(seed)
         from training.policy_net import PaddedEncoder
 
@@ -52,6 +56,9 @@ class PolicyAgent(Agent):
         self._rules = rules
         self._encoders: dict[Any, PaddedEncoder] = {}
         self._obs = None
+        # Average the logits over this many card relabellings (agents.symmetry); 1 = off.
+        self.symmetry = symmetry
+        self._symmetries: dict[Any, Any] = {}
 
     def _encoder(self, view: PlayerView) -> Any:
         from training.policy_net import PaddedEncoder
@@ -73,7 +80,22 @@ class PolicyAgent(Agent):
         obs = self._encoder(view).encode(view)
         mask = np.zeros(56, dtype=bool)
         mask[list(view.legal_actions)] = True
+        if self.symmetry > 1:
+            return self._symmetry(view.rules, obs.size).logits(self.policy, obs, mask)
         return self.policy.logits(obs, mask)
+
+    def _symmetry(self, rules: Any, size: int) -> Any:
+        # One per rule set: whether ranks may be renamed depends on the scoring.
+        sym = self._symmetries.get(rules)
+        if sym is None:
+            from training.policy_net import symmetry_layout
+
+            from .symmetry import SymmetryAverage, relabellings
+
+            layout = symmetry_layout(self.max_players, bool(getattr(self.policy, "advice", False)))
+            sym = SymmetryAverage(size, layout, relabellings(rules, self.symmetry))
+            self._symmetries[rules] = sym
+        return sym
 
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions
@@ -153,8 +175,16 @@ class PolicySetAgent(Agent):
 SET_FORMAT = "scat-policy-set"
 
 
-def load_policy_set(path: str) -> tuple[dict[int, list[str]], list[str] | None]:
-    """Read a policy-set manifest -> ``({players: files}, default files or None)``.
+class PolicySetManifest(NamedTuple):
+    """What a policy-set manifest says (:func:`load_policy_set`)."""
+
+    members: dict[int, list[str]]  # players in -> files whose logits are averaged
+    default: list[str] | None  # every other size
+    symmetry: int  # card relabellings each member averages over (agents.symmetry); 1 = off
+
+
+def load_policy_set(path: str) -> PolicySetManifest:
+    """Read a policy-set manifest -> :class:`PolicySetManifest`.
 
     The manifest is YAML::
 
@@ -163,6 +193,7 @@ def load_policy_set(path: str) -> tuple[dict[int, list[str]], list[str] | None]:
           2: scat_ppo_2p.pt                  # plays whenever two players are in
           3: [net_a.pt, net_b.pt, net_c.pt]  # a list: their logits averaged (an ensemble)
           default: scat_ppo.pt               # every other size
+        symmetry: 8                          # optional: average over 8 card relabellings
 
     File names are relative to the manifest's folder. Any problem is one ``ValueError``
     naming the manifest and what is wrong; the member files are checked when loaded.
@@ -181,10 +212,15 @@ def load_policy_set(path: str) -> tuple[dict[int, list[str]], list[str] | None]:
                          f"{str(exc).splitlines()[0]}") from None
     if not isinstance(raw, dict) or raw.get("format") != SET_FORMAT:
         raise ValueError(f"policy set {path!r} must be a mapping with 'format: {SET_FORMAT}'")
-    unknown = sorted(str(k) for k in set(raw) - {"format", "policies"})
+    unknown = sorted(str(k) for k in set(raw) - {"format", "policies", "symmetry"})
     if unknown:
         raise ValueError(f"policy set {path!r}: unknown field(s) {', '.join(unknown)} "
-                         "(known: format, policies)")
+                         "(known: format, policies, symmetry)")
+    symmetry = raw.get("symmetry", 1)
+    if (not isinstance(symmetry, int) or isinstance(symmetry, bool)
+            or not 1 <= symmetry <= SYM_MAX):
+        raise ValueError(f"policy set {path!r}: 'symmetry' must be a whole number of card "
+                         f"relabellings from 1 to {SYM_MAX}, got {symmetry!r}")
     entries = raw.get("policies")
     if not isinstance(entries, dict) or not entries:
         raise ValueError(f"policy set {path!r}: 'policies' must map player counts (2-10) "
@@ -205,7 +241,7 @@ def load_policy_set(path: str) -> tuple[dict[int, list[str]], list[str] | None]:
         else:
             raise ValueError(f"policy set {path!r}: key {key!r} is not a player count "
                              "(2-10) or 'default'")
-    return members, default
+    return PolicySetManifest(members, default, symmetry)
 
 
 class EnsemblePolicy:
@@ -237,8 +273,10 @@ class EnsemblePolicy:
 _read_policy_set = lru_cache(maxsize=16)(load_policy_set)
 
 
-def _make_set(path: str, options: dict[str, bool], seed: int | None) -> Agent:
-    members, default_files = _read_policy_set(path)
+def _make_set(path: str, options: dict[str, Any], seed: int | None) -> Agent:
+    members, default_files, symmetry = _read_policy_set(path)
+    # The spec's ``sym`` option overrides the manifest's count (``:sym=1`` turns it off).
+    options = {"symmetry": symmetry, **options}
 
     def agent(files: list[str]) -> PolicyAgent:
         loaded = [_load_native(f) for f in files]
@@ -275,27 +313,46 @@ def _load_native(path: str) -> tuple[Any, int]:
 #: Options after a policy file: ``sample`` (sample instead of the most likely action),
 #: ``argmax`` (the default), ``full`` (encode the whole table, out seats included, instead
 #: of :func:`scat_env.active_view`: how the figures measured before that view were taken).
+#: ``sym`` / ``sym=N``: average the logits over N card relabellings (:mod:`agents.symmetry`).
 _OPTIONS = ("sample", "argmax", "full")
 
 
-def _split(arg: str | None, kind: str) -> tuple[str, dict[str, bool]]:
+def _split(arg: str | None, kind: str) -> tuple[str, dict[str, Any]]:
     """``(path, PolicyAgent keyword arguments)`` from ``PATH[:option...]``."""
     spec = arg = arg or ""
     options: set[str] = set()
+    symmetry = None
     # Peel known options off the end (a path may itself contain ':').
     while True:
         head, sep, tail = arg.rpartition(":")
-        if not sep or tail not in _OPTIONS:
+        name = tail.partition("=")[0]
+        if not sep or (tail not in _OPTIONS and name != "sym"):
             break
-        if tail in options:
-            raise ValueError(f"{kind}: option {tail!r} given twice in {kind}:{spec}")
-        options.add(tail)
+        if name in options:
+            raise ValueError(f"{kind}: option {name!r} given twice in {kind}:{spec}")
+        options.add(name)
+        if name == "sym":
+            symmetry = _symmetry_count(tail, kind, spec)
         arg = head
     if {"sample", "argmax"} <= options:
         raise ValueError(f"{kind}: 'sample' and 'argmax' contradict each other")
     if not arg:
         raise ValueError(f"{kind}: needs a file, e.g. {kind}:policies/scat_ppo.pt")
-    return arg, {"sample": "sample" in options, "active_only": "full" not in options}
+    kwargs: dict[str, Any] = {"sample": "sample" in options, "active_only": "full" not in options}
+    if symmetry is not None:
+        kwargs["symmetry"] = symmetry
+    return arg, kwargs
+
+
+def _symmetry_count(option: str, kind: str, spec: str) -> int:
+    """The count of ``sym`` (every suit renaming) or ``sym=N`` (N renamings, identity first)."""
+    _, eq, value = option.partition("=")
+    if not eq:
+        return SYM_DEFAULT
+    if not value.isdigit() or not 1 <= int(value) <= SYM_MAX:
+        raise ValueError(f"{kind}: 'sym={value}' in {kind}:{spec} must be a whole number of "
+                         f"card relabellings from 1 to {SYM_MAX}")
+    return int(value)
 
 
 def _make_ppo(arg: str | None, seed: int | None) -> Agent:
@@ -318,9 +375,11 @@ class _SB3Policy:
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         torch = self.torch
         with torch.no_grad():
-            t = torch.as_tensor(obs[None], dtype=torch.float32)
+            single = obs.ndim == 1
+            t = torch.as_tensor(obs[None] if single else obs, dtype=torch.float32)
             dist = self.model.policy.get_distribution(t)
-            logits = dist.distribution.logits[0].numpy()
+            logits = dist.distribution.logits.numpy()
+            logits = logits[0] if single else logits
         return np.where(mask, logits, np.float32(-1e9))
 
 

@@ -80,10 +80,23 @@ def test_member_files_are_relative_to_the_manifest(tmp_path):
     ("format: scat-policy-set\npolicy: {default: a.pt}\n", "unknown field"),
     ("format: scat-policy-set\npolicies: {2: [\n", "not valid YAML"),
     ("format: scat-policy-set\npolicies: {default: missing.pt}\n", "does not exist"),
+    ("format: scat-policy-set\nsymmetry: 0\npolicies: {default: a.pt}\n", "'symmetry' must be"),
+    ("format: scat-policy-set\nsymmetry: [8]\npolicies: {default: a.pt}\n", "'symmetry' must be"),
 ])
 def test_a_bad_manifest_is_a_clear_error(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         make_agent(f"ppo:{_manifest(tmp_path, text)}")
+
+
+def test_a_set_averages_over_the_relabellings_its_manifest_names(tmp_path):
+    # agents.symmetry: each member averages its logits over renamed suits and ranks; the
+    # spec's sym option overrides the manifest, and :sym=1 plays the members as they are.
+    path = _manifest(tmp_path, f"format: scat-policy-set\nsymmetry: 6\npolicies:\n"
+                               f"  2: {V1}\n  default: {GENERAL}\n", name="sym.yaml")
+    assert {a.symmetry for a in make_agent(f"ppo:{path}")._all()} == {6}
+    assert {a.symmetry for a in make_agent(f"ppo:{path}:sym=2")._all()} == {2}
+    assert {a.symmetry for a in make_agent(f"ppo:{path}:sym=1")._all()} == {1}
+    assert {a.symmetry for a in make_agent(f"ppo:{_set(tmp_path)}")._all()} == {1}
 
 
 def test_a_missing_or_corrupt_set_is_a_clear_error(tmp_path):
@@ -133,7 +146,7 @@ def test_the_shipped_set_averages_members_whose_provenance_ships_with_them():
     size whose member changes once a player is out."""
     from agents.policy import load_policy_set
 
-    members, default = load_policy_set(str(POLICIES / "scat_ppo_set.yaml"))
+    members, default, _ = load_policy_set(str(POLICIES / "scat_ppo_set.yaml"))
     assert sorted(members) == [2, 3, 4] and default == [str(POLICIES / "scat_ppo.pt")]
     assert all(len(files) >= 2 for files in members.values())
     readme = (POLICIES / "README.md").read_text()

@@ -87,6 +87,30 @@ def policy_observation_size(max_players: int, advice: bool = False) -> int:
     return advice_offset(max_players) + (ADVICE_SIZE if advice else 0)
 
 
+#: Pieces of the observation indexed by card, and the one indexed by suit.
+_CARD_PIECES = ("hand", "drawn_card", "top_discard", "discard_pile", "known_cards", "unseen")
+_SUIT_PIECES = ("suit_sums",)
+
+
+def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], list[int]]:
+    """``(card_blocks, suit_blocks)``: the offsets in the policy input of every 52-entry
+    block indexed by card and every 4-entry block indexed by suit, for
+    :class:`agents.symmetry.SymmetryAverage`. Every other input is unchanged when the cards
+    are renamed (lives, phase, hand value, the expert's probabilities...)."""
+    cards, suits, start = [], [], 0
+    for name, size in pieces(max_players):
+        if name in _CARD_PIECES:
+            cards.extend(range(start, start + size, 52))
+        elif name in _SUIT_PIECES:
+            suits.append(start)
+        start += size
+    cards.append(start)  # discard_values
+    if advice:
+        at = advice_offset(max_players)
+        cards += [at, at + NUM_ACTIONS]  # the expert's action one-hot, its per-card scores
+    return cards, suits
+
+
 class PaddedEncoder:
     """Encodes views of any table size ``2..max_players`` into one fixed-size vector.
 
