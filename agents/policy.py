@@ -414,5 +414,6 @@ def _make_sb3(arg: str | None, seed: int | None) -> Agent:
 
 
 register("ppo", _make_ppo, "trained native PPO policy, or a policy set by player count: "
-         "ppo:PATH[.pt|.yaml][:sample][:full]")
-register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: sb3:PATH.zip[:sample][:full]")
+         "ppo:PATH[.pt|.yaml][:sample][:full][:sym[=N]]")
+register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: "
+         "sb3:PATH.zip[:sample][:full][:sym[=N]]")
