@@ -206,3 +206,25 @@ def test_a_policy_set_averages_every_member_over_renamings(tmp_path):
     view = make_view(_state(Rules(), hands, stock, up), 0)
     single = make_agent(f"ppo:{SHIPPED}:sym=4")
     np.testing.assert_allclose(agent.logits(view), single.logits(view), rtol=1e-5, atol=1e-4)
+
+
+def test_an_sb3_policy_averages_over_renamings_in_one_batch(tmp_path):
+    # _SB3Policy.logits takes a batch as well as one observation, so :sym works for sb3:.
+    from sb3_contrib import MaskablePPO
+
+    from training.single_agent import ScatSingleAgentEnv
+
+    MaskablePPO("MlpPolicy", ScatSingleAgentEnv(), n_steps=64, batch_size=32,
+                seed=0).save(tmp_path / "tiny.zip")
+    plain = make_agent(f"sb3:{tmp_path / 'tiny.zip'}")
+    agent = make_agent(f"sb3:{tmp_path / 'tiny.zip'}:sym=3")
+    hands, stock, up = _deal(5)
+    view = make_view(_state(Rules(), hands, stock, up), 0)
+    obs = plain._encoder(view).encode(view)
+    sym = agent._symmetry(view.rules, obs.size)
+    batch = plain.policy.logits(obs[sym.gather], np.ones(NUM_ACTIONS, dtype=bool))
+    one = plain.policy.logits(obs[sym.gather[1]], np.ones(NUM_ACTIONS, dtype=bool))
+    np.testing.assert_allclose(batch[1], one, rtol=1e-5, atol=1e-6)
+    want = batch[np.arange(3)[:, None], sym.actions].mean(axis=0)
+    legal = list(view.legal_actions)
+    np.testing.assert_allclose(agent.logits(view)[legal], want[legal], rtol=1e-5, atol=1e-6)
