@@ -32,7 +32,7 @@ from scat_env import PlayerView, active_view
 from .base import Agent
 from .registry import register
 
-#: ``sym`` alone: every renaming of the suits' count of card relabellings (agents.symmetry).
+#: ``sym`` alone: this many card relabellings (the identity and 23 drawn; agents.symmetry).
 SYM_DEFAULT = 24
 SYM_MAX = 576  # 24 suit orders x 24 orders of the ten-point ranks
 
@@ -345,7 +345,7 @@ def _split(arg: str | None, kind: str) -> tuple[str, dict[str, Any]]:
 
 
 def _symmetry_count(option: str, kind: str, spec: str) -> int:
-    """The count of ``sym`` (every suit renaming) or ``sym=N`` (N renamings, identity first)."""
+    """The count of ``sym`` (:data:`SYM_DEFAULT`) or ``sym=N`` (N renamings, identity first)."""
     _, eq, value = option.partition("=")
     if not eq:
         return SYM_DEFAULT

@@ -87,9 +87,12 @@ def policy_observation_size(max_players: int, advice: bool = False) -> int:
     return advice_offset(max_players) + (ADVICE_SIZE if advice else 0)
 
 
-#: Pieces of the observation indexed by card, and the one indexed by suit.
+#: Pieces of the observation indexed by card, the one indexed by suit, and those a renaming
+#: of the cards leaves as they are. A new piece must be put in one of them (checked below).
 _CARD_PIECES = ("hand", "drawn_card", "top_discard", "discard_pile", "known_cards", "unseen")
 _SUIT_PIECES = ("suit_sums",)
+_PLAIN_PIECES = ("hand_value", "value_with_discard", "lives", "active", "knocked", "dealer",
+                 "stock_size", "phase", "flags", "turn")
 
 
 def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], list[int]]:
@@ -103,6 +106,9 @@ def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], 
             cards.extend(range(start, start + size, 52))
         elif name in _SUIT_PIECES:
             suits.append(start)
+        elif name not in _PLAIN_PIECES:
+            raise ValueError(f"observation piece {name!r}: say how a renaming of the cards "
+                             "moves it (training.policy_net._CARD_PIECES and its siblings)")
         start += size
     cards.append(start)  # discard_values
     if advice:
