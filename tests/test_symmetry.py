@@ -111,7 +111,7 @@ class _CardReader:
         x = np.atleast_2d(obs)
         out = np.zeros((x.shape[0], NUM_ACTIONS), dtype=np.float32)
         out[:, :52] = x[:, :52] + 2 * x[:, 52:104]
-        out[:, 52:] = x[:, -4:]
+        out[:, 52:] = x[:, :52].sum(axis=1, keepdims=True)  # cards in hand: no card named
         out = out[0] if obs.ndim == 1 else out
         return np.where(mask, out, np.float32(-1e9))
 
