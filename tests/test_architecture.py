@@ -1,0 +1,106 @@
+"""The layers of scat-env only point down, and no module imports itself in a loop.
+
+The packages stack as ``scat_env`` (rules, engine, env) < ``agents`` (players, and trained
+policy inference) < ``training`` (trainers, tournaments, reports) < ``scat_cli`` (the
+command line). A package may import those below it and never one above, even inside a
+function: a lazy import still makes the lower layer unusable without the upper one (playing
+a trained policy must not need the trainer). The imports are read from the source with
+:mod:`ast`, so the test needs none of the packages' dependencies.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("scat_env", "agents", "training", "scat_cli")
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the four packages, by dotted name."""
+    found = {}
+    for package in LAYERS:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, *, top_level_only: bool) -> set[str]:
+    """Dotted names of the project modules that ``name`` imports (resolved relative imports)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out.add(module)
+            # ``from pkg import mod`` imports the submodule pkg.mod when there is one.
+            out.update(f"{module}.{alias.name}" for alias in node.names)
+    return {m for m in out if m.split(".")[0] in LAYERS}
+
+
+MODULES = _modules()
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_only_point_down_the_layers(module: str) -> None:
+    layer = LAYERS.index(module.split(".")[0])
+    upward = sorted(
+        target for target in _imports(module, MODULES[module], top_level_only=False)
+        if LAYERS.index(target.split(".")[0]) > layer
+    )
+    assert not upward, f"{module} imports a layer above it: {', '.join(upward)}"
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Module-level imports form no cycle (a lazy import inside a function is allowed to
+    reach sideways, never up: that is the test above)."""
+    graph = {
+        name: {t for t in _imports(name, path, top_level_only=True) if t in MODULES and t != name}
+        for name, path in MODULES.items()
+    }
+    # A package's __init__ importing its own submodules is how packages work, not a cycle.
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not t.startswith(name + ".")}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+
+
+def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    """The parser resolves relative and lazy imports (so the tests above can fail)."""
+    mod = tmp_path / "agents" / "x.py"
+    mod.parent.mkdir()
+    mod.write_text("def f():\n    from training.ppo import train\n    from . import base\n")
+    found = _imports("agents.x", mod, top_level_only=False)
+    assert {"training.ppo", "training.ppo.train", "agents.base"} <= found
+    assert "training.ppo" not in _imports("agents.x", mod, top_level_only=True)
