@@ -1,22 +1,38 @@
-"""``scat bench``: how fast the engine and the environment run (see ``scat_env.bench``).
+"""``scat bench``: how fast the engine, the environment, the agents and the trainers run.
 
-All arguments are forwarded to :func:`scat_env.bench.main`, e.g.
-``scat bench --players 2 3 6 --seconds 5``; ``scat bench --help`` lists them.
+- ``scat bench [--players 2 3 6 --seconds 5 ...]``: engine decisions/s and env agent steps/s
+  (:mod:`scat_env.bench`);
+- ``scat bench agents [--agent expert ...]``: one agent's microseconds per decision
+  (:func:`training.bench.agents_main`);
+- ``scat bench training [--seconds 60 ...]``: training throughput of both trainers
+  (:func:`training.bench.training_main`).
+
+Each has its own ``--help``.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
+
+#: ``scat bench WHAT``: the benchmarks that take a word after ``bench``.
+KINDS = ("agents", "training")
+
+_USAGE_NOTE = ("scat bench measures the engine and the environment (options below); "
+               "'scat bench agents --help' and 'scat bench training --help' time agents' "
+               "decisions and the trainers.\n")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "bench",
-        help="measure engine and env speed (steps/s, games/s); args go to scat_env.bench",
-        description="Measure engine and environment speed. Every argument is passed on to "
-                    "python -m scat_env.bench; run 'scat bench --help' for them.",
-        # Every argument, --help included, belongs to the benchmark: this parser knows no
-        # options ("+" prefix), so argparse hands all of them to bench_args untouched.
+        help="speed: engine and env steps/s; 'bench agents': us per decision; "
+             "'bench training': trainer samples/s",
+        description="Measure engine and environment speed ('scat bench'), an agent's time "
+                    "per decision ('scat bench agents') or training throughput "
+                    "('scat bench training').",
+        # Every argument, --help included, belongs to the chosen benchmark: this parser knows
+        # no options ("+" prefix), so argparse hands all of them to bench_args untouched.
         add_help=False,
         prefix_chars="+",
     )
@@ -24,8 +40,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    # Imported lazily: the benchmark module is optional in a checkout and costly to import.
-    from scat_env.bench import main as bench_main
+def _bench(kind: str) -> Callable[[Sequence[str], str], int]:
+    """The ``main(argv, prog)`` of one benchmark. Imported on demand: the agent and training
+    benchmarks pull in the agents and (for training) torch, the env one only the env."""
+    if kind == "agents":
+        from training.bench import agents_main
 
-    return int(bench_main(list(args.bench_args)) or 0)
+        return agents_main
+    if kind == "training":
+        from training.bench import training_main
+
+        return training_main
+    import inspect
+
+    from scat_env.bench import main as env_main
+
+    if "prog" not in inspect.signature(env_main).parameters:  # TEMPORARY until prog lands
+        return lambda argv, prog: env_main(argv)
+    return lambda argv, prog: env_main(argv, prog=prog)
+
+
+def run(args: argparse.Namespace) -> int:
+    argv = list(args.bench_args)
+    if argv and argv[0] in KINDS:
+        kind = argv.pop(0)
+        return int(_bench(kind)(argv, f"scat bench {kind}") or 0)
+    if argv and argv[0] in ("-h", "--help"):
+        print(_USAGE_NOTE)
+    return int(_bench("env")(argv, "scat bench") or 0)

@@ -1,21 +1,13 @@
-"""scripts/heads_up_split.py: a seat's win rate split into reaching heads-up and winning it."""
+"""training.heads_up: a seat's win rate split into reaching heads-up and winning it."""
 
 from __future__ import annotations
-
-import importlib.util
-from pathlib import Path
 
 import pytest
 
 from agents.registry import make_agent
 from scat_env import Rules
+from training import heads_up as hus
 from training.evaluate import duplicate_games, evaluate_agent
-
-_PATH = Path(__file__).resolve().parent.parent / "scripts" / "heads_up_split.py"
-_spec = importlib.util.spec_from_file_location("heads_up_split", _PATH)
-assert _spec and _spec.loader
-hus = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hus)
 
 
 def _games(n: int, games: int, seed: int = 3):

@@ -1,21 +1,15 @@
-"""scripts/paired_compare.py: two evaluations on the same deals, compared game by game."""
+"""training.paired: two evaluations on the same deals, compared game by game."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from training import paired as pc
 from training.evaluate import tournament_evaluation
-
-_PATH = Path(__file__).resolve().parent.parent / "scripts" / "paired_compare.py"
-_spec = importlib.util.spec_from_file_location("paired_compare", _PATH)
-assert _spec and _spec.loader
-pc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pc)
 
 
 def _evaluate(spec: str, folder: Path, seed: int = 1, games: int = 12) -> dict:

@@ -1,0 +1,259 @@
+"""Speed of agents and trainers: ``scat bench agents`` and ``scat bench training``.
+
+(``scat bench`` alone measures the engine and the environment: :mod:`scat_env.bench`.)
+
+``scat bench agents`` times one agent's decisions: mean microseconds per ``act`` call in
+real games. The agent plays seat ``g % players`` of game ``g`` (seed ``seed + g``) against
+``--opponents``; only its own ``act`` calls are timed (view building and the engine are not),
+so the figure is the agent's own cost per decision::
+
+    scat bench agents --agent expert --players 3 --games 300
+    scat bench agents --agent ismcts:200 --opponents expert --games 20
+
+``scat bench training`` measures training throughput, the native lockstep PPO trainer
+against the SB3 MaskablePPO path. Each trains from scratch for ``--seconds`` (its own time
+limit, so the figure includes PPO updates, not just env stepping) against the same opponents
+(``--opponents``, default ``greedy`` in every other seat), with its config
+(``configs/train/default.yaml`` and ``configs/train/sb3.yaml``) and in-training
+evaluation, checkpoints and the final evaluation turned off. The two runs go one after the
+other, each in its own fresh process (SB3 with a DummyVecEnv: one process, like the native
+trainer; SubprocVecEnv would use more cores than the other and make the figures
+incomparable)::
+
+    scat bench training --seconds 60
+    scat bench training --seconds 60 --opponents self
+
+It prints learner decisions per second (training samples: the comparable figure; an SB3 env
+step is one learner decision) and, for the native trainer, all game decisions per second (it
+also steps the opponents' seats inside the same loop). ``--opponents self`` measures
+self-play, the set-up the native trainer is built for: every seat is the learning policy,
+batched, and every decision is a training sample. The SB3 path cannot put its live policy in
+the other seats (they are played inside ``env.step()``), so it plays frozen copies of itself
+(``sb3:PATH`` snapshots, the first one the untrained policy, one more every
+``snapshot_every`` steps), as its self-play does.
+
+Both print figures and assert nothing about time: machines differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents import make_agent
+from agents.base import Agent
+from agents.match import play_game
+from scat_env import PlayerView, Rules
+
+#: The training benchmark reads the repository's own configs: it measures a checkout.
+ROOT = Path(__file__).resolve().parent.parent
+TRAINERS = ("native", "sb3")
+CONFIGS = {"native": ROOT / "configs/train/default.yaml", "sb3": ROOT / "configs/train/sb3.yaml"}
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad arguments: one line and exit 2, like every ``scat`` command."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+# ---------------------------------------------------------------------------------------
+# Agents
+
+
+class TimedAgent:
+    """Wraps an agent and adds up the wall time of its ``act`` calls. Not an :class:`Agent`
+    subclass: every other attribute (``reset``, ``spec``, the table checks) is the wrapped
+    agent's own, so the match loop treats it exactly as the agent it times."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.seconds = 0.0
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
+
+    def act(self, view: PlayerView) -> int:
+        start = time.perf_counter()
+        action = self.agent.act(view)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        return action
+
+
+def time_agent(agent: str, opponent: str, players: int, games: int, rules: Rules,
+               seed: int = 0) -> tuple[float, int]:
+    """(mean seconds per decision of ``agent``, its decisions) over ``games`` games."""
+    total = 0.0
+    calls = 0
+    for g in range(games):
+        hero_seat = g % players
+        hero = TimedAgent(make_agent(agent, seed=seed + g))
+        seats = [hero if s == hero_seat else make_agent(opponent, seed=seed + g * 10 + s)
+                 for s in range(players)]
+        play_game(seats, rules, seed=seed + g)  # type: ignore[arg-type]  # TimedAgent
+        total += hero.seconds
+        calls += hero.calls
+    return total / max(calls, 1), calls
+
+
+def agents_main(argv: Sequence[str] | None = None, prog: str = "scat bench agents") -> int:
+    """``scat bench agents``: one line per player count, microseconds per decision."""
+    p = _OneLineParser(prog=prog, description="Time one agent's decisions in real games "
+                       "(microseconds per act call, the agent's own cost).")
+    p.add_argument("--agent", default="expert", help="the timed agent's spec (default: expert)")
+    p.add_argument("--opponents", default="greedy",
+                   help="spec of every other seat (default: greedy)")
+    p.add_argument("--players", type=int, nargs="+", default=[3],
+                   help="player counts to measure (default: 3)")
+    p.add_argument("--games", type=int, default=300, help="games per player count")
+    p.add_argument("--rules", default="standard", help="rules preset or YAML path")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=1, help="report the best of this many runs")
+    args = p.parse_args(argv)
+    for n in args.players:
+        if not 2 <= n <= 10:
+            p.error(f"--players: {n} is not between 2 and 10")
+    if args.games < 1 or args.repeat < 1:
+        p.error("--games and --repeat must be at least 1")
+    for spec in (args.agent, args.opponents):
+        try:
+            make_agent(spec)
+        except (ValueError, OSError) as e:  # unknown name, bad option, missing policy file
+            p.error(f"bad agent spec {spec!r}: {e}")
+    rules = Rules.preset(args.rules)
+    # Warm-up: lookup tables are built once per scoring variant, not per decision.
+    time_agent(args.agent, args.opponents, 2, 1, rules, args.seed)
+    for n in args.players:
+        runs = [time_agent(args.agent, args.opponents, n, args.games, rules, args.seed)
+                for _ in range(args.repeat)]
+        per, calls = min(runs)
+        print(f"{args.agent} vs {args.opponents}, {n} players, {args.games} games, "
+              f"rules={rules.name}: {per * 1e6:.1f} us/decision over {calls} decisions "
+              f"(best of {args.repeat})", flush=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# Trainers
+
+
+def training_overrides(trainer: str, seconds: float, opponents: str,
+                       workdir: str | None = None) -> dict[str, Any]:
+    """Config overrides for one benchmark run: the budget and opponents both trainers share,
+    and everything that is not training (evaluation, checkpoints, the progress bar) off.
+    ``workdir`` holds the SB3 path's initial self-play snapshot."""
+    common: dict[str, Any] = {
+        "time_limit_s": seconds, "total_steps": 10**9, "final_eval_games": 0,
+        "progress": False, "opponents": {spec: 1.0 for spec in opponents.split(",")},
+        "torch_threads": 1,
+    }
+    if trainer == "native":
+        return {**common, "eval_every": 0, "checkpoint_every": 10**6}
+    sb3 = {**common, "eval_every": 0, "checkpoint_every": 10**9, "snapshot_every": 0,
+           "vec_env": "dummy"}
+    if opponents == "self":
+        if workdir is None:
+            raise ValueError("SB3 self-play needs a folder for its first snapshot")
+        sb3.update(opponents={f"sb3:{_initial_sb3_snapshot(workdir)}": 1.0},
+                   snapshot_every=20_000)
+    return sb3
+
+
+def _initial_sb3_snapshot(workdir: str) -> str:
+    """An untrained MaskablePPO of the SB3 config's architecture, saved as a zip: the first
+    frozen copy in the SB3 path's self-play pool."""
+    from sb3_contrib import MaskablePPO
+
+    from .config import load_config
+    from .single_agent import ScatSingleAgentEnv
+
+    _, cfg = load_config(CONFIGS["sb3"])
+    env = ScatSingleAgentEnv(cfg.player_counts, cfg.rules, {"random": 1.0},
+                             max_players=cfg.max_players)
+    model = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu",
+                        policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers})
+    path = str(Path(workdir) / "initial.zip")
+    model.save(path)
+    return path
+
+
+def train_once(trainer: str, seconds: float, opponents: str) -> dict[str, Any]:
+    """Train one trainer in this process; returns its measured throughput."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    from .config import load_config
+
+    if trainer == "native":
+        from .ppo import train
+    else:
+        from .sb3_train import train
+    with tempfile.TemporaryDirectory(prefix=f"bench_{trainer}_") as out:
+        _, cfg = load_config(CONFIGS[trainer], training_overrides(trainer, seconds, opponents, out))
+        t0 = time.perf_counter()
+        summary = train(cfg, out, log=lambda m: None)
+        wall = time.perf_counter() - t0
+    learner = summary.get("samples", summary["env_steps"])
+    result = {"trainer": trainer, "train_s": summary["elapsed_s"], "wall_s": wall,
+              "learner_decisions": learner,
+              "learner_decisions_per_s": learner / summary["elapsed_s"]}
+    if trainer == "native":
+        result["all_decisions"] = summary["env_steps"]
+        result["all_decisions_per_s"] = summary["env_steps"] / summary["elapsed_s"]
+    return result
+
+
+def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench training") -> int:
+    """``scat bench training``: each trainer in a fresh process, one line each."""
+    p = _OneLineParser(prog=prog, description="Training throughput of the native PPO "
+                       "trainer and the SB3 MaskablePPO path, each from scratch on its config.")
+    p.add_argument("--seconds", type=float, default=60.0, help="training time per trainer")
+    p.add_argument("--opponents", default="greedy",
+                   help="comma-separated agent specs, equally weighted, for every other seat; "
+                        "'self' for self-play")
+    p.add_argument("--trainers", default=",".join(TRAINERS), help="which trainers, in order")
+    p.add_argument("--worker", choices=TRAINERS, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.seconds <= 0:
+        p.error("--seconds must be positive")
+    if args.worker:
+        print(json.dumps(train_once(args.worker, args.seconds, args.opponents)))
+        return 0
+    trainers = args.trainers.split(",")
+    bad = [t for t in trainers if t not in TRAINERS]
+    if bad:
+        p.error(f"--trainers: unknown {', '.join(bad)}; choose from {', '.join(TRAINERS)}")
+    missing = [str(CONFIGS[t]) for t in trainers if not CONFIGS[t].is_file()]
+    if missing:
+        p.error(f"config not found: {', '.join(missing)} (run it from a checkout)")
+    print(f"training throughput, {args.seconds:g} s per trainer vs {args.opponents}, "
+          f"1 process and 1 torch thread each, load average before: {os.getloadavg()[0]:.2f}")
+    for trainer in trainers:
+        # A fresh interpreter per trainer: neither inherits the other's threads or caches.
+        proc = subprocess.run([sys.executable, "-m", "training.bench", "--worker", trainer,
+                               "--seconds", str(args.seconds), "--opponents", args.opponents],
+                              capture_output=True, text=True, check=False, cwd=ROOT)
+        if proc.returncode != 0:
+            print(f"{trainer}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
+            return 1
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        line = (f"{trainer:>6}: {r['learner_decisions_per_s']:8,.0f} learner decisions/s "
+                f"({r['learner_decisions']:,} in {r['train_s']:.0f} s incl. updates")
+        if "all_decisions_per_s" in r:
+            line += f"; {r['all_decisions_per_s']:,.0f} decisions/s of all seats"
+        print(line + f"), load average after: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(training_main(prog="python -m training.bench"))
