@@ -2,28 +2,48 @@
 
 Each subcommand lives in its own module of this package and exposes
 ``add_parser(subparsers)``, which registers an ``argparse`` parser whose ``func`` default
-runs it. Bad input (an unknown agent spec, a missing file, too many players) must end in one
-clear line on stderr and exit status 2, never a traceback: subcommands raise
-:class:`CliError` (or ``ValueError`` from the library) and :func:`main` reports it.
+runs it. Those modules import only the standard library at module level (the game, the
+agents, rich, numpy and torch are imported by the function that runs), so ``scat --help``
+and the start of ``scat play`` pay only for what they use.
+
+Bad input (an unknown agent spec, a missing file, too many players) must end in one clear
+line on stderr and exit status 2, never a traceback: subcommands raise
+:class:`~scat_cli.errors.CliError` (or ``ValueError`` from the library) and :func:`main`
+reports it.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-#: Subcommand modules, in the order ``scat --help`` lists them. A module missing from a
-#: checkout is skipped so the CLI works while features are being added.
-SUBCOMMANDS = ("play", "replay", "watch", "tournament", "train", "bench")
+from . import bench, play, replay, tournament, train, watch
+from .errors import CliError
 
-
-class CliError(Exception):
-    """A user error: printed as one line, exit status 2."""
+#: Subcommand modules, in the order ``scat --help`` lists them.
+SUBCOMMANDS = (play, replay, watch, tournament, train, bench)
 
 
 class _Parser(argparse.ArgumentParser):
+    """One-line errors, and an epilog that may be computed only when help is shown.
+
+    ``epilog_fn`` exists for ``scat play --help``, whose epilog lists every agent kind:
+    building that list imports every agent module, which ``scat play`` itself need not pay
+    for when no help is asked.
+    """
+
+    def __init__(self, *args: Any, epilog_fn: Callable[[], str] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.epilog_fn = epilog_fn
+
+    def format_help(self) -> str:
+        if self.epilog_fn is not None:
+            self.epilog = self.epilog_fn()
+        return super().format_help()
+
     def error(self, message: str) -> None:  # one line, exit 2, as argparse does, no usage dump
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -34,13 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Scat (31, Blitz, Ride the Bus): play, watch, benchmark and train agents.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"scat_cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"scat_cli.{name}":
-                continue
-            raise
+    for module in SUBCOMMANDS:
         module.add_parser(sub)
     return parser
 
@@ -60,3 +74,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     return int(result or 0)
+
+
+__all__ = ["CliError", "build_parser", "main"]

@@ -18,11 +18,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from .main import CliError
+from .errors import CliError
+
+if TYPE_CHECKING:
+    from training.tournament import TournamentConfig
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from ._pending import max_turns
+
+    DEFAULT_MAX_TURNS = max_turns()
     p = subparsers.add_parser(
         "tournament",
         help="play many duplicate-deal games between agents and report win rates and ratings",
@@ -49,8 +57,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "24, else mirrored)")
     p.add_argument("--single-hand", action="store_true",
                    help="each game is one hand (stats per hand; places by lives lost)")
-    p.add_argument("--max-turns", type=int, default=300,
-                   help="turns per hand before a game is cut off (default 300)")
+    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
+                   help=f"turns per hand before a game is cut off (default {DEFAULT_MAX_TURNS})")
     p.add_argument("--workers", type=int, default=None,
                    help=f"worker processes (default: every core, here {os.cpu_count()})")
     p.add_argument("--out", default="runs/tournament",
@@ -66,9 +74,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def build_config(args: argparse.Namespace):  # -> TournamentConfig
+def build_config(args: argparse.Namespace) -> TournamentConfig:
     """Validate the arguments into a tournament config (CliError on bad input)."""
-    from agents.registry import make_agent
     from training.tournament import TournamentConfig, parse_specs, population_tables
 
     if args.games is not None and args.games < 1:
@@ -97,9 +104,7 @@ def build_config(args: argparse.Namespace):  # -> TournamentConfig
             )
         if not 2 <= sizes[0] <= 10:
             raise CliError(f"--field seats {sizes[0]} players: Scat is played by 2 to 10")
-    for spec in dict.fromkeys(s for t in tables for s in t):
-        make_agent(spec, seed=0)  # a bad spec fails here, before any process starts
-    return TournamentConfig(
+    config = TournamentConfig(
         tables=tuple(tables),
         games=args.games,
         rules=args.rules,
@@ -108,10 +113,12 @@ def build_config(args: argparse.Namespace):  # -> TournamentConfig
         single_hand=args.single_hand,
         max_turns=args.max_turns,
     )
+    config.check_agents()  # before the header line, so a refusal is the only line printed
+    return config
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.report import markdown, summarize, write_report
+    from training.report import summarize, write_report
     from training.tournament import run_tournament
 
     config = build_config(args)
@@ -141,9 +148,84 @@ def run(args: argparse.Namespace) -> int:
     }
     paths = write_report(args.out, summary, timing, plots=not args.no_plots)
     if not args.quiet:
-        print(markdown(summary))
+        print_summary(summary)
         if result.played_now:
             print(f"played {result.played_now} games in {result.seconds:.1f} s "
-                  f"({result.games_per_second:.1f} games/s, {result.workers} workers)")
+                  f"({result.games_per_second:.1f} games/s, {result.workers} "
+                  f"worker{'s' if result.workers != 1 else ''})")
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+#: Columns of the terminal table after the agent's spec: header, and the cell for one agent.
+_COLUMNS: tuple[tuple[str, Callable[[dict, dict], str]], ...] = (
+    ("win rate [95% CI]", lambda a, r: _pct(a["win_rate"], ci=True)),
+    ("lives/hand", lambda a, r: _num(a["lives_per_hand"], 3)),
+    ("knocks (kept)", lambda a, r: f"{_pct(a['knock_rate'])} ({_pct(a['knock_success'])})"),
+    ("mean place", lambda a, r: _num(a["mean_place"], 2)),
+    ("rating", lambda a, r: f"{r['ordinal']:.2f}" if r else "-"),
+)
+
+
+def _pct(stat: dict[str, Any], ci: bool = False) -> str:
+    v, (lo, hi) = stat["value"], stat["ci95"]
+    if v is None:
+        return "-"
+    if ci and lo is not None:
+        return f"{100 * v:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{100 * v:.1f}%"
+
+
+def _num(stat: dict[str, Any], digits: int) -> str:
+    return "-" if stat["value"] is None else f"{stat['value']:.{digits}f}"
+
+
+def summary_table(summary: dict[str, Any], width: int) -> Any:
+    """The results as a rich table no wider than ``width``: long agent specs wrap inside
+    their column, and where even that does not fit, the last columns are left out (every
+    figure is in results.md)."""
+    from rich import box
+    from rich.table import Table
+
+    from training.report import ranked_specs
+
+    specs = ranked_specs(summary)
+    rows = [(s, summary["agents"][s], summary["ratings"].get(s, {})) for s in specs]
+    columns = list(_COLUMNS)
+    spec_min = min(16, max(len(s) for s in specs))
+
+    def needed(cols: list) -> int:  # the agent column at its narrowest, borders, padding
+        cells = [max(len(h), *(len(f(a, r)) for _, a, r in rows)) for h, f in cols]
+        return spec_min + sum(cells) + 3 * len(cols) + 4
+
+    while len(columns) > 1 and needed(columns) > width:
+        columns.pop()
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("agent", overflow="fold", min_width=spec_min)
+    for header, _ in columns:
+        table.add_column(header, justify="right", no_wrap=True)
+    for spec, a, r in rows:
+        table.add_row(spec, *(f(a, r) for _, f in columns))
+    return table
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """What ``scat tournament`` prints when it is done: the setup in one paragraph and the
+    table, both within the terminal's width (results.md holds the full report)."""
+    from rich.console import Console
+
+    console = Console(highlight=False, emoji=False)
+    cfg = summary["config"]
+    mode = "single hands" if cfg["single_hand"] else "games"
+    console.print(
+        f"{summary['games']} {mode}, {cfg['num_players']} players, rules {cfg['rules']}, "
+        f"seed {cfg['seed']}, {len(cfg['tables'])} table(s) x {cfg['deals_per_table']} "
+        f"duplicate deals; a fair win rate is {100 * summary['fair_win_rate']:.1f}%. "
+        "Brackets: 95% intervals clustered by deal.", markup=False)
+    console.print(summary_table(summary, console.width))
+    if not summary["ratings"]:
+        console.print("No ratings: every table seats one spec more than once.")
+    console.print(f"Hands: {summary['hands']} ({summary['mean_hands_per_game']:.2f} per game); "
+                  f"truncated games: {summary['truncated_games']}.")
+    if len(summary["tables"]) > 1:
+        console.print("The win rate at each table of the round-robin is in results.md.")

@@ -3,6 +3,8 @@
 The table is drawn (``scat_env.render.render_table``) at the start of every hand and at the
 end of the game; every decision gets a line; every scored hand says what happened and which
 rule applied. ``--reveal`` shows every hand (and the card drawn from the stock).
+At a terminal each action is followed by a short pause so a person can follow;
+``--fast`` (or output to a pipe or file) plays straight through.
 """
 
 from __future__ import annotations
@@ -13,10 +15,16 @@ import random
 import sys
 import time
 
-from .main import CliError
+from .errors import CliError
+
+#: Seconds between actions when watching at a terminal.
+TERMINAL_DELAY = 0.4
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from ._pending import max_turns
+
+    DEFAULT_MAX_TURNS = max_turns()
     p = subparsers.add_parser(
         "watch",
         help="watch agents play a game of Scat, action by action",
@@ -28,13 +36,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="deal seed (default: a random one, printed so the game can be replayed)")
     p.add_argument("--reveal", action="store_true", help="show every player's cards")
-    p.add_argument("--delay", type=float, default=0.0,
-                   help="seconds to pause after each action (default 0)")
+    p.add_argument("--delay", type=float, default=None,
+                   help=f"seconds to pause after each action (default {TERMINAL_DELAY} at a "
+                        "terminal, 0 into a pipe or file)")
+    p.add_argument("--fast", action="store_true", help="no pauses (--delay 0)")
     p.add_argument("--tables", action="store_true",
                    help="draw the table after every action, not only at each new hand")
     p.add_argument("--single-hand", action="store_true", help="play one hand only")
-    p.add_argument("--max-turns", type=int, default=300,
-                   help="turns per hand before the game is cut off (default 300)")
+    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
+                   help=f"turns per hand before the game is cut off (default {DEFAULT_MAX_TURNS})")
     p.set_defaults(func=run)
 
 
@@ -55,16 +65,26 @@ def run(args: argparse.Namespace) -> int:
     from scat_env.render import render_table
     from training.tournament import parse_specs
 
+    from ._pending import check_table
+
     specs = parse_specs(args.agents)
     if not 2 <= len(specs) <= 10:
         raise CliError(f"{len(specs)} agents: Scat is played by 2 to 10 players, one spec per seat")
-    if args.delay < 0:
+    if args.delay is not None and args.delay < 0:
         raise CliError(f"--delay must be non-negative, got {args.delay}")
+    if args.fast:
+        delay = 0.0
+    elif args.delay is not None:
+        delay = args.delay
+    else:
+        delay = TERMINAL_DELAY if sys.stdout.isatty() else 0.0
     if args.max_turns < 1:
         raise CliError(f"--max-turns must be at least 1, got {args.max_turns}")
     rules = Rules.preset(args.rules)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     agents = [make_agent(spec, seed=s) for s, spec in enumerate(specs)]
+    for agent in agents:  # a policy that cannot play this table says so before the deal
+        check_table(agent, len(specs), rules)
     names = seat_names(specs)
     out = sys.stdout
 
@@ -90,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
             print(file=out)
             show(state)
         out.flush()
-        if args.delay:
-            time.sleep(args.delay)
+        if delay:
+            time.sleep(delay)
 
     try:
         record = play_game(agents, rules, seed=seed, single_hand=args.single_hand,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,10 +13,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def scat(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def scat(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+         ) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "scat_cli", *args],
         cwd=cwd, capture_output=True, text=True, timeout=120,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -83,7 +87,27 @@ def test_tournament_prints_the_table_and_speed(tmp_path):
     proc = scat("tournament", "--field", "greedy,random,random", "--games", "6",
                 "--workers", "1", "--out", str(tmp_path / "t"))
     assert proc.returncode == 0, proc.stderr
-    assert "| `greedy` |" in proc.stdout and "games/s" in proc.stdout
+    assert re.search(r"^ *greedy +\d", proc.stdout, re.M) and "games/s" in proc.stdout
+
+
+def test_tournament_table_fits_the_terminal_width(tmp_path):
+    long_spec = "expert:beta=0.4,risk=0.6,feed=0.5"
+    for width in (80, 60):
+        proc = scat("tournament", "--agents", f"greedy,random,{long_spec}", "--players", "3",
+                    "--games", "6", "--workers", "1", "--no-plots", "--overwrite",
+                    "--out", str(tmp_path / "t"), env={"COLUMNS": str(width)})
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.split("\nHands:")[0].splitlines()  # then the files written
+        assert max(len(line) for line in lines) <= width, proc.stdout
+        table = "".join(line.split("  ")[0].strip() for line in lines)
+        assert long_spec in table.replace(" ", "")  # wrapped in its column, not cut
+        assert "win rate" in proc.stdout
+
+
+def test_watch_fast_plays_without_pauses():
+    proc = scat("watch", "--agents", "greedy,greedy", "--seed", "1", "--fast")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1].startswith("winner: ")
 
 
 def test_bench_forwards_its_arguments():

@@ -185,6 +185,17 @@ class TournamentConfig:
         picked up silently: :func:`run_tournament` checks them on resume)."""
         return Rules.from_dict(dict(self.rules_fields))
 
+    def check_agents(self) -> None:
+        """Build every spec once and ask it whether it can play this table
+        (:meth:`agents.base.Agent.check_table`): a bad spec, or a policy trained for fewer
+        players or other rules, fails here in one ``ValueError`` line, before any game or
+        worker process starts."""
+        rules = self.load_rules()
+        for spec in self.specs:
+            agent = make_agent(spec, seed=0)
+            if hasattr(agent, "check_table"):  # TEMPORARY until Agent.check_table exists
+                agent.check_table(self.num_players, rules)
+
     def seatings(self) -> list[list[tuple[int, ...]]]:
         return [seatings_for(t, self.seating) for t in self.tables]
 
@@ -366,6 +377,7 @@ def run_tournament(
     Raises ``ValueError`` when ``out_dir`` holds another tournament, or holds games and
     neither ``resume`` nor ``overwrite`` was asked for (nothing is ever deleted silently).
     """
+    config.check_agents()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     games_path = out / GAMES_FILE
