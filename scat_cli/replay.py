@@ -23,6 +23,7 @@ from scat_env.actions import DRAW_STOCK, END_PLAY, KNOCK
 from .savegame import ReplayError, SavedGame
 from .tui import (
     action_markup,
+    agent_label,
     card_markup,
     deal_text,
     make_console,
@@ -47,7 +48,7 @@ class Viewer:
         self.auto = auto
         self.delay = delay
         self.names = game.names
-        self.labels = ["" if p.agent == "human" else p.agent for p in game.players]
+        self.labels = [agent_label(p.agent) for p in game.players]
 
     def _step_pause(self) -> bool:
         """Wait between turns; ``False`` means the person asked to stop."""
@@ -71,7 +72,8 @@ class Viewer:
         view = make_view(state, self.seat)  # type: ignore[arg-type]
         revealed = ({s: list(h) for s, h in enumerate(state.hands)}  # type: ignore[attr-defined]
                     if self.reveal else None)
-        self.console.print(table_view(view, self.names, self.labels, revealed=revealed))
+        self.console.print(table_view(view, self.names, self.labels, revealed=revealed,
+                                      width=self.console.width))
 
     def run(self) -> int:
         game = self.game

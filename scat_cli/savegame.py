@@ -38,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scat_env import GameState, HandResult, Rules, cards_str, make_view, parse_card
+from scat_env import GameState, HandResult, Rules, make_view, parse_card
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_short, action_str
 
 FORMAT = "scat-replay"
@@ -46,6 +46,10 @@ VERSION = 1
 HUMAN = "human"
 #: Environment variable that moves the default replay folder (tests point it at a tmp dir).
 REPLAY_DIR_ENV = "SCAT_REPLAY_DIR"
+
+#: Hand-result keys added after version 1 files were first written: a file without them is
+#: still checked on every other key.
+LATER_RESULT_KEYS = ("rule",)
 
 _SHORT_ACTIONS = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 
@@ -89,20 +93,30 @@ def parse_action(token: str) -> int:
 
 
 def result_record(result: HandResult) -> dict[str, Any]:
-    """The JSON form of a hand result; also what re-simulated results are compared by."""
-    return {
-        "hand": result.hand_number,
-        "dealer": result.dealer,
-        "reason": result.reason,
-        "knocker": result.knocker,
-        "declarers": list(result.declarers),
-        "hands": {str(s): cards_str(h) for s, h in sorted(result.hands.items())},
-        "values": {str(s): v for s, v in sorted(result.values.items())},
-        "lives_lost": {str(s): n for s, n in sorted(result.lives_lost.items())},
-        "lives_after": list(result.lives_after),
-        "eliminated": list(result.eliminated),
-        "replayed": result.replayed,
-    }
+    """The JSON form of a hand result (:meth:`HandResult.to_dict`, the form the env reports);
+    also what re-simulated results are compared by."""
+    from ._pending import to_dict
+
+    return to_dict(result)
+
+
+def portable_spec(spec: str, base: Path | None = None) -> str:
+    """``spec`` with a file path relative to ``base`` (default: the current folder) made
+    absolute, so a saved game names the same agent from any folder: ``ppo:runs/x/policy.pt``
+    becomes ``ppo:/home/me/runs/x/policy.pt``. Specs that name no existing file (``expert``,
+    ``threshold:25``, ``ppo:scat_ppo_set``) are returned unchanged, options (``:sample``)
+    kept after the path."""
+    kind, sep, arg = spec.partition(":")
+    if not sep:
+        return spec
+    base = base or Path.cwd()
+    parts = arg.split(":")  # a spec's options follow its path after ':'
+    for i in range(len(parts), 0, -1):
+        path = Path(":".join(parts[:i])).expanduser()
+        if not path.is_absolute() and (base / path).exists() and (
+                path.suffix or len(path.parts) > 1):
+            return ":".join([kind, str((base / path).resolve()), *parts[i:]])
+    return spec
 
 
 @dataclass
@@ -127,7 +141,6 @@ class SavedGame:
     status: str = "in_progress"
     winner: int | None = None
     created: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
-    updated: str = ""
 
     @property
     def names(self) -> list[str]:
@@ -222,6 +235,9 @@ class SavedGame:
                 f"hand {result.hand_number} ends in the re-simulation but not in the file"
             )
         got, want = result_record(result), self.results[index]
+        for key in LATER_RESULT_KEYS:  # a file written before the key existed still verifies
+            if key not in want:
+                got.pop(key, None)
         if got != want:
             diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
             raise ReplayError(
@@ -306,7 +322,6 @@ class SavedGame:
             status=status,
             winner=data.get("winner"),
             created=str(data.get("created", "")),
-            updated=str(data.get("updated", "")),
         )
 
     def save(self, path: str | Path) -> Path:

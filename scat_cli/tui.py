@@ -33,8 +33,10 @@ RED_SUITS = (1, 2)  # diamonds, hearts
 OPPONENT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan")
 
 
-def make_console(color: bool = True, width: int | None = None) -> Console:
-    """A console for the game screen; ``color=False`` (or ``NO_COLOR``) emits no escapes."""
+def make_console(color: bool = True, width: int | None = None,
+                 height: int | None = None) -> Console:
+    """A console for the game screen; ``color=False`` (or ``NO_COLOR``) emits no escapes.
+    ``width`` and ``height`` default to the terminal's (80x25 when output is not one)."""
     if os.environ.get("NO_COLOR"):
         color = False
     return Console(
@@ -42,6 +44,7 @@ def make_console(color: bool = True, width: int | None = None) -> Console:
         highlight=False,
         emoji=False,
         width=width,
+        height=height,
     )
 
 
@@ -93,6 +96,70 @@ def deal_text(names: Sequence[str], hand_number: int, dealer: int) -> str:
 
 
 # -- the table ----------------------------------------------------------------------------
+def lives_text(rules: Rules, lives: int, *, short: bool = False) -> str:
+    """A player's lives as a count, in the preset's own words.
+
+    "3 pennies, 4 lives left" (the county life counts too), "on the county, 1 life left",
+    "standing at the back, 4 stops left", "GI, 1 life left"; ``short`` keeps only the count
+    ("4 lives left"), for a table that would not fit the terminal otherwise.
+    """
+    label = lives_label(rules, lives)
+    if lives <= 0:
+        return label
+    count = f"{lives_count(rules, lives)} left"
+    if short or label == count:
+        return count
+    if label.startswith(f"{lives} "):  # "3 pennies" with 3 lives: the words are the count
+        return label
+    return f"{label}, {count}"
+
+
+def lives_count(rules: Rules, n: int) -> str:
+    """``n`` lives in the preset's unit: "1 life", "3 lives"; on the bus, "3 stops"."""
+    one, many = ("stop", "stops") if rules.lives_name == "bus" else ("life", "lives")
+    return f"{n} {one if n == 1 else many}"
+
+
+def agent_label(spec: str) -> str:
+    """A short name for an agent spec, for "Alice (PPO)": the kind, plus a short argument
+    ("threshold 25"); policy files and option lists are left to the saved game."""
+    if spec == "human":
+        return ""
+    kind, _, arg = spec.partition(":")
+    if kind in ("ppo", "sb3", "ismcts"):
+        return kind.upper()
+    if arg and len(arg) <= 4 and arg.replace(".", "").isdigit():
+        return f"{kind} {arg}"
+    return kind
+
+
+def _cell_len(markup: str) -> int:
+    return Text.from_markup(markup).cell_len
+
+
+def _cards_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] | None) -> str:
+    rules = view.rules
+    if s == view.seat:
+        cards = cards_markup(view.hand, mark=view.drawn_card)
+        if len(view.hand) == 3:
+            cards += f" = [bold cyan]{value_of(list(view.hand), rules):g}[/]"
+    elif revealed is not None and s in revealed:
+        hand = sorted(revealed[s])
+        cards = cards_markup(hand)
+        if len(hand) == 3:
+            cards += f" = {value_of(hand, rules):g}"
+    else:
+        size = 4 if s == view.current_player and view.phase == "discard" else 3
+        known = list(view.known_cards[s])
+        cards = " ".join([card_markup(c) for c in known] + ["[dim]??[/]"] * (size - len(known)))
+    notes = []
+    if s == view.dealer:
+        notes.append("[dim]dealer[/]")
+    if s == view.knocker:
+        notes.append("[bold yellow]knocked[/]")
+    return cards + ("  " + ", ".join(notes) if notes else "")
+
+
 def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
     """This hand's public log, one line per turn: "Bob: stock, discarded 7♣"."""
     lines: list[str] = []
@@ -119,77 +186,87 @@ def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
     return lines
 
 
+#: Columns outside the table's text: the panel's borders and padding (4) and the two
+#: spaces between each of the four columns (6).
+_FRAME = 4 + 6
+#: Lines a table needs besides its player rows and log: panel top and bottom, the header,
+#: the piles line.
+_FIXED_LINES = 4
+#: Lines kept free under the table for the longest menu (a discard: its first line, four
+#: cards, the keys line) and the prompt, so Enter's redraw fits the terminal too.
+MENU_LINES = 7
+
+
 def table_view(
     view: PlayerView,
     names: Sequence[str],
     labels: Sequence[str] | None = None,
     revealed: Mapping[int, Sequence[int]] | None = None,
-    log_lines: int = 6,
+    *,
+    width: int = 80,
+    height: int | None = None,
 ) -> RenderableType:
     """The whole table as ``view.seat`` sees it: players, lives, piles, this hand's log.
 
-    ``labels`` are short notes per seat (the agent spec of each opponent); ``revealed``
-    maps seats to their hands for replays shown face up.
+    ``labels`` are short notes per seat (what kind of agent each opponent is); ``revealed``
+    maps seats to their hands for replays shown face up. The table fits ``width`` columns:
+    when the lives in words would not fit, only their count is shown, then long names are
+    shortened; the turn marker, lives count, dealer and knock are never cut. With
+    ``height``, the hand's log is shortened so the table and the longest menu
+    (:data:`MENU_LINES`) fit that many lines.
     """
     rules = view.rules
     n = view.num_players
-    title = (
-        f"Scat · {escape(rules.name)} rules · hand {view.hand_number} · "
-        f"turn {view.turn + 1 if view.phase in ('draw', 'discard') else view.turn}"
-    )
-    table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False)
-    table.add_column("", width=1)
-    table.add_column("Player", no_wrap=True)
-    table.add_column("Lives", no_wrap=True)
-    table.add_column("Cards", no_wrap=True)
-    table.add_column("", no_wrap=True)
     playing = view.phase in ("draw", "discard")
+    turn = view.turn + 1 if playing else view.turn
+    title = f"Scat · {escape(rules.name)} rules · hand {view.hand_number} · turn {turn}"
+
+    players, cards = [], []
     for s in range(n):
-        arrow = "▶" if playing and s == view.current_player else ""
-        name = f"[bold]{escape(names[s])}[/]"
+        name = escape(names[s])
         if labels and labels[s]:
             name += f" [dim]({escape(labels[s])})[/]"
+        players.append(name if view.active[s] else f"[dim]{name}[/]")
+        cards.append(_cards_cell(view, s, revealed) if view.active[s] else "")
+    room = width - _FRAME - 1 - max(_cell_len(c) for c in cards + ["Cards"])
+    name_width = max(_cell_len(p) for p in players + ["Player"])
+    lives = [lives_text(rules, view.lives[s]) for s in range(n)]
+    if name_width + max(len(x) for x in lives) > room:
+        lives = [lives_text(rules, view.lives[s], short=True) for s in range(n)]
+    lives_width = max(len(x) for x in [*lives, "Lives"])
+
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="dim")
+    table.add_column("", width=1, no_wrap=True)
+    table.add_column("Player", no_wrap=True, overflow="ellipsis",
+                     max_width=max(room - lives_width, 6))
+    table.add_column("Lives", no_wrap=True)
+    table.add_column("Cards", no_wrap=True)
+    for s in range(n):
+        arrow = "▶" if playing and s == view.current_player else ""
         if not view.active[s]:
-            lives = "[dim]" + escape(lives_label(rules, view.lives[s])) + "[/]"
-            table.add_row("", f"[dim]{escape(names[s])}[/]", lives, "", "")
+            table.add_row("", players[s], f"[dim]{escape(lives[s])}[/]", "")
             continue
         lost = rules.start_lives - view.lives[s]
         style = "green" if lost == 0 else "yellow" if view.lives[s] > 1 else "bold red"
-        lives = f"[{style}]{escape(lives_label(rules, view.lives[s]))}[/]"
-        size = 4 if s == view.current_player and view.phase == "discard" else 3
-        if s == view.seat:
-            cards = cards_markup(view.hand, mark=view.drawn_card)
-            if len(view.hand) == 3:
-                cards += f"  = [bold cyan]{value_of(list(view.hand), rules):g}[/]"
-        elif revealed is not None and s in revealed:
-            hand = list(revealed[s])
-            cards = cards_markup(sorted(hand))
-            if len(hand) == 3:
-                cards += f"  = {value_of(hand, rules):g}"
-        else:
-            known = list(view.known_cards[s])
-            cards = " ".join([card_markup(c) for c in known] + ["[dim]??[/]"] * (size - len(known)))
-        notes = []
-        if s == view.dealer:
-            notes.append("[dim]dealer[/]")
-        if s == view.knocker:
-            notes.append("[bold yellow]KNOCKED[/]")
-        table.add_row(arrow, name, lives, cards, " ".join(notes))
+        table.add_row(arrow, players[s], f"[{style}]{escape(lives[s])}[/]", cards[s])
+
     top = card_markup(view.top_discard) if view.top_discard is not None else "[dim]empty[/]"
     stock = (f"{view.stock_size} card{'s' if view.stock_size != 1 else ''}"
              if view.stock_size else "[bold red]exhausted[/]")
-    piles = f"Discard pile: {top}    Stock: {stock}"
-    parts: list[RenderableType] = [table, Text.from_markup(piles)]
+    parts: list[RenderableType] = [table, Text.from_markup(f"Discard pile: {top}    Stock: {stock}")]
     if view.knocker is not None:
         parts.append(Text.from_markup(
             f"[bold yellow]{escape(names[view.knocker])} knocked[/]: one last turn each, "
-            "then the showdown."
-        ))
+            "then the showdown."))
     turns = _turn_lines(view, names)
-    if turns:
+    log_lines = 6
+    if height is not None:  # the log header takes a line too
+        used = _FIXED_LINES + n + (view.knocker is not None) + 1
+        log_lines = min(log_lines, height - MENU_LINES - used)
+    if turns and log_lines > 0:
         shown = turns[-log_lines:]
-        more = len(turns) - len(shown)
-        header = "This hand" + (f" (last {len(shown)} of {len(turns)} turns)" if more else "")
+        header = "This hand" + (f" (last {len(shown)} of {len(turns)} turns)"
+                                if len(shown) < len(turns) else "")
         parts.append(Text.from_markup(f"[dim]{header}:[/]\n  " + "\n  ".join(shown)))
     return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
 
@@ -199,9 +276,10 @@ def menu_view(view: PlayerView, options: Sequence[MenuOption]) -> RenderableType
     if view.phase == "draw":
         head = "Your turn: draw a card, or knock."
     else:
-        head = "Now discard a card (type its number, or the card like 7c)."
-        if view.taken_card is not None:
-            head += f" You may not discard the {card_markup(view.taken_card)} you took."
+        head = "Now discard a card: its number, or the card like 7c"
+        if view.taken_card is not None:  # one line at 80 columns, to keep the menu's height
+            head += f" (not the {card_markup(view.taken_card)} you took)"
+        head += "."
     lines = [head]
     for opt in options:
         label = escape(opt.label)
@@ -224,148 +302,49 @@ def _names_list(seats: Sequence[int], names: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _verb(seats: Sequence[int], names: Sequence[str], one: str, many: str) -> str:
-    """Agreement for "You" (plural verb) and for several players."""
-    return many if len(seats) != 1 or names[seats[0]] == "You" else one
-
-
-def _possessive(name: str) -> str:
-    return "Your" if name == "You" else f"{name}'s"
-
-
-def _lives_word(rules: Rules, n: int) -> str:
-    unit = {"pennies": ("penny", "pennies"), "nickels": ("nickel", "nickels"),
-            "points": ("point", "points"), "bus": ("step", "steps"),
-            "letters": ("letter", "letters")}[rules.lives_name]
-    return f"{n} {unit[0] if n == 1 else unit[1]}" if rules.lives_name != "letters" else (
-        f"{n} letter{'s' if n != 1 else ''}")
-
-
 def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
-    """Why each player lost what they lost: the rule that applied, in plain words."""
-    lines: list[str] = []
-    values = result.values
-    knocker = result.knocker
-    word = _lives_word
-    rest = [s for s in sorted(result.hands) if s not in result.declarers]
-    if result.reason == "dealt_thirty_one":
-        lines.append(
-            f"{_names_list(result.declarers, names)} "
-            f"{_verb(result.declarers, names, 'was', 'were')} dealt 31: there is no play, "
-            f"everyone else ({_names_list(rest, names)}) loses a life."
-        )
-    elif result.reason == "thirty_one":
-        lines.append(
-            f"{names[result.declarers[0]]} made 31 and declared it: everyone else "
-            f"({_names_list(rest, names)}) loses a life."
-        )
-        if knocker is not None and knocker not in result.declarers:
-            lines.append(
-                f"{names[knocker]} had knocked and "
-                f"{_verb([knocker], names, 'pays', 'pay')} {word(rules, rules.knocker_loss_on_31)}"
-                " (a 31 after a knock)."
-            )
-    else:
-        if result.reason == "stock_exhausted":
-            lines.append("The stock was exhausted and the play ended: everyone shows.")
-        if knocker is not None and rules.knock_mode == "gin":
-            best_other = max(v for s, v in values.items() if s != knocker)
-            if values[knocker] >= best_other:
-                lines.append(
-                    f"{_possessive(names[knocker])} knock promised the highest hand and kept it "
-                    f"({values[knocker]:g} vs {best_other:g}): everyone else "
-                    f"({_names_list([x for x in rest if x != knocker], names)}) loses a life."
-                )
-            else:
-                lines.append(
-                    f"{_possessive(names[knocker])} knock promised the highest hand but "
-                    f"{best_other:g} beats {values[knocker]:g}: the knocker pays "
-                    f"{word(rules, rules.knocker_loss)}."
-                )
-        else:
-            low = min(values.values())
-            lowest = [s for s, v in values.items() if v == low]
-            others = [s for s in lowest if s != knocker]
-            if knocker is None:
-                lines.append(
-                    f"No knock: the lowest hand ({low:g}) loses one life: "
-                    f"{_names_list(lowest, names)}."
-                )
-            elif knocker not in lowest:
-                lines.append(
-                    f"Lowest hand ({low:g}): {_names_list(lowest, names)} "
-                    f"{_verb(lowest, names, 'loses', 'lose')} one life; "
-                    f"{names[knocker]} knocked with {values[knocker]:g} and "
-                    f"{_verb([knocker], names, 'is', 'are')} safe."
-                )
-            elif len(lowest) == 1:
-                lines.append(
-                    f"{names[knocker]} knocked and had the lowest hand alone ({low:g}): "
-                    f"a failed knock costs {word(rules, rules.knocker_loss)}."
-                )
-            elif rules.knocker_tie == "safe":
-                lines.append(
-                    f"{names[knocker]} knocked and tied for lowest ({low:g}) with "
-                    f"{_names_list(others, names)}: a knocker in a tie is safe, the others "
-                    "lose one life."
-                )
-            elif rules.knocker_tie == "all":
-                lines.append(
-                    f"{names[knocker]} knocked and tied for lowest ({low:g}) with "
-                    f"{_names_list(others, names)}: under these rules all of them lose, the "
-                    f"knocker pays {word(rules, rules.knocker_loss)}."
-                )
-            else:
-                lines.append(
-                    f"{names[knocker]} knocked and tied for lowest ({low:g}) with "
-                    f"{_names_list(others, names)}: under these rules only the knocker pays "
-                    f"({word(rules, rules.knocker_loss)})."
-                )
-    capped = [s for s, n in result.lives_lost.items()
-              if n and n < _wanted(result, rules, s) and not result.replayed]
-    if capped:
-        lines.append(f"{_names_list(capped, names)} had fewer lives left than that cost.")
-    if result.replayed:
-        lines.append(
-            "That would have put everyone left out at once: the hand is replayed, lives "
-            "unchanged."
-        )
+    """Who lost what, and the rule that applied in plain words (from the engine, which
+    names the rule it scored the hand by: :func:`scat_env.showdown.rule_text`)."""
+    from ._pending import rule_line
+
+    by_loss: dict[int, list[int]] = {}
+    for s, lost in sorted(result.lives_lost.items()):
+        if lost:
+            by_loss.setdefault(lost, []).append(s)
+    paid = [
+        f"{_names_list(seats, names)} "
+        f"{'lose' if len(seats) > 1 or names[seats[0]] == 'You' else 'loses'} "
+        f"{lives_count(rules, lost)}"
+        for lost, seats in sorted(by_loss.items(), reverse=True)
+    ]
+    lines = [rule_line(result, names)]
+    if paid:
+        lines.append("; ".join(paid) + ".")
     for s in result.eliminated:
-        lines.append(f"{names[s]} {_verb([s], names, 'is', 'are')} out of the game.")
+        lines.append(f"{names[s]} {'are' if names[s] == 'You' else 'is'} out of the game.")
     return lines
-
-
-def _wanted(result: HandResult, rules: Rules, seat: int) -> int:
-    """Lives the rule asked of ``seat`` before capping by what it had (for the note)."""
-    from scat_env.showdown import knock_losses, thirty_one_losses
-
-    seats = list(result.values)
-    if result.declarers:
-        losses = thirty_one_losses(seats, list(result.declarers), result.knocker, rules)
-    else:
-        losses = knock_losses(result.values, result.knocker, rules)
-    return losses.get(seat, 0)
 
 
 def showdown_view(result: HandResult, rules: Rules, names: Sequence[str]) -> RenderableType:
     """All hands face up with their values, what each player lost and why."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("Player", no_wrap=True)
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="dim")
+    table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=20)
     table.add_column("Hand", no_wrap=True)
-    table.add_column("Value", justify="right")
-    table.add_column("Lost", justify="right")
+    table.add_column("Value", justify="right", no_wrap=True)
+    table.add_column("Lost", justify="right", no_wrap=True)
     table.add_column("Now", no_wrap=True)
     low = min(result.values.values())
+    thirty_one = bool(result.declarers)
     for s in sorted(result.hands):
         value = result.values[s]
         vtxt = f"{value:g}"
         if s in result.declarers:
             vtxt = f"[bold green]{vtxt}[/]"
-        elif value == low and result.reason not in ("thirty_one", "dealt_thirty_one"):
+        elif value == low and not thirty_one:
             vtxt = f"[bold red]{vtxt}[/]"
         lost = result.lives_lost.get(s, 0)
         name = escape(names[s]) + (" [yellow](knocked)[/]" if s == result.knocker else "")
-        now = lives_label(rules, result.lives_after[s])
+        now = lives_text(rules, result.lives_after[s])
         table.add_row(
             name,
             cards_markup(sorted(result.hands[s])),
@@ -460,15 +439,15 @@ def help_view(rules: Rules) -> RenderableType:
         "discard the card you just took from the pile.",
         "  Knock instead of drawing when you think you are not the lowest: everyone else "
         "gets one more turn, then all hands are shown and the lowest hand loses a life.",
-        f"  A knocker who is lowest alone pays {_lives_word(r, r.knocker_loss)}; "
+        f"  A knocker who is lowest alone pays {lives_count(r, r.knocker_loss)}; "
         + {"safe": "a knocker tied for lowest is safe.",
            "all": "in a tie the knocker pays too.",
            "knocker_only": "in a tie only the knocker pays."}[r.knocker_tie]
         if r.knock_mode == "lowest" else
         f"  Gin rules: a knock promises the highest hand; beaten, the knocker pays "
-        f"{_lives_word(r, r.knocker_loss)}, otherwise everyone else pays.",
+        f"{lives_count(r, r.knocker_loss)}, otherwise everyone else pays.",
         "  Make 31 and it is declared at once: everyone else loses a life "
-        f"(a knocker pays {_lives_word(r, r.knocker_loss_on_31)}).",
+        f"(a knocker pays {lives_count(r, r.knocker_loss_on_31)}).",
         "  When the stock runs out you may keep taking the discard, or end the play.",
         f"  Everyone starts with {r.start_lives} lives ({escape(lives_label(r, r.start_lives))}"
         + (", then one more on the county" if r.county and r.lives_name == "pennies" else "")

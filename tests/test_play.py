@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from scat_cli import play as play_mod
+from scat_cli.errors import CliError
 from scat_cli.humanio import HELP, HINT, QUIT, InputError, menu_options, parse_command
-from scat_cli.main import CliError
-from scat_cli.play import PlaySession, new_game, opponent_specs
-from scat_cli.savegame import SavedGame
+from scat_cli.play import opponent_specs
+from scat_cli.savegame import SavedGame, portable_spec
+from scat_cli.session import PlaySession, new_game
 from scat_env import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -170,14 +170,33 @@ def test_opponent_specs_one_for_all_or_one_each():
         opponent_specs(11, "random")
 
 
-def test_default_opponent_prefers_a_shipped_policy_and_falls_back(tmp_path, monkeypatch):
-    folder = tmp_path / "policies"
-    folder.mkdir()
-    monkeypatch.setattr(play_mod, "POLICY_DIRS", (folder,))
-    (folder / "default.txt").write_text("# the strongest policy\ngreedy\n")
-    assert play_mod.default_opponent() == "greedy"
-    (folder / "default.txt").write_text("ppo:policies/missing.pt\n")  # broken: fall back
-    assert play_mod.default_opponent() in play_mod.FALLBACK_OPPONENTS
+def test_the_default_opponent_is_the_shipped_policy_set():
+    from agents.policy import DEFAULT_OPPONENT
+
+    assert opponent_specs(3, None) == (3, [DEFAULT_OPPONENT] * 2)
+
+
+def test_saved_specs_name_their_files_from_any_folder(tmp_path):
+    (tmp_path / "runs").mkdir()
+    policy = tmp_path / "runs" / "policy.pt"
+    policy.write_bytes(b"")
+    assert portable_spec("ppo:runs/policy.pt", tmp_path) == f"ppo:{policy}"
+    assert portable_spec("ppo:runs/policy.pt:sample:sym=4", tmp_path) == f"ppo:{policy}:sample:sym=4"
+    for spec in ("expert", "threshold:25", "ppo:scat_ppo_set", f"ppo:{policy}",
+                 "ppo:runs/missing.pt"):
+        assert portable_spec(spec, tmp_path) == spec
+
+
+def test_a_policy_that_cannot_play_the_table_is_refused_before_the_game(tmp_path, capsys):
+    from agents.policy import DEFAULT_OPPONENT
+    from scat_cli.main import main
+
+    code = main(["play", "--players", "8", "--opponents", f"greedy,{DEFAULT_OPPONENT},"
+                 + ",".join(["random"] * 5), "--save", str(tmp_path / "g.json")])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "8" in err[0]
+    assert not (tmp_path / "g.json").exists()
 
 
 # -- whole games in-process ---------------------------------------------------------------
@@ -369,3 +388,119 @@ def test_quit_in_a_terminal_then_resume_and_finish(tmp_path):
     assert after.status == "finished"
     assert after.actions[: len(before.actions)] == before.actions
     after.resimulate()
+
+
+# -- the screen at 80x24 ------------------------------------------------------------------
+def _screen_lines(renderable, width: int = 80) -> list[str]:
+    from rich.console import Console
+
+    console = Console(width=width, color_system=None, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def _positions(players: int, preset: str, seed: int) -> Iterator[GameState]:
+    """Positions at seat 0's turns through a whole game of random play (knocks,
+    eliminations and the exhausted stock included)."""
+    rng = random.Random(seed)
+    state = GameState(players, Rules.preset(preset), seed=seed)
+    while not state.is_terminal():
+        if state.current_player == 0:
+            yield state
+        legal = state.legal_actions()
+        state.apply_action(KNOCK if KNOCK in legal and rng.random() < 0.1 else rng.choice(legal))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("preset", ["standard", "ride_the_bus", "cadillac", "gin",
+                                    "swedish_points"])
+def test_the_table_fits_80x24_and_shows_lives_dealer_knock_and_turn(players, preset):
+    from scat_cli.tui import MENU_LINES, agent_label, default_names, lives_text, table_view
+
+    names = default_names(players)
+    labels = [""] + [agent_label("ppo:scat_ppo_set")] * (players - 1)
+    checked = 0
+    for i, state in enumerate(_positions(players, preset, seed=players * 100 + len(preset))):
+        if i % 3:
+            continue
+        if i % 2:  # a name as long as a person may type, and a label with an argument
+            names = [*names[:-1], "Bartholomew-Alexander"]
+            labels = [*labels[:-1], agent_label("threshold:25")]
+        view = make_view(state, 0)
+        lines = _screen_lines(table_view(view, names, labels, width=80, height=24))
+        assert max(len(line) for line in lines) <= 80, "\n".join(lines)
+        assert len(lines) + MENU_LINES <= 24, "\n".join(lines)
+        rows = {s: next(line for line in lines if f" {names[s][:8]}" in line)
+                for s in range(players)}
+        for s, row in rows.items():
+            assert (lives_text(view.rules, view.lives[s]) in row
+                    or lives_text(view.rules, view.lives[s], short=True) in row), row
+            assert ("dealer" in row) == (s == view.dealer), row
+            assert ("knocked" in row) == (s == view.knocker), row
+            assert ("▶" in row) == (s == view.current_player), row
+        checked += 1
+    assert checked >= 3
+
+
+def test_lives_are_counted_in_the_presets_own_words():
+    from scat_cli.tui import lives_text
+
+    assert lives_text(Rules.preset("ride_the_bus"), 4) == "standing at the back, 4 stops left"
+    assert lives_text(Rules.preset("ride_the_bus"), 1) == "on the stairs, 1 stop left"
+    assert lives_text(Rules.preset("standard"), 1) == "on the county, 1 life left"
+    assert lives_text(Rules.preset("standard"), 4) == "3 pennies, 4 lives left"
+    assert lives_text(Rules.preset("no_county"), 3) == "3 pennies"
+    assert lives_text(Rules.preset("gin"), 2) == "G, 2 lives left"
+    assert lives_text(Rules.preset("standard"), 4, short=True) == "4 lives left"
+    assert lives_text(Rules.preset("standard"), 0) == "out"
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_a_whole_game_at_80_columns_never_prints_a_longer_line(tmp_path, capsys, players):
+    rules = Rules.preset(str(_rules_file(tmp_path)))
+    game = new_game(players, ["greedy"] * (players - 1), rules, seed=players, name="You")
+    path = tmp_path / "g.json"
+    session = PlaySession(game, path, color=False, fast=True, width=80, height=24,
+                          input_fn=make_input(["h", "", "?"]))
+    assert session.run() == 0
+    out = capsys.readouterr().out
+    long = [line for line in out.splitlines() if len(line) > 80 and str(path) not in line]
+    assert not long, long
+    assert "Showdown · hand 1" in out and "Game over" in out
+
+
+def test_enter_on_an_empty_line_and_resume_redraw_the_table(tmp_path, capsys):
+    rules = Rules.preset(str(_rules_file(tmp_path)))
+    path = tmp_path / "g.json"
+    title = re.compile(r"Scat · \S+ rules · hand \d+ · turn \d+")
+    run_session(new_game(3, ["greedy"] * 2, rules, seed=9, name="You"), path,
+                ["s", "", "q", "y"], then=None)
+    out = capsys.readouterr().out
+    before_enter, after_enter = out.split("You drew the", 1)
+    assert len(title.findall(before_enter)) == 1
+    assert len(title.findall(after_enter)) == 1  # the discard decision, drawn again on Enter
+    saved = SavedGame.load(path)
+    assert saved.status == "in_progress"
+    run_session(saved, path, [], then=None)
+    resumed = capsys.readouterr().out
+    assert resumed.startswith("Resuming")
+    assert title.search(resumed.split("Your turn" if "Your turn" in resumed else "End of input")[0])
+
+
+def test_a_hint_gives_the_experts_move_and_its_numbers():
+    from agents.registry import make_agent
+    from scat_cli.hints import hint
+
+    expert = make_agent("expert", seed=0)
+    said = []
+    for seed in range(40):
+        state = state_at_seat0(seed, players=3)
+        view = make_view(state, 0)
+        text = hint(expert, view)
+        assert "The expert would" in text and re.search(r"\d", text), text
+        said.append(text)
+        state.apply_action(DRAW_STOCK)
+        text = hint(expert, make_view(state, 0))
+        assert text.startswith("discard the ") and "worth" in text, text
+    joined = " ".join(said)
+    assert "a stock draw is worth" in joined and "% of the time" in joined

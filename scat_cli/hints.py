@@ -1,0 +1,78 @@
+"""The ``h`` key of ``scat play``: what the ``expert`` agent would do, with its numbers in words.
+
+The expert decides from the player's own :class:`~scat_env.PlayerView` (nothing hidden) and
+writes the numbers behind its decision into its advice vector
+(:meth:`agents.expert.ExpertAgent.advice`): the expected worth of a stock draw and of the
+top discard, the chance of being caught lowest after a knock, and on a last turn the chance
+of losing a life after each draw. This module turns those numbers into one or two plain
+sentences, e.g. "Drawing from the stock loses you a life 13% of the time; taking the 7♣,
+51%. The expert draws from the stock."
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, NUM_ACTIONS, PlayerView, card_str
+from scat_env.scoring import value_of
+
+if TYPE_CHECKING:
+    from agents.expert import ExpertAgent
+
+#: Slots of the expert's advice vector after the action one-hot and the 52 discard scores,
+#: in the order its docstring lists them: the worth of a stock draw and of the top discard
+#: (/41), P(every opponent ends above me) and P(nobody ends below me) if I knock now, and
+#: on my last turn P(I lose) after a stock draw and after taking the top discard.
+STOCK, TAKE, P_SOLE, P_NONE_BELOW, LOSE_STOCK, LOSE_TAKE = range(NUM_ACTIONS + 52, NUM_ACTIONS + 58)
+#: Discard scores and expected worths are written divided by this (the best hand, 41).
+SCALE = 41.0
+
+
+def _pct(p: float) -> str:
+    return f"{round(100 * p)}%"
+
+
+def _sym(card: int) -> str:
+    return card_str(card, symbols=True)
+
+
+def hint(agent: ExpertAgent, view: PlayerView) -> str:
+    """The expert's move for ``view`` with the numbers behind it, in plain words."""
+    import numpy as np
+
+    from agents.expert import ADVICE_SIZE
+
+    notes = np.zeros(ADVICE_SIZE, dtype=np.float32)
+    action = agent.advice(view, notes)
+    legal = view.legal_actions
+    rules = view.rules
+    value = value_of(list(view.hand), rules) if len(view.hand) == 3 else None
+    top = _sym(view.top_discard) if view.top_discard is not None else "top discard"
+    facts: list[str] = []
+    if view.phase == "discard":
+        kept = [c for c in view.hand if c != action]
+        return (f"discard the {_sym(action)}: you keep "
+                f"{' '.join(_sym(c) for c in kept)}, worth {value_of(kept, rules):g}.")
+    if KNOCK in legal:
+        if rules.knock_mode == "gin":
+            facts.append(f"If you knock now with {value:g}, you hold the highest hand "
+                         f"{_pct(notes[P_SOLE])} of the time.")
+        else:
+            caught = 1.0 - float(notes[P_NONE_BELOW])
+            facts.append(f"If you knock now with {value:g}, you end up lowest alone "
+                         f"{_pct(notes[P_SOLE])} of the time"
+                         + (f" and tied for lowest another {_pct(caught - notes[P_SOLE])}"
+                            if caught > notes[P_SOLE] + 0.005 else "") + ".")
+    if action != KNOCK and view.knocker is not None and DRAW_STOCK in legal:
+        take = (f"; taking the {top}, {_pct(notes[LOSE_TAKE])}"
+                if DRAW_DISCARD in legal else "")
+        facts.append(f"This is your last turn. Drawing from the stock loses you a life "
+                     f"{_pct(notes[LOSE_STOCK])} of the time{take}.")
+    elif action != KNOCK and DRAW_STOCK in legal:
+        take = (f"; taking the {top} is worth {notes[TAKE] * SCALE:.1f}"
+                if DRAW_DISCARD in legal else "")
+        facts.append(f"Counting what a hand may still become, a stock draw is worth "
+                     f"{notes[STOCK] * SCALE:.1f} on average{take} (you hold {value:g}).")
+    move = {DRAW_STOCK: "draw from the stock", DRAW_DISCARD: f"take the {top}",
+            KNOCK: "knock", END_PLAY: "end the play"}[action]
+    return " ".join(facts + [f"The expert would {move}."])

@@ -1,0 +1,285 @@
+"""One game of ``scat play``: a person at one seat, agents at the others.
+
+The engine (:class:`scat_env.GameState`) runs the game and each player, the person
+included, sees only its own :class:`scat_env.PlayerView`. Every decision is saved as it is
+made (a JSON replay, see :mod:`scat_cli.savegame`), so quitting, Ctrl-C, a closed input or a
+crash never loses a game: ``scat play --resume FILE`` re-simulates it and carries on,
+opponents included. The command line around it is :mod:`scat_cli.play`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agents.base import Agent
+from agents.registry import make_agent
+from scat_env import GameState, PlayerView, Rules, make_view
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
+
+from ._pending import check_table
+from .humanio import HELP, HINT, MENU, QUIT, InputError, menu_options, parse_command, yes
+from .savegame import HUMAN, PlayerEntry, SavedGame, agent_seed
+from .tui import (
+    action_markup,
+    agent_label,
+    card_markup,
+    deal_text,
+    default_names,
+    help_view,
+    make_console,
+    menu_view,
+    showdown_view,
+    summary_view,
+    table_view,
+)
+
+HUMAN_SEAT = 0
+
+
+def build_agents(game: SavedGame) -> list[Agent | None]:
+    """One agent per seat (``None`` for the person), seeded as in :mod:`agents.match`, each
+    asked whether it can play this table before the first move (a policy trained for at
+    most six players refuses a table of eight here, not mid-game)."""
+    agents: list[Agent | None] = []
+    for p in game.players:
+        if p.agent == HUMAN:
+            agents.append(None)
+            continue
+        agent = make_agent(p.agent, seed=p.seed)
+        check_table(agent, game.num_players, game.rules)
+        agent.reset(p.seed)
+        agents.append(agent)
+    return agents
+
+
+def new_game(players: int, specs: list[str], rules: Rules, seed: int, name: str) -> SavedGame:
+    """A game not yet played: the person at seat 0, ``specs`` at the other seats."""
+    names = default_names(players, HUMAN_SEAT)
+    names[HUMAN_SEAT] = name
+    entries = [PlayerEntry(name, HUMAN, None)]
+    entries += [PlayerEntry(names[s], specs[s - 1], agent_seed(seed, s)) for s in range(1, players)]
+    first_dealer = GameState(players, rules, seed=seed).dealer
+    return SavedGame(players, rules, seed, first_dealer, entries, human_seat=HUMAN_SEAT)
+
+
+class Quit(Exception):
+    """The person chose to stop (q, Ctrl-C confirmed, or end of input): save and leave."""
+
+
+class PlaySession:
+    """One game between a person at ``game.human_seat`` and agents at the other seats."""
+
+    def __init__(
+        self,
+        game: SavedGame,
+        save_path: Path,
+        *,
+        color: bool = True,
+        delay: float = 0.8,
+        fast: bool = False,
+        input_fn: Callable[[str], str] | None = None,
+        width: int | None = None,
+        height: int | None = None,
+    ) -> None:
+        self.game = game
+        self.save_path = save_path
+        self.console = make_console(color, width, height)
+        self.delay = 0.0 if fast else delay
+        self.fast = fast
+        self._input = input_fn
+        self.names = game.names
+        self.human = game.human_seat if game.human_seat is not None else HUMAN_SEAT
+        self.labels = [agent_label(p.agent) for p in game.players]
+        self.agents = build_agents(game)
+        self.state = game.resimulate(agents=self.agents)
+        self._hint_agent: Agent | None = None
+        self._shown = len(game.results) if game.actions else 0
+        self._hand_seen = self.state.hand_number if game.actions else 0
+        # A resumed game shows the table before anyone moves, whoever's turn it is.
+        self._redraw = bool(game.actions)
+
+    # -- io ---------------------------------------------------------------------------
+    def print(self, *things: object, soft_wrap: bool = False) -> None:
+        self.console.print(*things, soft_wrap=soft_wrap)
+
+    def ask(self, prompt: str) -> str:
+        if self._input is not None:
+            return self._input(prompt)
+        return self.console.input(prompt)
+
+    def pause(self) -> None:
+        if self.delay > 0:
+            time.sleep(self.delay)
+
+    def save(self) -> None:
+        self.game.save(self.save_path)
+
+    def confirm_quit(self) -> None:
+        """Ask once; raise :class:`Quit` on yes (or on Ctrl-C / end of input here)."""
+        try:
+            answer = self.ask("Quit now? The game is saved and can be resumed. (y/N) ")
+        except (EOFError, KeyboardInterrupt):
+            raise Quit from None
+        if yes(answer):
+            raise Quit
+        self.print("[dim]Carrying on.[/]")
+
+    def show_table(self, view: PlayerView) -> None:
+        """The table as the person sees it, sized to the terminal."""
+        self.print(table_view(view, self.names, self.labels, width=self.console.width,
+                              height=self.console.height))
+        self._redraw = False
+
+    # -- the game loop -----------------------------------------------------------------
+    def opponents_text(self) -> str:
+        """"Alice and Bob: ppo:scat_ppo_set": each agent spec once, after its seats."""
+        by_spec: dict[str, list[str]] = {}
+        for s, p in enumerate(self.game.players):
+            if s != self.human:
+                by_spec.setdefault(p.agent, []).append(p.name)
+        return "; ".join(f"{' and '.join(seats) if len(seats) < 3 else ', '.join(seats)}: "
+                         f"{spec}" for spec, seats in by_spec.items())
+
+    def run(self) -> int:
+        g = self.game
+        verb = "Resuming" if g.actions else "New game"
+        self.print(f"[bold]{verb}[/]: {g.num_players} players, {g.rules.name} rules, "
+                   f"seed {g.seed}.")
+        self.print(f"Opponents: {self.opponents_text()}.", soft_wrap=True)
+        self.print(f"[dim]Saved as you play to {self.save_path} · ? for help[/]",
+                   soft_wrap=True)  # paths stay whole, to copy and paste
+        try:
+            while True:
+                try:
+                    self._play_until_over()
+                    break
+                except KeyboardInterrupt:
+                    self.print()
+                    self.confirm_quit()
+                    # A Ctrl-C may land between a move and its record: rebuild from the record.
+                    self.agents = build_agents(g)
+                    self.state = g.resimulate(agents=self.agents)
+        except Quit:
+            self.save()
+            self.print(
+                f"\nGame saved to {self.save_path}\n"
+                f"Resume it with: scat play --resume {self.save_path}",
+                soft_wrap=True,
+            )
+            return 0
+        self._show_results()
+        knocks = [s for s, a in g.actions if a == KNOCK]
+        self.print(summary_view(self.state.results, self.names, self.state.winner, g.rules,
+                                self.human, knocks))
+        self.save()
+        self.print(f"Replay saved to {self.save_path}\nWatch it again with: scat replay "
+                   f"{self.save_path}", soft_wrap=True)
+        return 0
+
+    def _play_until_over(self) -> None:
+        state = self.state
+        while not state.is_terminal():
+            self._show_results()
+            if state.hand_number != self._hand_seen:
+                self._hand_seen = state.hand_number
+                self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
+                                  style="dim")
+            seat = state.current_player
+            if seat == self.human:
+                action = self._human_turn()
+            else:
+                if self._redraw:
+                    self.show_table(make_view(state, self.human))
+                self.pause()
+                action = self.agents[seat].act(make_view(state, seat))  # type: ignore[union-attr]
+            top_before = state.discard[-1] if state.discard else None
+            state.apply_action(action)
+            self.game.record(state, seat, action)
+            self.save()
+            self._announce(seat, action, top_before)
+
+    def _announce(self, seat: int, action: int, top_before: int | None) -> None:
+        state = self.state
+        if seat == self.human:
+            if action == DRAW_STOCK:
+                self.print(f"You drew the {card_markup(state.drawn)} from the stock.")
+            elif action == DRAW_DISCARD:
+                self.print(f"You took the {card_markup(top_before)}.")  # type: ignore[arg-type]
+            elif action == KNOCK:
+                self.print("[bold yellow]You knocked![/] Everyone else gets one more turn.")
+            elif action < 52:
+                self.print(f"You discarded the {card_markup(action)}.")
+        else:
+            self.print(action_markup(seat, action, self.names, top_before))
+        last = state.results[-1] if state.results else None
+        if (action < 52 and last is not None and last.reason == "thirty_one"
+                and seat in last.declarers and len(state.results) > self._shown):
+            self.print(f"[bold green]{self.names[seat]} declared 31![/]")
+
+    def _show_results(self) -> None:
+        results = self.state.results
+        while self._shown < len(results):
+            result = results[self._shown]
+            self._shown += 1
+            self.print(showdown_view(result, self.game.rules, self.names))
+            if not self.state.is_terminal() or self._shown < len(results):
+                self._wait_for_enter()
+
+    def _wait_for_enter(self) -> None:
+        if self.fast:
+            return
+        try:
+            self.ask("[dim]Press Enter for the next hand[/] ")
+        except EOFError:
+            raise Quit from None
+
+    def _human_turn(self) -> int:
+        view = make_view(self.state, self.human)
+        if view.phase == "draw" or self._redraw:
+            self.show_table(view)
+        options = menu_options(view)
+        self.print(menu_view(view, options))
+        while True:
+            try:
+                line = self.ask("> ")
+            except EOFError:
+                self.print("\n[dim]End of input.[/]")
+                raise Quit from None
+            except KeyboardInterrupt:
+                self.print()
+                self.confirm_quit()
+                continue
+            try:
+                command = parse_command(line, view, self.names)
+            except InputError as exc:
+                self.print(f"[bold red]✗[/] {_escape(str(exc))}")
+                continue
+            if command.kind == "action":
+                return command.action  # type: ignore[return-value]
+            if command.kind == QUIT:
+                self.confirm_quit()
+            elif command.kind == HELP:
+                self.print(help_view(self.game.rules))
+            elif command.kind == HINT:
+                self.print(f"[cyan]Hint:[/] {_escape(self._hint(view))}")
+            elif command.kind == MENU:  # Enter on an empty line: the table and menu again
+                self.show_table(view)
+                self.print(menu_view(view, options))
+
+    def _hint(self, view: PlayerView) -> str:
+        from .hints import hint
+
+        if self._hint_agent is None:
+            self._hint_agent = make_agent("expert", seed=self.game.seed + 7919)
+        try:
+            return hint(self._hint_agent, view)  # type: ignore[arg-type]
+        except Exception as exc:  # a hint must never end a game
+            return f"the expert could not give a hint ({exc})."
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
