@@ -51,9 +51,12 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
     facts: list[str] = []
     if view.phase == "discard":
         kept = [c for c in view.hand if c != action]
-        return (f"discard the {_sym(action)}: you keep "
+        return (f"Discard the {_sym(action)}: you keep "
                 f"{' '.join(_sym(c) for c in kept)}, worth {value_of(kept, rules):g}.")
-    if KNOCK in legal:
+    # A knock is worth a sentence when the expert knocks or when it is a close call (a
+    # knock that fails more often than not is noise in a hint).
+    if KNOCK in legal and (action == KNOCK or (notes[P_SOLE] >= 0.3 if rules.knock_mode == "gin"
+                                               else notes[P_SOLE] <= 0.5)):
         if rules.knock_mode == "gin":
             facts.append(f"If you knock now with {value:g}, you hold the highest hand "
                          f"{_pct(notes[P_SOLE])} of the time.")

@@ -419,16 +419,13 @@ def _ordinal(n: int) -> str:
 # -- help ---------------------------------------------------------------------------------
 def help_view(rules: Rules) -> RenderableType:
     """Keys and a short summary of the rules being played (from docs/RULES.md, in brief)."""
-    keys = (
+    keys = (  # two columns, so keys and rules fit a 24-line terminal together
         "[bold]Keys[/]\n"
-        "  1 2 3 ...   play that option of the menu\n"
-        "  s           draw the top card of the stock\n"
-        "  d           take the top card of the discard pile\n"
-        "  k           knock (instead of drawing, at the start of your turn)\n"
-        "  e           end the play (only when the stock is exhausted)\n"
-        "  7c  7♣  10h discard that card (after drawing)\n"
-        "  h           hint: what the expert would do, and why\n"
-        "  ?           this help      q   quit (the game is saved; scat play --resume FILE)"
+        "  1 2 3 ...  that move of the menu     s  draw from the stock\n"
+        "  d          take the top discard      k  knock, instead of drawing\n"
+        "  7c 7♣ 10h  discard that card         e  end the play (stock exhausted)\n"
+        "  h          hint: the expert's move   Enter  the table and menu again\n"
+        "  ?          this help                 q  quit: the game is saved, to resume"
     )
     r = rules
     bits = [
