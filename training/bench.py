@@ -30,7 +30,7 @@ self-play, the set-up the native trainer is built for: every seat is the learnin
 batched, and every decision is a training sample. The SB3 path cannot put its live policy in
 the other seats (they are played inside ``env.step()``), so it plays frozen copies of itself
 (``sb3:PATH`` snapshots, the first one the untrained policy, one more every
-``snapshot_every`` steps), as its self-play does.
+``snapshot_every_samples``), as its self-play does.
 
 Both print figures and assert nothing about time: machines differ.
 """
@@ -154,19 +154,19 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
     and everything that is not training (evaluation, checkpoints, the progress bar) off.
     ``workdir`` holds the SB3 path's initial self-play snapshot."""
     common: dict[str, Any] = {
-        "time_limit_s": seconds, "total_steps": 10**9, "final_eval_games": 0,
+        "time_limit_s": seconds, "total_samples": 10**9, "final_eval_games": 0,
         "progress": False, "opponents": {spec: 1.0 for spec in opponents.split(",")},
         "torch_threads": 1,
     }
     if trainer == "native":
-        return {**common, "eval_every": 0, "checkpoint_every": 10**6}
-    sb3 = {**common, "eval_every": 0, "checkpoint_every": 10**9, "snapshot_every": 0,
-           "vec_env": "dummy"}
+        return {**common, "eval_every_updates": 0, "checkpoint_every_updates": 10**6}
+    sb3 = {**common, "eval_every_samples": 0, "checkpoint_every_samples": 10**9,
+           "snapshot_every_samples": 0, "vec_env": "dummy"}
     if opponents == "self":
         if workdir is None:
             raise ValueError("SB3 self-play needs a folder for its first snapshot")
         sb3.update(opponents={f"sb3:{_initial_sb3_snapshot(workdir)}": 1.0},
-                   snapshot_every=20_000)
+                   snapshot_every_samples=20_000)
     return sb3
 
 
@@ -203,7 +203,7 @@ def train_once(trainer: str, seconds: float, opponents: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         summary = train(cfg, out, log=lambda m: None)
         wall = time.perf_counter() - t0
-    learner = summary.get("samples", summary["env_steps"])
+    learner = summary["samples"]
     result = {"trainer": trainer, "train_s": summary["elapsed_s"], "wall_s": wall,
               "learner_decisions": learner,
               "learner_decisions_per_s": learner / summary["elapsed_s"]}
