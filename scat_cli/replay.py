@@ -27,6 +27,7 @@ from .tui import (
     card_markup,
     deal_text,
     make_console,
+    seats_by_spec,
     showdown_view,
     summary_view,
     table_view,
@@ -78,7 +79,7 @@ class Viewer:
     def run(self) -> int:
         game = self.game
         print_ = self.console.print
-        players = ", ".join(f"{p.name} ({p.agent})" for p in game.players)
+        players = seats_by_spec([(p.name, p.agent) for p in game.players])
         print_(
             f"[bold]Replay[/] of a {game.num_players}-player game, {game.rules.name} rules, "
             f"seed {game.seed}, {game.created or 'date unknown'} "

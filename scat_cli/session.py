@@ -30,6 +30,7 @@ from .tui import (
     help_view,
     make_console,
     menu_view,
+    seats_by_spec,
     showdown_view,
     summary_view,
     table_view,
@@ -133,21 +134,13 @@ class PlaySession:
         self._redraw = False
 
     # -- the game loop -----------------------------------------------------------------
-    def opponents_text(self) -> str:
-        """"Alice and Bob: ppo:scat_ppo_set": each agent spec once, after its seats."""
-        by_spec: dict[str, list[str]] = {}
-        for s, p in enumerate(self.game.players):
-            if s != self.human:
-                by_spec.setdefault(p.agent, []).append(p.name)
-        return "; ".join(f"{' and '.join(seats) if len(seats) < 3 else ', '.join(seats)}: "
-                         f"{spec}" for spec, seats in by_spec.items())
-
     def run(self) -> int:
         g = self.game
         verb = "Resuming" if g.actions else "New game"
         self.print(f"[bold]{verb}[/]: {g.num_players} players, {g.rules.name} rules, "
                    f"seed {g.seed}.")
-        self.print(f"Opponents: {self.opponents_text()}.", soft_wrap=True)
+        opponents = [(p.name, p.agent) for s, p in enumerate(g.players) if s != self.human]
+        self.print(f"Opponents: {seats_by_spec(opponents)}.", soft_wrap=True)
         self.print(f"[dim]Saved as you play to {self.save_path} · ? for help[/]",
                    soft_wrap=True)  # paths stay whole, to copy and paste
         try:

@@ -133,6 +133,16 @@ def agent_label(spec: str) -> str:
     return kind
 
 
+def seats_by_spec(players: Sequence[tuple[str, str]]) -> str:
+    """``(name, spec)`` pairs as "Alice and Bob: ppo:scat_ppo_set; Carol: expert": each spec
+    once, after the names of its seats (six copies of a long policy path do not fit a line)."""
+    by_spec: dict[str, list[str]] = {}
+    for name, spec in players:
+        by_spec.setdefault(spec, []).append(name)
+    return "; ".join(f"{_names_list(range(len(seats)), seats)}: {spec}"
+                     for spec, seats in by_spec.items())
+
+
 def _cell_len(markup: str) -> int:
     return Text.from_markup(markup).cell_len
 
