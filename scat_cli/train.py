@@ -1,21 +1,30 @@
 """``scat train``: train a policy from a YAML config, then evaluate it against the baselines.
 
-    scat train --config configs/train/default.yaml            # runs/default/
-    scat train --config configs/train/default.yaml --resume   # continue from the checkpoint
-    scat train --config configs/train/sb3.yaml --out runs/x   # stable-baselines3 path
+    scat train --config configs/train/default.yaml              # runs/default/
+    scat train --config configs/train/default.yaml --resume     # continue from the checkpoint
+    scat train --config configs/train/default.yaml --overwrite  # start that run folder again
+    scat train --config configs/train/sb3.yaml --out runs/x     # stable-baselines3 path
 
 The run folder holds ``checkpoint.pt`` (or ``.zip`` for SB3), ``policy.pt`` (native: the
 small file for ``ppo:PATH``), ``tb/`` (TensorBoard), ``report.md`` / ``summary.json``
-(final evaluation with 95% CIs) and ``learning_curve.png``.
+(final evaluation with 95% CIs) and ``learning_curve.png``. docs/TRAINING.md has the details.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import shutil
 import sys
 from pathlib import Path
+
+from .errors import CliError
+
+#: What a run writes into its folder: a folder holding any of these holds a run, and
+#: ``--overwrite`` removes exactly these (never anything else the folder may hold).
+RUN_FILES = ("checkpoint.pt", "checkpoint.zip", "checkpoint.tmp.zip", "policy.pt", "config.json",
+             "state.json", "summary.json", "report.md", "learning_curve.png")
+RUN_FOLDERS = ("tb", "final_eval", "snapshots")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -24,12 +33,40 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description=(__doc__ or "").split("\n\n")[0].replace("``", ""))
     p.add_argument("--config", required=True, help="training config YAML (configs/train/*.yaml)")
     p.add_argument("--out", default=None, help="run folder (default: runs/<config name>)")
-    p.add_argument("--resume", action="store_true", help="continue from the run folder's checkpoint")
-    p.add_argument("--steps", type=int, default=None, help="override total_steps")
+    again = p.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="continue the run in the run folder from its checkpoint")
+    again.add_argument("--overwrite", action="store_true",
+                       help="delete the run in the run folder and start again")
+    p.add_argument("--samples", type=int, default=None,
+                   help="override total_samples (learner decisions)")
     p.add_argument("--time-limit", type=float, default=None, help="override time_limit_s (seconds)")
     p.add_argument("--seed", type=int, default=None, help="override the seed")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def existing_run(out: Path) -> list[str]:
+    """The run files and folders already in ``out`` (empty: no run there)."""
+    return [name for name in RUN_FILES + RUN_FOLDERS if (out / name).exists()]
+
+
+def prepare_run_folder(out: Path, resume: bool, overwrite: bool) -> None:
+    """Refuse to mix two runs in one folder, as ``scat tournament`` does: a folder that holds
+    a run needs ``--resume`` (continue it) or ``--overwrite`` (delete it first)."""
+    found = existing_run(out)
+    if resume and not found:
+        raise CliError(f"--resume: {out} holds no run to continue")
+    if found and not (resume or overwrite):
+        raise CliError(f"{out} already holds a run ({', '.join(found[:3])}): pass --resume to "
+                       "continue it, --overwrite to start again, or another --out")
+    if overwrite:
+        for name in found:
+            path = out / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
         os.environ.setdefault(var, "1")
     from training.config import load_config
 
-    overrides = {}
-    if args.steps is not None:
-        overrides["total_steps"] = args.steps
+    overrides: dict[str, object] = {}
+    if args.samples is not None:
+        overrides["total_samples"] = args.samples
     if args.time_limit is not None:
         overrides["time_limit_s"] = args.time_limit
     if args.seed is not None:
@@ -50,39 +87,20 @@ def run(args: argparse.Namespace) -> int:
         overrides["progress"] = False
     trainer, cfg = load_config(args.config, overrides)
     out = Path(args.out or Path("runs") / cfg.name)
+    prepare_run_folder(out, args.resume, args.overwrite)
     print(f"scat train: {trainer} trainer, run folder {out}", file=sys.stderr)
     if trainer == "native":
         from training.ppo import train
     else:
         from training.sb3_train import train
     summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
-    report = _final_report(trainer, cfg, out, summary)
-    (out / "report.md").write_text(report)
-    print(report)
-    print(f"wrote {out / 'report.md'}, {out / 'summary.json'}"
-          + (f", {out / 'learning_curve.png'}" if (out / "learning_curve.png").exists() else ""))
-    return 0
+    from training.evaluate import run_report
 
-
-def _final_report(trainer: str, cfg: object, out: Path, summary: dict) -> str:
-    from training.evaluate import format_report
-
-    lines = [f"# Training report: {getattr(cfg, 'name', '?')} ({trainer})", ""]
-    speed = summary.get("samples_per_s_this_session") or summary.get("env_steps_per_s_this_session")
-    lines.append(f"- trained for {summary.get('elapsed_s', 0):.0f} s, "
-                 f"{summary.get('env_steps', 0):,} env steps"
-                 + (f", {summary['samples']:,} learner samples" if "samples" in summary else "")
-                 + (f"; {speed:,.0f} per second this session" if speed else ""))
-    lines.append(f"- config: `{json.dumps(getattr(cfg, '__dict__', {}), default=str)}`")
-    lines.append("")
+    (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
     if "final_eval" in summary:
-        final = summary["final_eval"]
-        from training.evaluate import FINAL_EVAL_SEED
+        from training.evaluate import format_report
 
-        how = (f"duplicate deals from seed {FINAL_EVAL_SEED}, every deal in all seat rotations, "
-               "95% CIs clustered by deal" if "harness" in final else "seats rotated, Wilson 95% CIs")
-        lines.append(format_report(final, f"Final evaluation (policy in one seat vs a field of "
-                                   f"one baseline; {how})"))
-        if "seconds" in final:
-            lines.append(f"{sum(final['games'].values())} games in {final['seconds']:.0f} s.")
-    return "\n".join(lines)
+        print(format_report(summary["final_eval"], "Final evaluation"))
+    written = [out / "report.md", out / "summary.json", out / "learning_curve.png"]
+    print("wrote " + ", ".join(str(p) for p in written if p.exists()))
+    return 0

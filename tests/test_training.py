@@ -14,15 +14,15 @@ from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.observation import ObservationEncoder, observation_size
 from scat_env.view import make_view
-from training.config import load_config
+from training.config import PPOConfig, SB3Config, load_config
 from training.evaluate import evaluate_agent, wilson
 from training.policy_net import PaddedEncoder, padding_index
-from training.ppo import PPOConfig, train
+from training.ppo import train
 from training.single_agent import ScatSingleAgentEnv
 
-SMALL = dict(num_games=32, rollout_steps=1024, minibatch=512, epochs=2, hidden=64,
-             eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
-             torch_threads=1, snapshot_every=1)
+SMALL = dict(parallel_games=32, rollout_samples=1024, minibatch_samples=512, epochs=2, hidden=64,
+             eval_every_updates=0, final_eval_games=0, checkpoint_every_updates=1, progress=False,
+             torch_threads=1, snapshot_every_updates=1)
 
 
 def _win_rate_vs_random(spec_or_factory, games: int = 120, players: int = 2) -> float:
@@ -92,7 +92,7 @@ def test_single_agent_env_delivers_the_learner_result_every_episode():
 # -- native trainer ------------------------------------------------------------------------
 def test_native_ppo_smoke_run_beats_random(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"self": 0.5, "random": 0.5}, seed=2,
-                    total_steps=12_000, **SMALL)
+                    total_samples=12_000, **SMALL)
     summary = train(cfg, tmp_path, log=lambda m: None)
     after = _win_rate_vs_random(lambda s: make_agent(f"ppo:{tmp_path / 'policy.pt'}", seed=s))
     assert summary["samples"] >= 12_000
@@ -103,9 +103,9 @@ def test_native_ppo_smoke_run_beats_random(tmp_path):
 
 def test_native_resume_continues_exactly(tmp_path):
     base = dict(player_counts=[2, 3], opponents={"self": 0.6, "snapshot": 0.2, "greedy": 0.2},
-                seed=4, **{**SMALL, "rollout_steps": 512, "num_games": 16})
-    cfg_a = PPOConfig(total_steps=1500, **base)
-    cfg_b = PPOConfig(total_steps=3000, **base)
+                seed=4, **{**SMALL, "rollout_samples": 512, "parallel_games": 16})
+    cfg_a = PPOConfig(total_samples=1500, **base)
+    cfg_b = PPOConfig(total_samples=3000, **base)
     train(cfg_a, tmp_path / "resumed", log=lambda m: None)
     train(cfg_b, tmp_path / "resumed", resume=True, log=lambda m: None)
     train(cfg_b, tmp_path / "straight", log=lambda m: None)
@@ -118,18 +118,18 @@ def test_native_resume_continues_exactly(tmp_path):
 
 
 def test_corrupt_or_mismatched_checkpoint_is_one_clear_error(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_steps=500,
-                    **{**SMALL, "rollout_steps": 256, "num_games": 8})
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_samples=500,
+                    **{**SMALL, "rollout_samples": 256, "parallel_games": 8})
     train(cfg, tmp_path, log=lambda m: None)
     ckpt = tmp_path / "checkpoint.pt"
     # a different network in the config
     with pytest.raises(ValueError, match="hidden"):
-        train(dataclasses.replace(cfg, hidden=32, total_steps=1000), tmp_path, resume=True)
+        train(dataclasses.replace(cfg, hidden=32, total_samples=1000), tmp_path, resume=True)
     # a truncated file
     data = ckpt.read_bytes()
     ckpt.write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match="checkpoint.pt.*corrupt or truncated"):
-        train(dataclasses.replace(cfg, total_steps=1000), tmp_path, resume=True)
+        train(dataclasses.replace(cfg, total_samples=1000), tmp_path, resume=True)
     with pytest.raises(ValueError, match="corrupt or truncated"):
         make_agent(f"ppo:{ckpt}")
     with pytest.raises(ValueError, match="does not exist"):
@@ -141,8 +141,8 @@ def test_corrupt_or_mismatched_checkpoint_is_one_clear_error(tmp_path):
 
 
 def test_ppo_agent_plays_legal_games_at_every_table_size(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_steps=300,
-                    **{**SMALL, "rollout_steps": 256, "num_games": 8})
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_samples=300,
+                    **{**SMALL, "rollout_samples": 256, "parallel_games": 8})
     train(cfg, tmp_path, log=lambda m: None)
     for spec in (f"ppo:{tmp_path / 'policy.pt'}", f"ppo:{tmp_path / 'checkpoint.pt'}:sample"):
         for n in (2, 3, 5):
@@ -154,13 +154,12 @@ def test_ppo_agent_plays_legal_games_at_every_table_size(tmp_path):
 
 # -- SB3 path ------------------------------------------------------------------------------
 def test_sb3_smoke_run_beats_random(tmp_path):
-    from training.sb3_train import SB3Config
     from training.sb3_train import train as sb3_train
 
-    cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_steps=6144, n_envs=4,
-                    vec_env="dummy",
-                    n_steps=512, batch_size=512, n_epochs=4, hidden=64, eval_every=0,
-                    final_eval_games=0, checkpoint_every=100_000, progress=False, seed=3)
+    cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_samples=6144, n_envs=4,
+                    vec_env="dummy", rollout_samples_per_env=512, minibatch_samples=512, epochs=4,
+                    hidden=64, eval_every_samples=0, final_eval_games=0,
+                    checkpoint_every_samples=100_000, progress=False, seed=3)
     sb3_train(cfg, tmp_path, log=lambda m: None)
     after = _win_rate_vs_random(lambda s: make_agent(f"sb3:{tmp_path / 'checkpoint.zip'}", seed=s),
                                 games=80)
@@ -168,13 +167,12 @@ def test_sb3_smoke_run_beats_random(tmp_path):
 
 
 def test_sb3_final_report_uses_the_duplicate_deal_harness(tmp_path):
-    from training.sb3_train import SB3Config
     from training.sb3_train import train as sb3_train
 
-    cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_steps=1024, n_envs=2,
-                    vec_env="dummy", n_steps=512, batch_size=512, n_epochs=1, hidden=32,
-                    eval_every=0, final_eval_games=4, eval_opponents=["random"],
-                    eval_players=[2, 3], checkpoint_every=100_000, progress=False, seed=3)
+    cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_samples=1024, n_envs=2,
+                    vec_env="dummy", rollout_samples_per_env=512, minibatch_samples=512, epochs=1,
+                    hidden=32, eval_every_samples=0, final_eval_games=4, eval_opponents=["random"],
+                    eval_players=[2, 3], checkpoint_every_samples=100_000, progress=False, seed=3)
     final = sb3_train(cfg, tmp_path, log=lambda m: None)["final_eval"]
     assert final["harness"].startswith("training.tournament")
     assert set(final["games"]) == {"random_x2", "random_x3"}
@@ -205,7 +203,7 @@ def test_wilson_interval_contains_the_estimate():
 
 
 def test_final_evaluation_uses_duplicate_deals_and_discards_stale_games(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=4, total_steps=1_000,
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=4, total_samples=1_000,
                     **{**SMALL, "final_eval_games": 8, "eval_opponents": ["random"],
                        "eval_players": [2, 3]})
     first = train(cfg, tmp_path, log=lambda m: None)["final_eval"]
@@ -225,3 +223,79 @@ def test_shipped_default_policy_spec_loads():
     agent = make_agent(f"{name}:{Path(__file__).resolve().parents[1] / path}", seed=0)
     rec = play_game([agent, make_agent("random", seed=1)], Rules(), seed=5)
     assert rec.winner in (0, 1)
+
+
+# -- scat train: run folder, progress, report ------------------------------------------------
+def test_progress_follows_whichever_budget_ends_the_run():
+    from training.progress import budget_fraction
+
+    # a 13-minute time-limited run with a huge sample budget: half the time is half the run
+    assert budget_fraction(2_000_000, 50_000_000, 390.0, 780.0) == pytest.approx(0.5)
+    # a sample-limited run, or one whose samples run out before its time
+    assert budget_fraction(30_000, 60_000, 5.0, None) == pytest.approx(0.5)
+    assert budget_fraction(45_000, 60_000, 1.0, 780.0) == pytest.approx(0.75)
+    assert budget_fraction(61_763, 60_000, 5.0, None) == 1.0  # the last update overshoots
+
+
+def test_a_run_folder_holding_a_run_needs_resume_or_overwrite(tmp_path):
+    from scat_cli.errors import CliError
+    from scat_cli.train import prepare_run_folder
+
+    prepare_run_folder(tmp_path, resume=False, overwrite=False)  # an empty folder is fine
+    with pytest.raises(CliError, match="holds no run to continue"):
+        prepare_run_folder(tmp_path, resume=True, overwrite=False)
+    (tmp_path / "checkpoint.pt").write_bytes(b"x")
+    (tmp_path / "tb").mkdir()
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(CliError, match="already holds a run.*--resume.*--overwrite"):
+        prepare_run_folder(tmp_path, resume=False, overwrite=False)
+    prepare_run_folder(tmp_path, resume=True, overwrite=False)  # continue: nothing removed
+    assert (tmp_path / "checkpoint.pt").exists()
+    prepare_run_folder(tmp_path, resume=False, overwrite=True)
+    assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "tb").exists()
+    assert (tmp_path / "notes.txt").read_text() == "mine"  # only what a run writes goes
+
+
+def test_scat_train_refuses_a_second_run_into_the_same_folder(tmp_path, capsys):
+    from scat_cli.main import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text("trainer: native\nplayer_counts: [2]\nopponents: {self: 1.0}\n"
+                      "total_samples: 256\nparallel_games: 8\nrollout_samples: 256\n"
+                      "minibatch_samples: 256\nepochs: 1\nhidden: 16\neval_every_updates: 0\n"
+                      "final_eval_games: 0\nprogress: false\n")
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 0
+    assert (out / "report.md").is_file() and (out / "policy.pt").is_file()
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "already holds a run" in err[-1]
+    assert main(["train", "--config", str(config), "--out", str(out), "--overwrite"]) == 0
+    assert main(["train", "--config", str(config), "--out", str(out), "--resume",
+                 "--samples", "512"]) == 0
+    assert torch.load(out / "checkpoint.pt", weights_only=True)["counters"]["samples"] >= 512
+
+
+def test_evaluation_lines_say_multiples_of_the_fair_share():
+    from training.evaluate import fair_share_line
+
+    ev = {"win_rate": {"random_x2": 0.99, "greedy_x3": 0.4}}
+    assert fair_share_line(ev) == "random 2p 1.98x, greedy 3p 1.20x fair share"
+
+
+def test_report_links_the_curve_shows_the_config_and_the_next_commands(tmp_path):
+    import yaml
+
+    from training.evaluate import run_report
+
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=4, total_samples=500,
+                    **{**SMALL, "eval_every_updates": 1, "eval_games": 4, "final_eval_games": 4,
+                       "eval_opponents": ["random", "greedy"], "eval_players": [2]})
+    summary = train(cfg, tmp_path, log=lambda m: None)
+    assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
+    text = run_report("native", cfg, tmp_path, summary)
+    assert "![learning curve](learning_curve.png)" in text
+    assert f"scat play --players 2 --opponents ppo:{tmp_path / 'policy.pt'}" in text
+    assert f"python -m training.evaluate ppo:{tmp_path / 'policy.pt'}" in text
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert yaml.safe_load(block) == {"trainer": "native", **dataclasses.asdict(cfg)}

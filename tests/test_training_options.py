@@ -18,6 +18,7 @@ from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.actions import NUM_ACTIONS
 from scat_env.view import make_view
+from training.config import PPOConfig
 from training.policy_net import (
     NumpyPolicy,
     PaddedEncoder,
@@ -25,18 +26,12 @@ from training.policy_net import (
     load_file,
     policy_observation_size,
 )
-from training.ppo import (
-    HANDOFF,
-    PPOConfig,
-    Runner,
-    encode_privileged,
-    privileged_size,
-    train,
-)
+from training.ppo import train
+from training.rollout import HANDOFF, Runner, encode_privileged, privileged_size
 
-TINY = dict(num_games=8, rollout_steps=256, minibatch=256, epochs=2, hidden=32,
-            eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
-            torch_threads=1, snapshot_every=1)
+TINY = dict(parallel_games=8, rollout_samples=256, minibatch_samples=256, epochs=2, hidden=32,
+            eval_every_updates=0, final_eval_games=0, checkpoint_every_updates=1, progress=False,
+            torch_threads=1, snapshot_every_updates=1)
 
 
 def _midgame_states(n: int, count: int, seed: int) -> list[GameState]:
@@ -122,7 +117,7 @@ def _options_cfg(**kw) -> PPOConfig:
 
 
 def test_privileged_critic_stays_out_of_the_policy_file(tmp_path):
-    train(_options_cfg(total_steps=600), tmp_path, log=lambda m: None)
+    train(_options_cfg(total_samples=600), tmp_path, log=lambda m: None)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert ckpt["critic"]  # trained and saved for --resume...
     policy = load_file(tmp_path / "policy.pt")
@@ -137,9 +132,9 @@ def test_privileged_critic_stays_out_of_the_policy_file(tmp_path):
 
 
 def test_privileged_critic_resume_continues_exactly(tmp_path):
-    train(_options_cfg(total_steps=700), tmp_path / "resumed", log=lambda m: None)
-    train(_options_cfg(total_steps=1400), tmp_path / "resumed", resume=True, log=lambda m: None)
-    train(_options_cfg(total_steps=1400), tmp_path / "straight", log=lambda m: None)
+    train(_options_cfg(total_samples=700), tmp_path / "resumed", log=lambda m: None)
+    train(_options_cfg(total_samples=1400), tmp_path / "resumed", resume=True, log=lambda m: None)
+    train(_options_cfg(total_samples=1400), tmp_path / "straight", log=lambda m: None)
     a = torch.load(tmp_path / "resumed" / "checkpoint.pt", weights_only=True)
     b = torch.load(tmp_path / "straight" / "checkpoint.pt", weights_only=True)
     assert a["counters"]["samples"] == b["counters"]["samples"]
@@ -150,15 +145,15 @@ def test_privileged_critic_resume_continues_exactly(tmp_path):
 
 @pytest.mark.parametrize("field", ["privileged_critic", "advice"])
 def test_resume_with_the_option_toggled_is_one_clear_error(tmp_path, field):
-    cfg = _options_cfg(total_steps=300)
+    cfg = _options_cfg(total_samples=300)
     train(cfg, tmp_path, log=lambda m: None)
     with pytest.raises(ValueError, match=field):
-        train(dataclasses.replace(cfg, total_steps=600, **{field: False}), tmp_path, resume=True)
+        train(dataclasses.replace(cfg, total_samples=600, **{field: False}), tmp_path, resume=True)
 
 
 # -- warm start and critic warm-up -----------------------------------------------------------
 def _plain_policy(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_steps=300, **TINY)
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_samples=300, **TINY)
     train(cfg, tmp_path / "plain", log=lambda m: None)
     return tmp_path / "plain" / "policy.pt"
 
@@ -225,8 +220,8 @@ def test_warm_start_grows_a_network_into_the_same_function(tmp_path, hidden, lay
 
 def test_critic_warmup_leaves_the_policy_untouched(tmp_path):
     path = _plain_policy(tmp_path)
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_steps=600,
-                    privileged_critic=True, critic_warmup=10**6, init_from=str(path), **TINY)
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_samples=600,
+                    privileged_critic=True, critic_warmup_updates=10**6, init_from=str(path), **TINY)
     train(cfg, tmp_path / "warm", log=lambda m: None)
     before, after = load_file(path), load_file(tmp_path / "warm" / "policy.pt")
     assert after["config"]["init_from"] == str(path)
@@ -235,9 +230,9 @@ def test_critic_warmup_leaves_the_policy_untouched(tmp_path):
 
 
 def test_resume_takes_the_learning_rate_of_the_config(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_steps=300, **TINY)
+    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_samples=300, **TINY)
     train(cfg, tmp_path, log=lambda m: None)
-    train(dataclasses.replace(cfg, total_steps=600, lr=1e-3), tmp_path, resume=True,
+    train(dataclasses.replace(cfg, total_samples=600, lr=1e-3), tmp_path, resume=True,
           log=lambda m: None)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert [g["lr"] for g in ckpt["optimizer"]["param_groups"]] == [1e-3]
@@ -275,7 +270,7 @@ def test_random_lives_outside_zero_to_one_is_one_clear_error(value):
 
 def test_random_lives_trains_end_to_end(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"greedy": 1.0}, random_lives=0.5,
-                    total_steps=512, **TINY)
+                    total_samples=512, **TINY)
     train(cfg, tmp_path / "run")
     assert (tmp_path / "run" / "policy.pt").is_file()
 
@@ -295,7 +290,7 @@ def test_handoff_trains_only_on_positions_with_more_players_in():
     """A policy-set member for three players never plays heads-up (the two-player member
     does), so with ``handoff`` every learner sample is a three-in position and the heads-up
     ends of its games go to the hand-off agent."""
-    runner = Runner(_handoff_cfg(rollout_steps=2000), Rules(), seed=7)
+    runner = Runner(_handoff_cfg(rollout_samples=2000), Rules(), seed=7)
     seen: list[int] = []
     encode = runner.encoder.encode
 
@@ -316,7 +311,7 @@ def test_handoff_trains_only_on_positions_with_more_players_in():
 def test_handoff_seat_still_gets_its_game_result():
     """The learner's seat keeps its trajectory after the hand-off: a win (+1) or an
     elimination (-1/(n-1)) reaches its last sample, and the win counts as the learner's."""
-    runner = Runner(_handoff_cfg(rollout_steps=3000), Rules(), seed=8)
+    runner = Runner(_handoff_cfg(rollout_samples=3000), Rules(), seed=8)
     runner.collect(_tiny_net(), hand_reward=0.0)
     finals = [runner.rewards[t[-1]] for t in runner.finished]
     assert all(runner.dones[t[-1]] for t in runner.finished)
@@ -337,11 +332,11 @@ def test_handoff_with_an_unknown_agent_is_one_clear_error():
 
 
 def test_handoff_trains_and_resumes(tmp_path):
-    cfg = _handoff_cfg(total_steps=300, handoff="greedy")
+    cfg = _handoff_cfg(total_samples=300, handoff="greedy")
     train(cfg, tmp_path, log=lambda m: None)
-    train(dataclasses.replace(cfg, total_steps=600), tmp_path, resume=True, log=lambda m: None)
+    train(dataclasses.replace(cfg, total_samples=600), tmp_path, resume=True, log=lambda m: None)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert ckpt["counters"]["samples"] >= 600
     with pytest.raises(ValueError, match="handoff 'nobody'"):
-        train(dataclasses.replace(cfg, total_steps=900, handoff="nobody"), tmp_path, resume=True,
+        train(dataclasses.replace(cfg, total_samples=900, handoff="nobody"), tmp_path, resume=True,
               log=lambda m: None)

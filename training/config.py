@@ -1,14 +1,25 @@
-"""Training configs: one YAML file per run, validated on load.
+"""Training configs: one dataclass per trainer, one YAML file per run, validated on load.
 
 A config names its trainer and holds that trainer's hyper-parameters at the top level::
 
     name: default
-    trainer: native          # native (training.ppo) | sb3 (training.sb3_train)
+    trainer: native          # native (training.ppo, PPOConfig) | sb3 (training.sb3_train, SB3Config)
     seed: 1
-    total_steps: 2000000
+    total_samples: 2000000
     ...                      # any field of PPOConfig / SB3Config
 
-Unknown keys are an error (a typo must not silently fall back to a default).
+Unknown keys are an error (a typo must not silently fall back to a default), and every value
+is type-checked before a trainer is imported.
+
+Units. A *sample* is one learner decision (one training example; SB3 calls them timesteps:
+in :class:`~training.single_agent.ScatSingleAgentEnv` every env step is one learner decision).
+An *update* is one rollout followed by the PPO epochs on it. Every count whose unit could be
+read two ways says it in its name: ``total_samples``, ``rollout_samples``,
+``minibatch_samples``, ``eval_every_updates`` (native) against ``eval_every_samples`` (SB3),
+``time_limit_s``. docs/TRAINING.md lists every field.
+
+This module imports no trainer: it is what the CLI reads before it decides which trainer (and
+so which heavy libraries) to load.
 """
 
 from __future__ import annotations
@@ -16,15 +27,207 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from scat_env import DEFAULT_MAX_TURNS, Rules
+from scat_env.rewards import check_shaping
+
 TRAINERS = ("native", "sb3")
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[str, Any]:
+def _positive_ints(cfg: Any, names: tuple[str, ...], where: str) -> None:
+    for name in names:
+        value = getattr(cfg, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{where}: {name} must be a positive int, got {value!r}")
+
+
+@dataclass
+class PPOConfig:
+    """Every hyper-parameter of a native run (:mod:`training.ppo`; YAML ``trainer: native``).
+
+    Budget: the run stops at ``total_samples`` or ``time_limit_s``, whichever comes first.
+    Schedules (evaluation, checkpoints, snapshots, critic warm-up) count updates.
+    """
+
+    name: str = "default"
+    seed: int = 1
+    rules: str = "standard"  # preset name or a rules YAML file
+    # -- tables ---------------------------------------------------------------------------
+    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
+    player_weights: list[float] | None = None  # None: uniform over player_counts
+    max_players: int = 6  # observation padded to this many seats: one policy for 2..max_players
+    # Share of training games that start from uneven lives, each seat's drawn uniformly from
+    # 1..start_lives: the positions where bigger games end and a specialist takes over
+    # (scat_env.active_view), which a game from full lives reaches only in its last hands.
+    random_lives: float = 0.0
+    # Hand the learner's seats to a fixed agent (any agent spec, e.g. the policy set's
+    # two-player member) once at most ``handoff_players`` players are in. Why: a policy-set
+    # member for N players plays only while N are in; at play time the smaller game that
+    # follows is the specialist's. With a hand-off, every sample is a position the member
+    # really plays, and the value of reaching the smaller game is learnt under the player
+    # that will really play it. The seat's game result still reaches its last sample.
+    handoff: str | None = None
+    handoff_players: int = 2
+    max_turns: int = DEFAULT_MAX_TURNS  # turns in one hand before the game is cut, as at play time
+    # -- opponents ------------------------------------------------------------------------
+    # Each non-learner seat is drawn from these weights: "self" (the learner again, also
+    # trained on), "snapshot" (a frozen past copy) or any agent spec of agents.registry.
+    opponents: dict[str, float] = field(
+        default_factory=lambda: {"self": 0.4, "snapshot": 0.2, "greedy": 0.2, "expert": 0.2})
+    snapshot_every_updates: int = 10  # a frozen copy joins the pool this often
+    snapshot_pool: int = 8  # copies kept (the oldest leaves)
+    # -- budget ---------------------------------------------------------------------------
+    total_samples: int = 5_000_000  # learner decisions
+    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
+    # -- data collection ------------------------------------------------------------------
+    parallel_games: int = 128  # games stepped in lockstep, one batched forward pass per step
+    rollout_samples: int = 8192  # new learner samples per update
+    # -- reward ---------------------------------------------------------------------------
+    hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
+    # "lives" (zero-sum lives) or "win_chance" (potential-based on the expected game result;
+    # an experiment, docs/TRAINING.md)
+    shaping: str = "lives"
+    hand_reward_decay_samples: int | None = None  # hand_reward falls linearly to 0 over these
+    # -- network and inputs ---------------------------------------------------------------
+    hidden: int = 256  # units per hidden layer
+    layers: int = 2
+    advice: bool = False  # append the expert's move and card-counting numbers to the input
+    advice_gain: float = 3.0  # initial logit bonus of the expert's move (learned from there)
+    init_from: str | None = None  # policy file to start from; may grow into a larger network
+    # A separate critic that also sees every hidden hand and the stock (training only).
+    privileged_critic: bool = False
+    # Updates at the start that train only the value function: a new critic for a policy
+    # started with init_from would otherwise feed its untrained, noisy values into the
+    # advantages. With privileged_critic the policy is untouched meanwhile; without it, the
+    # trunk it shares with the value head learns from the value loss.
+    critic_warmup_updates: int = 0
+    # -- optimisation ---------------------------------------------------------------------
+    lr: float = 3e-4
+    anneal_lr: bool = False  # lr falls linearly towards 5% of lr over total_samples (experiment)
+    gamma: float = 0.998
+    gae_lambda: float = 0.95
+    epochs: int = 4  # passes over each rollout
+    minibatch_samples: int = 2048
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = 0.05  # stop an update's epochs early past this KL; None: never
+    torch_threads: int = 1  # measured: 2 threads on a shared 2-core box is far slower
+    # -- evaluation, checkpoints, output --------------------------------------------------
+    eval_every_updates: int = 25  # quick evaluation during training; 0: only at the end
+    eval_games: int = 60  # per (opponent, player count), seats rotated
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    final_eval_games: int = 400  # per (opponent, player count), duplicate deals; 0: none
+    final_eval_workers: int = 1  # processes for the final evaluation (training uses one)
+    checkpoint_every_updates: int = 10
+    progress: bool = True  # progress bar on stderr
+
+    def __post_init__(self) -> None:
+        self._check_tables()
+        _positive_ints(self, ("parallel_games", "rollout_samples", "minibatch_samples", "epochs",
+                              "hidden", "layers", "total_samples", "torch_threads",
+                              "checkpoint_every_updates", "snapshot_pool",
+                              "snapshot_every_updates", "max_turns"), "ppo config")
+        if not isinstance(self.critic_warmup_updates, int) or self.critic_warmup_updates < 0:
+            raise ValueError("ppo config: critic_warmup_updates must be an int >= 0, "
+                             f"got {self.critic_warmup_updates!r}")
+        check_shaping(self.shaping, "ppo config: ")
+        if not 0 < self.lr < 1:
+            raise ValueError(f"ppo config: lr must be in (0, 1), got {self.lr}")
+
+    def _check_tables(self) -> None:
+        """Who sits at the training tables: player counts, opponents, lives, hand-off."""
+        def bad(msg: str) -> ValueError:
+            return ValueError(f"ppo config: {msg}")
+
+        if not self.player_counts or any(
+                not isinstance(n, int) or not 2 <= n <= self.max_players for n in self.player_counts):
+            raise bad(f"player_counts must be ints in 2..max_players={self.max_players}, "
+                      f"got {self.player_counts!r}")
+        if self.player_weights is not None and len(self.player_weights) != len(self.player_counts):
+            raise bad("player_weights must have one weight per player count")
+        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(
+                self.opponents.values()) <= 0:
+            raise bad(f"opponents needs positive weights, got {self.opponents!r}")
+        if not 0 <= self.random_lives <= 1:
+            raise bad(f"random_lives must be a share in [0, 1], got {self.random_lives!r}")
+        if self.handoff is None:
+            return
+        if not isinstance(self.handoff, str) or not self.handoff:
+            raise bad(f"handoff must be an agent spec (e.g. ppo:FILE), got {self.handoff!r}")
+        if (not isinstance(self.handoff_players, int) or isinstance(self.handoff_players, bool)
+                or not 1 < self.handoff_players < min(self.player_counts)):
+            raise bad("handoff_players must be an int from 2 to one less than the smallest "
+                      f"player count ({min(self.player_counts)}), got {self.handoff_players!r}")
+
+
+@dataclass
+class SB3Config:
+    """Every setting of an SB3 run (:mod:`training.sb3_train`; YAML ``trainer: sb3``).
+
+    Budget and schedules count samples (SB3's timesteps, all envs together).
+    """
+
+    name: str = "sb3"
+    seed: int = 1
+    rules: str = "standard"  # preset name or a rules YAML file
+    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
+    max_players: int = 6  # observation padded to this many seats
+    opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0, "random": 0.3})
+    snapshot_every_samples: int = 0  # a frozen copy joins every env's pool this often; 0: never
+    snapshot_weight: float = 1.0  # opponent weight of each snapshot
+    hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
+    shaping: str = "lives"  # lives | win_chance (as PPOConfig.shaping)
+    n_envs: int = 8  # parallel envs, one game each
+    vec_env: str = "subproc"  # subproc | dummy (measured on 2 cores: subproc 2.0k, dummy 1.2k samples/s)
+    total_samples: int = 200_000  # learner decisions
+    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
+    rollout_samples_per_env: int = 512  # SB3's n_steps
+    minibatch_samples: int = 2048  # SB3's batch_size
+    epochs: int = 4  # SB3's n_epochs
+    lr: float = 3e-4
+    gamma: float = 0.998
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    hidden: int = 256  # units per hidden layer
+    layers: int = 2
+    torch_threads: int = 1
+    eval_every_samples: int = 50_000  # 0: only at the end
+    eval_games: int = 60  # per (opponent, player count), seats rotated
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    final_eval_games: int = 300  # per (opponent, player count), duplicate deals; 0: none
+    checkpoint_every_samples: int = 50_000
+    progress: bool = True  # progress bar on stderr
+
+    def __post_init__(self) -> None:
+        if self.vec_env not in ("dummy", "subproc"):
+            raise ValueError(f"sb3 config: vec_env must be dummy or subproc, got {self.vec_env!r}")
+        _positive_ints(self, ("n_envs", "rollout_samples_per_env", "minibatch_samples", "epochs",
+                              "total_samples"), "sb3 config")
+        check_shaping(self.shaping, "sb3 config: ")
+
+
+CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config}
+
+
+def make_rules(spec: str) -> Rules:
+    """The rules a config's ``rules`` field names: a preset, or a ``.yaml`` rules file."""
+    if spec.endswith((".yaml", ".yml")):
+        return Rules.from_yaml(spec)
+    return Rules.preset(spec)
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None
+                ) -> tuple[str, PPOConfig | SB3Config]:
     """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file."""
     path = Path(path)
     if not path.is_file():
@@ -40,17 +243,15 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> tu
     if trainer not in TRAINERS:
         raise ValueError(f"{str(path)!r}: trainer must be one of {TRAINERS}, got {trainer!r}")
     raw.setdefault("name", path.stem)
-    if trainer == "native":
-        from .ppo import PPOConfig as cls
-    else:
-        from .sb3_train import SB3Config as cls
+    cls = CONFIG_CLASSES[trainer]
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ValueError(f"{str(path)!r}: unknown field(s) for trainer {trainer!r}: "
                          f"{', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    hints = typing.get_type_hints(cls)
     for name, value in raw.items():
-        problem = _type_problem(value, typing.get_type_hints(cls)[name])
+        problem = _type_problem(value, hints[name])
         if problem:
             raise ValueError(f"{str(path)!r}: field {name!r} {problem} (got {value!r})")
     try:
@@ -72,8 +273,6 @@ def _type_problem(value: Any, hint: Any) -> str | None:
             return None
         problems = [_type_problem(value, h) for h in options if h is not type(None)]
         return None if any(p is None for p in problems) else problems[0]
-    if hint is Any:
-        return None
     if hint is bool:
         return None if isinstance(value, bool) else "must be true or false"
     if hint is int:
@@ -84,22 +283,19 @@ def _type_problem(value: Any, hint: Any) -> str | None:
         return None if ok else "must be a number"
     if hint is str:
         return None if isinstance(value, str) else "must be a string"
-    if origin is list or hint is list:
-        if not isinstance(value, list):
-            return "must be a list"
-        args = typing.get_args(hint)
-        for item in value if args else ():
-            problem = _type_problem(item, args[0])
-            if problem:
-                return f"has an item that {problem}"
-        return None
-    if origin is dict or hint is dict:
-        if not isinstance(value, dict):
-            return "must be a mapping"
-        args = typing.get_args(hint)
-        for item in value.values() if len(args) == 2 else ():
-            problem = _type_problem(item, args[1])
-            if problem:
-                return f"has a value that {problem}"
-        return None
+    if origin is list:
+        return _items_problem(value, list, typing.get_args(hint), "an item")
+    if origin is dict:
+        return _items_problem(value, dict, typing.get_args(hint)[1:], "a value")
+    return None
+
+
+def _items_problem(value: Any, kind: type, item_hint: tuple[Any, ...], what: str) -> str | None:
+    """The first problem of a list's items or a mapping's values (``item_hint`` empty: none)."""
+    if not isinstance(value, kind):
+        return "must be a list" if kind is list else "must be a mapping"
+    for item in (value.values() if kind is dict else value) if item_hint else ():
+        problem = _type_problem(item, item_hint[0])
+        if problem:
+            return f"has {what} that {problem}"
     return None

@@ -6,8 +6,10 @@ a deal seed, with the policy's seat rotated through all ``n`` seats (duplicate-s
 neither the seat nor the deal favours it). Win rates come with Wilson 95% intervals; the
 fair share of a seat is ``1/n``.
 
-For the final report the tournament harness (``training.tournament``, helper C) is used
-when it is present; this module is the fallback and the fast in-training check.
+Two evaluations: :func:`evaluate_agent`, the quick check during training, and
+:func:`final_tournament_evaluation`, the end-of-training report, played by the duplicate-deal
+tournament harness (:mod:`training.tournament`) with CIs clustered by deal. This module also
+draws the learning curve and writes a run's ``report.md``.
 """
 
 from __future__ import annotations
@@ -91,29 +93,61 @@ def format_report(ev: dict[str, Any], title: str = "Evaluation") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_learning_curve(history: list[dict[str, Any]], path: str | Path) -> None:
-    """Win rate / fair share vs training samples, one line per (opponent, player count)."""
+def fair_share_line(ev: dict[str, Any]) -> str:
+    """An evaluation in one line, each win rate as a multiple of the fair share (1/n):
+    ``random 2p 1.98x, greedy 2p 1.12x fair share``."""
+    parts = []
+    for key, rate in ev["win_rate"].items():
+        spec, _, n = key.rpartition("_x")
+        parts.append(f"{spec} {n}p {rate * int(n):.2f}x")
+    return ", ".join(parts) + " fair share"
+
+
+def write_learning_curve(history: list[dict[str, Any]], path: str | Path,
+                         final: dict[str, Any] | None = None) -> None:
+    """Win rate as a multiple of the fair share against training samples: one panel per
+    opponent (each with its own scale, so a field the policy beats at 2x does not squash the
+    others), one line per player count with its 95% interval as a band, and the final
+    evaluation (duplicate deals, a larger sample) as a point with its interval."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter
 
-    fig, ax = plt.subplots(figsize=(8, 5))
-    keys = list(history[-1]["win_rate"])
+    source = final or history[-1]
+    keys = list(source["win_rate"])
+    opponents = list(dict.fromkeys(k.rpartition("_x")[0] for k in keys))
+    fig, axes = plt.subplots(1, len(opponents), figsize=(4.2 * len(opponents), 3.8), squeeze=False)
     xs = [h["samples"] for h in history]
-    for key in keys:
-        n = int(key.rpartition("_x")[2])
-        ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
-        ax.plot(xs, ys, marker=".", label=key)
-    ax.axhline(1.0, color="grey", ls="--", lw=1, label="fair share")
-    ax.axhline(1.25, color="grey", ls=":", lw=1, label="1.25x fair share")
-    ax.set_xlabel("training samples (learner decisions)")
-    ax.set_ylabel("win rate / fair share (1/n)")
-    ax.set_title("Scat PPO: win rate vs baseline fields (seats rotated)")
-    ax.legend(fontsize=7, ncol=2)
-    ax.grid(alpha=0.3)
+    for ax, opp in zip(axes[0], opponents, strict=True):
+        for i, key in enumerate(k for k in keys if k.rpartition("_x")[0] == opp):
+            n = int(key.rpartition("_x")[2])
+            color = f"C{i}"
+            ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
+            lo = [h["ci95"][key][0] * n if key in h.get("ci95", {}) else float("nan") for h in history]
+            hi = [h["ci95"][key][1] * n if key in h.get("ci95", {}) else float("nan") for h in history]
+            if history:
+                ax.plot(xs, ys, marker=".", color=color, label=f"{n} players")
+                ax.fill_between(xs, lo, hi, color=color, alpha=0.15, lw=0)
+            if final is not None and key in final["win_rate"]:
+                f_lo, f_hi = final["ci95"][key]
+                f_y = final["win_rate"][key] * n
+                ax.errorbar([final.get("samples", xs[-1] if xs else 0)], [f_y],
+                            yerr=[[f_y - f_lo * n], [f_hi * n - f_y]], fmt="D", color=color,
+                            ms=6, capsize=4, mec="black",
+                            label=f"{n} players, final ({final['games'][key]} games)")
+        ax.axhline(1.0, color="grey", ls="--", lw=1)
+        ax.set_title(f"vs a field of {opp}", fontsize=10)
+        ax.set_xlabel("training samples (learner decisions)")
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("win rate / fair share (1/n); dashed: fair")
+    fig.suptitle("Learning curve: bands and bars are 95% intervals; diamonds: final evaluation",
+                 fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
 
 
@@ -174,6 +208,44 @@ def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: 
     log(f"[final eval] {sum(ev['games'].values())} games in {ev['seconds']:.0f} s with "
         f"{workers} worker(s)")
     return ev
+
+
+def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any]) -> str:
+    """A run's ``report.md``: what was trained, the final evaluation, the learning curve and
+    the commands that play or evaluate the policy."""
+    import dataclasses
+
+    import yaml
+
+    out = Path(out)
+    spec = f"ppo:{out / 'policy.pt'}" if trainer == "native" else f"sb3:{out / 'checkpoint.zip'}"
+    speed = summary.get("samples_per_s_this_session")
+    lines = [f"# Training report: {cfg.name} ({trainer} trainer)", "",
+             f"Trained for {summary.get('elapsed_s', 0):,.0f} s: {summary.get('samples', 0):,} "
+             "learner samples"
+             + (f", {summary['env_steps']:,} moves at the tables" if "env_steps" in summary else "")
+             + (f"; {speed:,.0f} samples/s this session." if speed else "."), ""]
+    if "final_eval" in summary:
+        final = summary["final_eval"]
+        lines.append(format_report(final, "Final evaluation").rstrip("\n"))
+        lines += ["", f"The policy in one seat, every other seat one baseline; "
+                  f"{sum(final['games'].values()):,} games on duplicate deals from seed "
+                  f"{FINAL_EVAL_SEED}, every deal in all seat rotations; 95% CIs clustered by "
+                  f"deal; {final.get('truncated', 0)} truncated games"
+                  + (f"; {final['seconds']:,.0f} s." if "seconds" in final else "."), ""]
+    if (out / "learning_curve.png").exists():
+        lines += ["## Learning curve", "", "![learning curve](learning_curve.png)", ""]
+    players = max(getattr(cfg, "eval_players", [3]) or [3])
+    lines += ["## Next", "", "```sh",
+              f"scat play --players {players} --opponents {spec}        # play against it",
+              f"python -m training.evaluate {spec} --out {out / 'evaluation'}   # a larger evaluation",
+              f"scat tournament --field {spec},expert,expert --out {out / 'vs_expert'}",
+              f"tensorboard --logdir {out / 'tb'}", "```", "",
+              "## Config", "", "```yaml",
+              yaml.safe_dump({"trainer": trainer, **dataclasses.asdict(cfg)}, sort_keys=False,
+                             default_flow_style=None).rstrip(),
+              "```", ""]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

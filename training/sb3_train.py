@@ -4,7 +4,7 @@ Kept deliberately plain so it doubles as a reference point for the native traine
 (:mod:`training.ppo`), which is several times faster because one shared policy plays every
 seat in batched lockstep. What this path adds: the SB3 ecosystem (callbacks, zoo tools).
 
-Self-play: every ``snapshot_every`` steps the current model is saved under
+Self-play: every ``snapshot_every_samples`` samples the current model is saved under
 ``OUT/snapshots/`` and added to every env's opponent pool as ``sb3:PATH`` with weight
 ``snapshot_weight`` (so the learner also meets frozen copies of itself).
 
@@ -19,57 +19,10 @@ import dataclasses
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .shaping import check_shaping
-
-
-@dataclass
-class SB3Config:
-    """Every setting of an SB3 run (YAML fields with ``trainer: sb3``)."""
-
-    name: str = "sb3"
-    seed: int = 1
-    rules: str = "standard"
-    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
-    max_players: int = 6
-    opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0, "random": 0.3})
-    snapshot_every: int = 0  # env steps; 0 = no self-play snapshots
-    snapshot_weight: float = 1.0
-    hand_reward: float = 0.1
-    shaping: str = "lives"  # lives | win_chance (training.shaping)
-    n_envs: int = 8
-    vec_env: str = "subproc"  # subproc | dummy (measured on 2 cores: subproc 2.0k, dummy 1.2k steps/s)
-    total_steps: int = 200_000
-    time_limit_s: float | None = None
-    n_steps: int = 512
-    batch_size: int = 2048
-    n_epochs: int = 4
-    lr: float = 3e-4
-    gamma: float = 0.998
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    hidden: int = 256
-    layers: int = 2
-    torch_threads: int = 1
-    eval_every: int = 50_000  # env steps; 0 = only at the end
-    eval_games: int = 60
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    final_eval_games: int = 300
-    checkpoint_every: int = 50_000  # env steps
-    progress: bool = True
-
-    def __post_init__(self) -> None:
-        if self.vec_env not in ("dummy", "subproc"):
-            raise ValueError(f"sb3 config: vec_env must be dummy or subproc, got {self.vec_env!r}")
-        for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "total_steps"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"sb3 config: {name} must be a positive int")
-        check_shaping(self.shaping, "sb3 config: ")
+from .config import SB3Config, make_rules
 
 
 def make_vec_env(cfg: SB3Config) -> Any:
@@ -99,8 +52,8 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
 
     from agents.policy import PolicyAgent, _SB3Policy
 
-    from .evaluate import evaluate_agent, write_learning_curve
-    from .ppo import make_rules
+    from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
+    from .progress import BudgetBar
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -121,12 +74,12 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
             state = json.loads(state_path.read_text())
         for snap in state["snapshots"]:
             env.env_method("add_opponent", f"sb3:{snap}", cfg.snapshot_weight)
-        log(f"resumed {ckpt} at {model.num_timesteps:,} steps")
+        log(f"resumed {ckpt} at {model.num_timesteps:,} samples")
     else:
         model = MaskablePPO(
-            "MlpPolicy", env, learning_rate=cfg.lr, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip,
-            ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", verbose=0,
+            "MlpPolicy", env, learning_rate=cfg.lr, n_steps=cfg.rollout_samples_per_env,
+            batch_size=cfg.minibatch_samples, n_epochs=cfg.epochs, gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", verbose=0,
             policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers},
             tensorboard_log=str(out / "tb"))
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
@@ -144,14 +97,18 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
 
     t_start = time.perf_counter()
     elapsed0 = state["elapsed_s"]
+    bar = BudgetBar(cfg.total_samples, cfg.time_limit_s, samples=model.num_timesteps,
+                    elapsed_s=elapsed0, enabled=cfg.progress)
+    say = bar.above(log)
 
     class Periodic(BaseCallback):
-        """Evaluation, checkpoints, snapshots and the time limit, on env-step schedules."""
+        """Evaluation, checkpoints, snapshots, the progress bar and the time limit, on
+        sample schedules."""
 
         def __init__(self) -> None:
             super().__init__()
             self.last = {"eval": model.num_timesteps, "ckpt": model.num_timesteps,
-                         "snap": model.num_timesteps}
+                         "snap": model.num_timesteps, "bar": model.num_timesteps}
 
         def _due(self, key: str, every: int) -> bool:
             if every and self.num_timesteps - self.last[key] >= every:
@@ -161,32 +118,36 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
 
         def _on_step(self) -> bool:
             state["elapsed_s"] = elapsed0 + time.perf_counter() - t_start
-            if self._due("snap", cfg.snapshot_every):
+            if self._due("bar", 1024):
+                bar.update(self.num_timesteps, state["elapsed_s"])
+            if self._due("snap", cfg.snapshot_every_samples):
                 path = out / "snapshots" / f"step{self.num_timesteps}.zip"
                 path.parent.mkdir(exist_ok=True)
                 model.save(path)
                 state["snapshots"].append(str(path))
                 env.env_method("add_opponent", f"sb3:{path}", cfg.snapshot_weight)
-            if self._due("eval", cfg.eval_every):
+            if self._due("eval", cfg.eval_every_samples):
                 ev = evaluate(cfg.eval_games, seed=10_000 + self.num_timesteps)
                 ev.update(samples=self.num_timesteps, elapsed_s=state["elapsed_s"])
                 state["history"].append(ev)
                 for k, v in ev["win_rate"].items():
                     self.logger.record(f"eval/{k}", v)
-                log(f"[eval] steps {self.num_timesteps:,} " + ", ".join(
-                    f"{k} {v:.2f}" for k, v in ev["win_rate"].items()))
-            if self._due("ckpt", cfg.checkpoint_every):
+                say(f"[eval] {self.num_timesteps:,} samples, {state['elapsed_s']:.0f} s: "
+                    + fair_share_line(ev))
+            if self._due("ckpt", cfg.checkpoint_every_samples):
                 save()
             return cfg.time_limit_s is None or state["elapsed_s"] < cfg.time_limit_s
 
     steps0 = model.num_timesteps
-    model.learn(total_timesteps=max(cfg.total_steps - model.num_timesteps, 0), callback=Periodic(),
-                reset_num_timesteps=not resume, progress_bar=cfg.progress, tb_log_name="ppo")
+    model.learn(total_timesteps=max(cfg.total_samples - model.num_timesteps, 0),
+                callback=Periodic(), reset_num_timesteps=not resume, tb_log_name="ppo")
+    bar.update(model.num_timesteps, elapsed0 + time.perf_counter() - t_start)
+    bar.close()
     wall = time.perf_counter() - t_start
     save()
     summary: dict[str, Any] = {
-        "env_steps": model.num_timesteps, "elapsed_s": state["elapsed_s"],
-        "env_steps_per_s_this_session": (model.num_timesteps - steps0) / wall if wall else None,
+        "samples": model.num_timesteps, "elapsed_s": state["elapsed_s"],
+        "samples_per_s_this_session": (model.num_timesteps - steps0) / wall if wall else None,
     }
     if cfg.final_eval_games:
         # The saved checkpoint is exactly the policy the tournament loads as ``sb3:PATH``.
@@ -198,7 +159,8 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
         final.update(samples=model.num_timesteps, elapsed_s=state["elapsed_s"])
         summary["final_eval"] = final
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    if state["history"]:
-        write_learning_curve(state["history"], out / "learning_curve.png")
+    if state["history"] or "final_eval" in summary:
+        write_learning_curve(state["history"], out / "learning_curve.png",
+                             final=summary.get("final_eval"))
     env.close()
     return summary

@@ -10,19 +10,19 @@ For stable-baselines3 and any single-agent library. Each episode is one full gam
 - :meth:`step` plays the learner's action, then every opponent decision until it is the
   learner's turn again or the learner's game is over;
 - the observation is the learner's :class:`~scat_env.PlayerView` encoded by
-  :class:`~training.policy_net.PaddedEncoder` (padded to ``max_players`` seats, default 6,
+  :class:`~agents.neural.encoding.PaddedEncoder` (padded to ``max_players`` seats, default 6,
   so one policy plays every table size; an absent seat looks like an eliminated one);
 - :meth:`action_masks` gives the legal actions (sb3-contrib's MaskablePPO reads it).
 
-Reward: the game result, +1 for the winner and ``-1/(n-1)`` for a loser, delivered on the
-step where the learner's game ends (when it is eliminated, or when the last opponent falls,
-even though an opponent made the final move). With ``hand_reward > 0`` each scored hand
-also gives ``hand_reward * (mean lives lost by the others - lives the learner lost)``
-(zero-sum dense shaping that speeds up early learning, :func:`training.shaping.hand_shaping`;
-set it to 0 for the pure game objective), or with ``shaping="win_chance"`` ``hand_reward``
-times the change in the learner's expected game result given everyone's lives
-(:func:`training.shaping.win_chance_shaping`, which adds up to the game result). A game cut
-by ``max_turns`` turns in one hand is *truncated* with no result.
+Reward: :func:`scat_env.rewards.hand_rewards` of every scored hand, the function the native
+trainer and the PettingZoo env use: the game result (+1 for the winner, ``-1/(n-1)`` for a
+loser), delivered on the step where the learner's game ends (when it is eliminated, or when
+the last opponent falls, even though an opponent made the final move), plus, with
+``hand_reward > 0``, ``hand_reward`` times the hand shaping named by ``shaping``: ``lives``
+(the others' mean lives lost minus the learner's; zero-sum and dense, it speeds up early
+learning) or ``win_chance`` (the change in the learner's expected game result given
+everyone's lives, which adds up to the game result). A game cut by ``max_turns`` turns in one
+hand is *truncated* with no result.
 
 Illegal actions: masked learners never send one. An unmasked learner (or ``check_env``)
 that does gets a random legal action played instead, ``info["illegal_action"] = True`` and
@@ -39,12 +39,12 @@ import gymnasium as gym
 import numpy as np
 
 from agents.registry import make_agent
-from scat_env import GameState, Rules
+from scat_env import DEFAULT_MAX_TURNS, GameState, Rules
 from scat_env.actions import NUM_ACTIONS
+from scat_env.rewards import check_shaping, hand_rewards
 from scat_env.view import make_view
 
 from .policy_net import DEFAULT_MAX_PLAYERS, PaddedEncoder
-from .shaping import check_shaping, hand_rewards
 
 
 class ScatSingleAgentEnv(gym.Env):
@@ -62,7 +62,7 @@ class ScatSingleAgentEnv(gym.Env):
         hand_reward: float = 0.0,
         shaping: str = "lives",
         illegal_penalty: float = 0.0,
-        max_turns: int = 300,
+        max_turns: int = DEFAULT_MAX_TURNS,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
@@ -159,11 +159,9 @@ class ScatSingleAgentEnv(gym.Env):
         assert state is not None
         reward = 0.0
         while True:
-            reward += self._settle()
+            reward += self._settle()  # the game result too, with the hand that decides it
             if state.is_terminal() or not state.active[me]:
-                if state.is_terminal() and state.active[me]:
-                    return reward + 1.0, True, False
-                return reward - 1.0 / (state.num_players - 1), True, False
+                return reward, True, False
             if state.turn >= self.max_turns:
                 return reward, False, True
             seat = state.current_player
@@ -172,12 +170,14 @@ class ScatSingleAgentEnv(gym.Env):
             state.apply_action(self._agents[seat].act(make_view(state, seat)))
 
     def _settle(self) -> float:
-        results = self.state.results  # type: ignore[union-attr]
+        """The learner's reward from the hands scored since the last call."""
+        state = self.state
+        assert state is not None
         reward = 0.0
-        while self._seen < len(results):
-            shaped = hand_rewards(results[self._seen], self.state.num_players,  # type: ignore[union-attr]
-                                  self.hand_reward, self.shaping)
-            reward += shaped.get(self.seat, 0.0)
+        while self._seen < len(state.results):
+            rewards = hand_rewards(state.results[self._seen], state.num_players, reward="game",
+                                   shaping=self.shaping, shaping_coef=self.hand_reward)
+            reward += rewards.get(self.seat, 0.0)
             self._seen += 1
         return reward
 

@@ -1,0 +1,69 @@
+"""The ``scat train`` progress bar: it follows whichever budget ends the run.
+
+A run stops at ``total_samples`` or ``time_limit_s``, whichever comes first. A bar over samples
+alone shows a 3-hour ETA for a 13-minute time-limited run and stops at 6%; this one shows the
+larger of the two fractions spent, so it fills to 100% when the run ends either way, and its
+ETA is the time left on the budget that binds. Lines logged while it is shown (evaluations)
+are written above it, not glued to it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+#: The bar counts thousandths of the budget (tqdm needs a fixed total).
+_TICKS = 1000
+
+
+def budget_fraction(samples: int, total_samples: int, elapsed_s: float,
+                    time_limit_s: float | None) -> float:
+    """The share of the run's budget spent: samples or seconds, whichever is further on."""
+    frac = samples / total_samples
+    if time_limit_s:
+        frac = max(frac, elapsed_s / time_limit_s)
+    return min(frac, 1.0)
+
+
+class BudgetBar:
+    """A tqdm bar over the budget of a run (or nothing when ``enabled`` is false)."""
+
+    def __init__(self, total_samples: int, time_limit_s: float | None, *, samples: int = 0,
+                 elapsed_s: float = 0.0, enabled: bool = True) -> None:
+        self.total_samples = total_samples
+        self.time_limit_s = time_limit_s
+        self._bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            start = int(_TICKS * budget_fraction(samples, total_samples, elapsed_s, time_limit_s))
+            self._bar = tqdm(total=_TICKS, initial=start, dynamic_ncols=True, file=sys.stderr,
+                             bar_format="{percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}")
+            self.update(samples, elapsed_s)
+
+    def update(self, samples: int, elapsed_s: float, **postfix: str) -> None:
+        """Move the bar to ``samples`` / ``elapsed_s``; ``postfix`` items follow the counts."""
+        if self._bar is None:
+            return
+        ticks = int(_TICKS * budget_fraction(samples, self.total_samples, elapsed_s,
+                                             self.time_limit_s))
+        limit = f" of {self.time_limit_s:,.0f}" if self.time_limit_s else ""
+        self._bar.set_postfix_str(", ".join(
+            [f"{samples:,} of {self.total_samples:,} samples", f"{elapsed_s:,.0f}{limit} s"]
+            + [f"{k} {v}" for k, v in postfix.items()]), refresh=False)
+        self._bar.update(max(ticks - self._bar.n, 0))
+
+    def above(self, log: Callable[[str], Any]) -> Callable[[str], None]:
+        """``log`` wrapped so its lines appear above the bar (the bar is redrawn below)."""
+        if self._bar is None:
+            return log
+
+        def write(message: str) -> None:
+            with self._bar.external_write_mode(file=sys.stderr):
+                log(message)
+        return write
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
