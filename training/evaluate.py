@@ -120,23 +120,28 @@ def write_learning_curve(history: list[dict[str, Any]], path: str | Path,
     opponents = list(dict.fromkeys(k.rpartition("_x")[0] for k in keys))
     fig, axes = plt.subplots(1, len(opponents), figsize=(4.2 * len(opponents), 3.8), squeeze=False)
     xs = [h["samples"] for h in history]
+    x_final = final.get("samples", xs[-1] if xs else 0) if final is not None else 0
     for ax, opp in zip(axes[0], opponents, strict=True):
         for i, key in enumerate(k for k in keys if k.rpartition("_x")[0] == opp):
             n = int(key.rpartition("_x")[2])
             color = f"C{i}"
-            ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
-            lo = [h["ci95"][key][0] * n if key in h.get("ci95", {}) else float("nan") for h in history]
-            hi = [h["ci95"][key][1] * n if key in h.get("ci95", {}) else float("nan") for h in history]
             if history:
+                ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
+                band = [h.get("ci95", {}).get(key, [float("nan")] * 2) for h in history]
                 ax.plot(xs, ys, marker=".", color=color, label=f"{n} players")
-                ax.fill_between(xs, lo, hi, color=color, alpha=0.15, lw=0)
+                ax.fill_between(xs, [lo * n for lo, _ in band], [hi * n for _, hi in band],
+                                color=color, alpha=0.15, lw=0)
             if final is not None and key in final["win_rate"]:
                 f_lo, f_hi = final["ci95"][key]
                 f_y = final["win_rate"][key] * n
-                ax.errorbar([final.get("samples", xs[-1] if xs else 0)], [f_y],
-                            yerr=[[f_y - f_lo * n], [f_hi * n - f_y]], fmt="D", color=color,
-                            ms=6, capsize=4, mec="black",
-                            label=f"{n} players, final ({final['games'][key]} games)")
+                # side by side, so the bars of one opponent's table sizes do not hide each other
+                f_x = x_final * (1 + 0.015 * (i - 1)) if x_final else i
+                ax.errorbar([f_x], [f_y], yerr=[[f_y - f_lo * n], [f_hi * n - f_y]], fmt="D",
+                            color=color, ms=6, capsize=4, mec="black",
+                            label=None if history else f"{n} players")
+        if final is not None:
+            games = max(final["games"].values())
+            ax.plot([], [], "D", color="white", mec="black", label=f"final ({games:,} games each)")
         ax.axhline(1.0, color="grey", ls="--", lw=1)
         ax.set_title(f"vs a field of {opp}", fontsize=10)
         ax.set_xlabel("training samples (learner decisions)")
