@@ -21,12 +21,13 @@ see: the opponents' unknown cards and the stock order.
   so the remaining worlds go to the close calls (successive elimination, the bandit view of
   UCB). Discards start from the expert's two best.
 - **A utility that values the game.** A hand's outcome is scored as the change in my
-  estimated chance of winning the game (:func:`win_chance`, a model in which each hand costs
-  one random active player a life), so a life matters more when few are left.
+  estimated chance of winning the game (:func:`scat_env.rewards.win_chance`, a model in
+  which each hand costs one random active player a life), so a life matters more when few
+  are left.
 
 The search starts from the expert's choice and leaves it only on evidence (a paired
 z-score above :data:`SWITCH_Z`). Cost: about 32 ms a decision at N = 200 on a shared
-2-core machine (``scripts/bench_agents.py --agent ismcts:200 --opponents expert``).
+2-core machine (``scat bench agents --agent ismcts:200 --opponents expert``).
 
 Spec: ``ismcts`` (N = :data:`DEFAULT_BUDGET`) or ``ismcts:N``, N >= 1.
 """
@@ -34,11 +35,11 @@ Spec: ``ismcts`` (N = :data:`DEFAULT_BUDGET`) or ``ismcts:N``, N >= 1.
 from __future__ import annotations
 
 import math
-from functools import cache
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, GameState, PlayerView, action_str
 from scat_env.cards import CARD_SUIT
-from scat_env.engine import PHASE_DISCARD
+from scat_env.engine import Phase
+from scat_env.rewards import win_chance
 
 from .base import Agent
 from .expert import ExpertAgent, ExpertParams
@@ -60,28 +61,6 @@ MAX_REPLAY = 8
 MAX_TRIES = 6
 
 
-# -- the value of a position in the game ------------------------------------------------
-@cache
-def _win_chance(mine: int, others: tuple[int, ...]) -> float:
-    if mine <= 0:
-        return 0.0
-    if not others:
-        return 1.0
-    m = len(others) + 1
-    total = _win_chance(mine - 1, others)
-    for i, lv in enumerate(others):
-        rest = others[:i] + ((lv - 1,) if lv > 1 else ()) + others[i + 1:]
-        total += _win_chance(mine, tuple(sorted(rest)))
-    return total / m
-
-
-def win_chance(lives: list[int] | tuple[int, ...], active: list[bool] | tuple[bool, ...], me: int) -> float:
-    """My chance of winning the game when each hand costs one random active player a life
-    (a crude but monotone model: it makes a life worth more when few are left)."""
-    others = tuple(sorted(lv for s, lv in enumerate(lives) if s != me and active[s] and lv > 0))
-    return _win_chance(lives[me] if active[me] else 0, others)
-
-
 # -- rollout policy ---------------------------------------------------------------------
 class RolloutPolicy:
     """A fast expert for playouts on a full :class:`GameState` (no views, no numpy)."""
@@ -96,12 +75,13 @@ class RolloutPolicy:
     def play_out(self, state: GameState) -> None:
         """Play the current hand to its end (the state is single-hand)."""
         t, ev, knock_at = self.table, self.ev, self.knock_at
+        draw, discard = Phase.DRAW, Phase.DISCARD
         steps = 0
-        while state.phase <= PHASE_DISCARD and steps < MAX_ROLLOUT_STEPS:
+        while (state.phase is draw or state.phase is discard) and steps < MAX_ROLLOUT_STEPS:
             steps += 1
             hand = state.hands[state.current_player]
-            final = state.knocker >= 0
-            if state.phase == PHASE_DISCARD:
+            final = state.knocker is not None
+            if state.phase is discard:
                 e = t if final else ev
                 taken = state.taken
                 best_v, best_d = -1.0, -1

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from .engine import GameState
-from .rules import Rules
+from .rules import DEFAULT_MAX_TURNS, Rules
 
 
 def bench_engine(num_players: int, seconds: float, rules: Rules, seed: int = 0) -> tuple[float, float]:
@@ -35,7 +35,7 @@ def bench_engine(num_players: int, seconds: float, rules: Rules, seed: int = 0) 
         state = GameState(num_players, rules, seed=seed + games)
         games += 1
         apply, legal = state.apply_action, state.legal_actions
-        while not state.is_terminal() and state.turn < 300:
+        while not state.is_terminal() and state.turn < DEFAULT_MAX_TURNS:
             acts = legal()
             apply(acts[int(pick() * len(acts))])
             decisions += 1
@@ -46,7 +46,7 @@ def bench_engine(num_players: int, seconds: float, rules: Rules, seed: int = 0) 
 def _wrapped_env(num_players: int, rules: Rules):
     from pettingzoo.utils import wrappers
 
-    from .env import raw_env
+    from .aec_env import raw_env
 
     e = raw_env(num_players=num_players, rules=rules)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--seconds must be positive")
     rules = Rules.preset(args.rules)
 
-    from .env import env
+    from .aec_env import env
 
     modes = ["engine", "env", "wrapped"] if args.mode == "all" else [args.mode]
     print(f"scat-env benchmark: random legal play, rules={rules.name}, "

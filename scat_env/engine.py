@@ -25,18 +25,37 @@ import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import Any
 
 from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_str
 from .cards import CARD_SUIT, card_str, parse_card
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .scoring import THIRTY_ONE, best_three, value_table
-from .showdown import knock_losses, thirty_one_losses
+from .showdown import all_out, knock_losses, thirty_one_losses
 
-PHASE_DRAW = 0
-PHASE_DISCARD = 1
-PHASE_HAND_OVER = 2  # only with single_hand=True: the hand is scored, nothing follows
-PHASE_GAME_OVER = 3
-PHASE_NAMES = ("draw", "discard", "hand_over", "game_over")
+
+class Phase(str, Enum):
+    """What the game waits for: the engine's :attr:`GameState.phase` and the view's
+    :attr:`~scat_env.view.PlayerView.phase` hold the same members.
+
+    A ``str`` enum so that ``view.phase == "draw"`` (and JSON, f-strings, ``str()``) keep
+    reading as the plain word; compare with ``is`` where speed matters.
+    """
+
+    DRAW = "draw"  # the player to move draws, takes the discard, knocks or ends the play
+    DISCARD = "discard"  # the same player discards one of four cards
+    HAND_OVER = "hand_over"  # only with single_hand=True: the hand is scored, nothing follows
+    GAME_OVER = "game_over"  # one player is left
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+# Module globals for the hot path: in Python 3.11 reading ``Phase.DRAW`` goes through a
+# descriptor and costs about eight times a global read, several times per decision.
+_DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase
+_OVER = (_HAND_OVER, _GAME_OVER)
 
 #: Public log event kinds (the second item of each ``(seat, kind, card)`` entry).
 EV_DRAW_STOCK = "draw_stock"
@@ -54,6 +73,9 @@ class HandResult:
 
     ``values`` and ``hands`` cover the seats that were dealt in; ``lives_lost`` is what was
     actually taken (capped by the lives a player had; all zero for a replayed hand).
+    ``reason`` says how the hand ended (``"knock"``, ``"thirty_one"``, ``"dealt_thirty_one"``
+    or ``"stock_exhausted"``); ``rule`` which scoring rule decided who paid, one of
+    :data:`scat_env.showdown.RULES` (:func:`scat_env.showdown.rule_text` says it in words).
     """
 
     hand_number: int
@@ -67,6 +89,31 @@ class HandResult:
     eliminated: tuple[int, ...]
     replayed: bool
     lives_after: tuple[int, ...]
+    rule: str
+
+    def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The JSON-friendly form: exactly the env's ``infos[agent]["hand_result"]``.
+
+        Every seat is written as its name, ``names[seat]`` (default ``player_<seat>``, the
+        env's agent names), in values and in keys alike, so the dict survives a JSON round
+        trip unchanged; cards are strings such as ``"KH"``. ``lives_after`` names every seat
+        of the table, the other per-seat maps only the seats dealt into the hand.
+        """
+        name = names.__getitem__ if names is not None else "player_{}".format
+        return {
+            "hand_number": self.hand_number,
+            "reason": self.reason,
+            "rule": self.rule,
+            "dealer": name(self.dealer),
+            "values": {name(s): v for s, v in self.values.items()},
+            "lives_lost": {name(s): v for s, v in self.lives_lost.items()},
+            "knocker": name(self.knocker) if self.knocker is not None else None,
+            "declarers": [name(s) for s in self.declarers],
+            "hands": {name(s): [card_str(c) for c in h] for s, h in self.hands.items()},
+            "eliminated": [name(s) for s in self.eliminated],
+            "replayed": self.replayed,
+            "lives_after": {name(s): v for s, v in enumerate(self.lives_after)},
+        }
 
     def describe(self, names: Sequence[str] | None = None) -> str:
         """One line saying what happened and which rule applied."""
@@ -149,16 +196,16 @@ class GameState:
         self.known = [0] * n  # bit c set: seat holds card c, known because it was taken
         self.stock: list[int] = []  # top of the stock is the END of the list
         self.discard: list[int] = []  # top of the pile is the END of the list
-        self.log: list[tuple[int, str, int]] = []
+        self.log: list[tuple[int, str, int | None]] = []
         self.results: list[HandResult] = []
         self.hand_number = 0
         self.turn = 0  # draw decisions (turns started) in the current hand
-        self.knocker = -1
-        self.last_seat = -1  # after a knock: the seat whose discard ends the play
-        self.taken = -1  # card taken from the discard pile this turn (may not go back)
-        self.drawn = -1  # card drawn this turn (stock or discard)
+        self.knocker: int | None = None
+        self.last_seat: int | None = None  # after a knock: the seat whose discard ends the play
+        self.taken: int | None = None  # card taken from the discard pile (may not go back)
+        self.drawn: int | None = None  # card drawn this turn (stock or discard)
         self.current_player = 0
-        self.phase = PHASE_DRAW
+        self.phase = _DRAW
         if dealer is None:
             dealer = self.rng.randrange(n)
         elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
@@ -169,15 +216,15 @@ class GameState:
 
     # -- OpenSpiel-style interface ---------------------------------------------------------
     def is_terminal(self) -> bool:
-        return self.phase >= PHASE_HAND_OVER
+        return self.phase in _OVER
 
     def legal_actions(self) -> list[int]:
         """Sorted legal actions of the player to move (empty when the game is over)."""
         phase = self.phase
-        if phase == PHASE_DISCARD:
+        if phase is _DISCARD:
             taken = self.taken
             return sorted(c for c in self.hands[self.current_player] if c != taken)
-        if phase != PHASE_DRAW:
+        if phase is not _DRAW:
             return []
         acts = []
         if self.stock:
@@ -191,7 +238,7 @@ class GameState:
         return acts
 
     def _may_knock(self) -> bool:
-        if self.knocker >= 0:
+        if self.knocker is not None:
             return False
         rules = self.rules
         if not self.stock and not rules.knock_when_stock_exhausted:
@@ -206,9 +253,9 @@ class GameState:
 
     def is_legal(self, action: int) -> bool:
         phase = self.phase
-        if phase == PHASE_DISCARD:
+        if phase is _DISCARD:
             return 0 <= action < 52 and action != self.taken and action in self.hands[self.current_player]
-        if phase != PHASE_DRAW:
+        if phase is not _DRAW:
             return False
         if action == DRAW_STOCK:
             return bool(self.stock)
@@ -231,7 +278,7 @@ class GameState:
             self.discard.append(action)
             self.known[seat] &= ~(1 << action)
             self.log.append((seat, EV_DISCARD, action))
-            self.taken = self.drawn = -1
+            self.taken = self.drawn = None
             a, b, c = hand
             if self._table[a * 2704 + b * 52 + c] >= self._declare_at:
                 self._end_hand("thirty_one", declarers=(seat,))
@@ -243,34 +290,34 @@ class GameState:
             card = self.stock.pop()
             self.hands[seat].append(card)
             self.drawn = card
-            self.log.append((seat, EV_DRAW_STOCK, -1))
-            self.phase = PHASE_DISCARD
+            self.log.append((seat, EV_DRAW_STOCK, None))
+            self.phase = _DISCARD
         elif action == DRAW_DISCARD:
             card = self.discard.pop()
             self.hands[seat].append(card)
             self.known[seat] |= 1 << card
             self.taken = self.drawn = card
             self.log.append((seat, EV_TAKE, card))
-            self.phase = PHASE_DISCARD
+            self.phase = _DISCARD
         elif action == KNOCK:
             self.knocker = seat
             self.last_seat = self._prev_active(seat)
-            self.log.append((seat, EV_KNOCK, -1))
+            self.log.append((seat, EV_KNOCK, None))
             self._next_turn(seat)
         else:  # END_PLAY
-            self.log.append((seat, EV_END_PLAY, -1))
+            self.log.append((seat, EV_END_PLAY, None))
             self._end_hand("stock_exhausted")
 
     def returns(self) -> list[float]:
         """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end."""
         n = self.num_players
-        if self.phase != PHASE_GAME_OVER:
+        if self.phase is not _GAME_OVER:
             return [0.0] * n
         return [1.0 if self.active[s] else -1.0 / (n - 1) for s in range(n)]
 
     @property
     def winner(self) -> int | None:
-        if self.phase != PHASE_GAME_OVER:
+        if self.phase is not _GAME_OVER:
             return None
         return self.active.index(True)
 
@@ -301,12 +348,12 @@ class GameState:
         lives: Sequence[int],
         dealer: int,
         current_player: int,
-        phase: str = "draw",
+        phase: Phase | str = Phase.DRAW,
         knocker: int | None = None,
         turn: int = 0,
         hand_number: int = 1,
         known: Sequence[Sequence[int]] | None = None,
-        log: Sequence[tuple[int, str, int]] = (),
+        log: Sequence[tuple[int, str, int | None]] = (),
         taken: int | None = None,
         drawn: int | None = None,
         single_hand: bool = False,
@@ -358,11 +405,11 @@ class GameState:
         state.turn = turn
         state.dealer = dealer
         state.current_player = current_player
-        state.phase = PHASE_DISCARD if phase == "discard" else PHASE_DRAW
-        state.taken = taken if taken is not None else -1
-        state.drawn = drawn if drawn is not None else -1
-        state.knocker = knocker if knocker is not None else -1
-        state.last_seat = state._prev_active(knocker) if knocker is not None else -1
+        state.phase = _DISCARD if phase == "discard" else _DRAW
+        state.taken = taken
+        state.drawn = drawn
+        state.knocker = knocker
+        state.last_seat = state._prev_active(knocker) if knocker is not None else None
         return state
 
     def hand_value(self, seat: int) -> float:
@@ -372,7 +419,7 @@ class GameState:
         if len(hand) == 3:
             a, b, c = hand
             return t[a * 2704 + b * 52 + c]
-        return best_three(hand, t, self.taken if seat == self.current_player else -1)
+        return best_three(hand, t, self.taken if seat == self.current_player else None)
 
     def active_seats(self) -> list[int]:
         return [s for s in range(self.num_players) if self.active[s]]
@@ -394,7 +441,7 @@ class GameState:
 
     def _next_turn(self, seat: int) -> None:
         self.current_player = self._next_active(seat)
-        self.phase = PHASE_DRAW
+        self.phase = _DRAW
         self.turn += 1
 
     def _raise_illegal(self, action: object) -> None:
@@ -405,7 +452,7 @@ class GameState:
             name = "not an action"
         raise ValueError(
             f"illegal action {action!r} ({name}) for player_{self.current_player} in the "
-            f"{PHASE_NAMES[self.phase]} phase; legal: "
+            f"{self.phase} phase; legal: "
             + (", ".join(f"{a} ({action_str(a)})" for a in legal) or "none, the game is over")
         )
 
@@ -435,10 +482,10 @@ class GameState:
             self.stock = deck[:pos:-1]  # remaining cards, top (deck[pos+1]) at the end
             self.known = [0] * self.num_players
             self.log = []
-            self.knocker = self.last_seat = self.taken = self.drawn = -1
+            self.knocker = self.last_seat = self.taken = self.drawn = None
             self.turn = 0
             self.current_player = seats[0]
-            self.phase = PHASE_DRAW
+            self.phase = _DRAW
             t = self._table
             declarers = tuple(
                 s for s in seats
@@ -448,7 +495,7 @@ class GameState:
             if not declarers:
                 return
             self._end_hand("dealt_thirty_one", declarers=declarers, deal_next=False)
-            if self.phase != PHASE_DRAW:
+            if self.phase is not _DRAW:
                 return
 
     def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
@@ -458,22 +505,18 @@ class GameState:
         for s in seats:
             a, b, c = self.hands[s]
             values[s] = t[a * 2704 + b * 52 + c]
-        knocker = self.knocker if self.knocker >= 0 else None
+        knocker = self.knocker
         if declarers:
-            losses = thirty_one_losses(seats, list(declarers), knocker, self.rules)
+            losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
+                                             dealt=reason == "dealt_thirty_one")
         else:
-            losses = knock_losses(values, knocker, self.rules)
+            losses, rule = knock_losses(values, knocker, self.rules)
         lives = self.lives
         applied = {s: min(losses[s], lives[s]) for s in seats}
-        survivors = [s for s in seats if lives[s] - applied[s] > 0]
-        replayed = False
-        if not survivors:
+        if not any(lives[s] > applied[s] for s in seats):
             # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
-            if self.rules.all_out == "replay":
-                applied = dict.fromkeys(seats, 0)
-                replayed = True
-            else:  # "last_life": all stay in on their last life
-                applied = {s: lives[s] - 1 for s in seats}
+            applied, rule = all_out(seats, lives, self.rules)
+        replayed = rule == "all_out_replay"
         eliminated = []
         for s in seats:
             lives[s] -= applied[s]
@@ -493,19 +536,20 @@ class GameState:
                 eliminated=tuple(eliminated),
                 replayed=replayed,
                 lives_after=tuple(lives),
+                rule=rule,
             )
         )
         if sum(self.active) <= 1:
-            self.phase = PHASE_GAME_OVER
+            self.phase = _GAME_OVER
             return
         if self.single_hand:
-            self.phase = PHASE_HAND_OVER
+            self.phase = _HAND_OVER
             return
         if not replayed:
             # The deal passes to the left among players still in (the dealer may be out).
             self.dealer = self._next_active(self.dealer)
         elif not self.active[self.dealer]:
             self.dealer = self._next_active(self.dealer)
-        self.phase = PHASE_DRAW
+        self.phase = _DRAW
         if deal_next:
             self._deal()

@@ -149,8 +149,7 @@ class ObservationEncoder:
             if view.phase == "draw" and top is not None:
                 with_discard = best_three(hand + (top,), t, top) * scale
         elif len(hand) == 4:
-            taken = view.taken_card if view.taken_card is not None else -1
-            value = best_three(hand, t, taken) * scale
+            value = best_three(hand, t, view.taken_card) * scale
         tail.append(value)
         tail.append(with_discard)
         order = [(me + r) % n for r in range(n)]  # absolute seat of each relative seat

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from .actions import action_short
 from .cards import cards_str
-from .engine import PHASE_NAMES, GameState
-from .rules import Rules, lives_label
+from .engine import GameState
+from .rules import DEFAULT_MAX_TURNS, Rules, lives_label
 from .view import make_view
 
 #: (file stem, players, preset, seed) of every golden game.
@@ -33,10 +33,7 @@ GAMES: tuple[tuple[str, int, str, int], ...] = (
     ("gin_3p", 3, "gin", 5),
 )
 
-MAX_TURNS = 300  # the env's per-hand cap: a random game is truncated there too
-
-
-def record_game(num_players: int, rules: Rules | str, seed: int, max_turns: int = MAX_TURNS) -> str:
+def record_game(num_players: int, rules: Rules | str, seed: int, max_turns: int = DEFAULT_MAX_TURNS) -> str:
     """Play one seeded game with uniformly random legal moves and return its transcript."""
     if isinstance(rules, str):
         rules = Rules.preset(rules)
@@ -88,7 +85,7 @@ def record_game(num_players: int, rules: Rules | str, seed: int, max_turns: int 
         state.apply_action(action)
         flush_results()
     if state.is_terminal():
-        lines.append(f"end: {PHASE_NAMES[state.phase]}, winner p{state.winner}")
+        lines.append(f"end: {state.phase}, winner p{state.winner}")
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cards import card_str
-from .engine import PHASE_GAME_OVER, PHASE_NAMES, GameState
+from .engine import GameState, Phase
 from .rules import lives_label
 
 
@@ -34,11 +34,11 @@ def render_table(
         f"Scat ({state.rules.name}) | hand {state.hand_number} | dealer {names[state.dealer]}"
         f" | stock {len(state.stock)} | top discard "
         f"{card_str(top, symbols=True) if top is not None else '-'}"
-        f" | phase {PHASE_NAMES[state.phase]}",
+        f" | phase {state.phase}",
     ]
     width = max(len(x) for x in names)
     for s in range(n):
-        mark = "->" if s == state.current_player and state.phase < PHASE_GAME_OVER else "  "
+        mark = "->" if s == state.current_player and state.phase is not Phase.GAME_OVER else "  "
         tags = []
         if s == state.dealer:
             tags.append("dealer")
@@ -59,6 +59,6 @@ def render_table(
         )
     if state.results:
         lines.append("last: " + state.results[-1].describe(names))
-    if state.phase == PHASE_GAME_OVER:
+    if state.phase is Phase.GAME_OVER:
         lines.append(f"game over: {names[state.winner]} wins")  # type: ignore[index]
     return "\n".join(lines)

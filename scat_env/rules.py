@@ -25,6 +25,12 @@ DECKS = ("standard",)
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
 
+#: Turns one hand may last before a game is cut short (the env truncates the episode, match
+#: loops stop the game). Two players who keep taking each other's discards could otherwise
+#: play one hand forever. Shared by the env, the match loop, the trainers and the CLI so that
+#: every game ends at the same place.
+DEFAULT_MAX_TURNS = 300
+
 
 @dataclass(frozen=True)
 class Rules:

@@ -87,7 +87,7 @@ def value_table(rules: Rules) -> list[float]:
     return table
 
 
-def best_three(cards: Sequence[int], table: list[float], keep: int = -1) -> float:
+def best_three(cards: Sequence[int], table: list[float], keep: int | None = None) -> float:
     """Best value of any three of four ``cards`` that keeps the card ``keep`` (if given)."""
     a, b, c, d = cards
     best = -1.0

@@ -2,17 +2,60 @@
 
 Kept apart from the engine so each rule reads as one short function with its source, and
 so tests (and an independent implementation) can check scoring without playing a hand.
+Each function also says *which* rule decided the hand, as one of the codes of
+:data:`RULES`; the engine stores it in :attr:`HandResult.rule
+<scat_env.engine.HandResult.rule>` and :func:`rule_text` says it in plain words, so a user
+interface never has to work the rule out again from the cards.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .rules import Rules
 
+#: Every rule that can decide a hand, with what it means (the text :func:`rule_text` gives).
+_RULE_TEXT: dict[str, str] = {
+    "lowest": "The lowest hand loses a life; hands tied for lowest each lose one.",
+    "knocker_lowest": "The knocker had the lowest hand alone and pays the knocker's penalty.",
+    "knocker_tie_safe": "The knocker tied for the lowest hand and is safe; "
+    "the others tied with them lose a life.",
+    "knocker_tie_all": "The knocker tied for the lowest hand: the knocker pays the knocker's "
+    "penalty and the others tied with them lose a life.",
+    "knocker_tie_only": "The knocker tied for the lowest hand and alone pays the knocker's "
+    "penalty.",
+    "gin_knocker_highest": "The knocker promised the highest hand and had it: "
+    "everyone else loses a life.",
+    "gin_knocker_beaten": "The knocker promised the highest hand and was beaten: "
+    "the knocker alone pays.",
+    "thirty_one": "A player declared 31: everyone else loses a life.",
+    "thirty_one_after_knock": "A player declared 31 after a knock: everyone else loses a "
+    "life, the knocker the knocker's penalty for a 31.",
+    "dealt_thirty_one": "A 31 was dealt: everyone without one loses a life.",
+    "all_out_replay": "Everyone left would have been out at once: nobody loses a life "
+    "and the hand is dealt again.",
+    "all_out_last_life": "Everyone left would have been out at once: everyone stays in on "
+    "their last life.",
+}
 
-def knock_losses(values: Mapping[int, float], knocker: int | None, rules: Rules) -> dict[int, int]:
-    """Lives lost at a showdown, with or without a knock (002 "Knocking", "Draw pile exhausted").
+#: The codes of :attr:`HandResult.rule <scat_env.engine.HandResult.rule>`, in the order of
+#: the rules: a knock or an exhausted stock (showdown), 31, then the all-out exceptions.
+RULES: tuple[str, ...] = tuple(_RULE_TEXT)
+
+
+def rule_text(rule: str) -> str:
+    """The rule ``rule`` (one of :data:`RULES`) in one plain sentence."""
+    try:
+        return _RULE_TEXT[rule]
+    except KeyError:
+        raise ValueError(f"unknown rule {rule!r}; rules: {', '.join(RULES)}") from None
+
+
+def knock_losses(
+    values: Mapping[int, float], knocker: int | None, rules: Rules
+) -> tuple[dict[int, int], str]:
+    """Lives lost at a showdown, with or without a knock (002 "Knocking", "Draw pile
+    exhausted"), and the rule that decided it.
 
     ``values`` maps each seat still in the game to its hand value; ``knocker`` is the seat
     that knocked, or ``None`` when the play ended on an exhausted stock without a knock.
@@ -26,38 +69,62 @@ def knock_losses(values: Mapping[int, float], knocker: int | None, rules: Rules)
             for s in losses:
                 if s != knocker:
                     losses[s] = 1
-        else:
-            losses[knocker] = rules.knocker_loss
-        return losses
+            return losses, "gin_knocker_highest"
+        losses[knocker] = rules.knocker_loss
+        return losses, "gin_knocker_beaten"
     low = min(values.values())
     lowest = [s for s, v in values.items() if v == low]
     if knocker is None or knocker not in lowest:
         for s in lowest:
             losses[s] = 1
-    elif len(lowest) == 1:
+        return losses, "lowest"
+    if len(lowest) == 1:
         losses[knocker] = rules.knocker_loss  # sole lowest knocker pays double (standard)
-    elif rules.knocker_tie == "safe":
+        return losses, "knocker_lowest"
+    if rules.knocker_tie == "safe":
         for s in lowest:
             if s != knocker:
                 losses[s] = 1
-    elif rules.knocker_tie == "all":
+        return losses, "knocker_tie_safe"
+    if rules.knocker_tie == "all":
         for s in lowest:
             losses[s] = 1
         losses[knocker] = rules.knocker_loss
-    else:  # "knocker_only"
-        losses[knocker] = rules.knocker_loss
-    return losses
+        return losses, "knocker_tie_all"
+    losses[knocker] = rules.knocker_loss  # "knocker_only"
+    return losses, "knocker_tie_only"
 
 
 def thirty_one_losses(
-    seats: list[int], declarers: list[int], knocker: int | None, rules: Rules
-) -> dict[int, int]:
-    """Lives lost when 31 is declared (002 "Declaring 31"): everyone else pays one.
+    seats: Sequence[int],
+    declarers: Sequence[int],
+    knocker: int | None,
+    rules: Rules,
+    *,
+    dealt: bool = False,
+) -> tuple[dict[int, int], str]:
+    """Lives lost when 31 is declared (002 "Declaring 31"): everyone else pays one; and the
+    rule that decided it.
 
     After a knock the knocker pays ``rules.knocker_loss_on_31`` (one in the standard game,
-    two in the first variation). Dealt 31s may have several declarers; all are safe.
+    two in the first variation). Dealt 31s (``dealt=True``) may have several declarers;
+    all are safe.
     """
     losses = {s: (0 if s in declarers else 1) for s in seats}
+    if dealt:
+        return losses, "dealt_thirty_one"
     if knocker is not None and knocker not in declarers:
         losses[knocker] = rules.knocker_loss_on_31
-    return losses
+        return losses, "thirty_one_after_knock"
+    return losses, "thirty_one"
+
+
+def all_out(
+    seats: Sequence[int], lives: Sequence[int], rules: Rules
+) -> tuple[dict[int, int], str]:
+    """Lives lost when the losses of a hand would leave nobody in (002 Scoring: the
+    all-on-the-county draw): ``"replay"`` the hand with lives unchanged, or everyone stays
+    on their ``"last_life"`` (variant 1). ``lives`` are the lives before the hand."""
+    if rules.all_out == "replay":
+        return dict.fromkeys(seats, 0), "all_out_replay"
+    return {s: lives[s] - 1 for s in seats}, "all_out_last_life"

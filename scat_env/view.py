@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine import PHASE_DISCARD, PHASE_DRAW, PHASE_NAMES, GameState, HandResult
+from .engine import GameState, HandResult, Phase
 from .rules import Rules
 
 
@@ -31,7 +31,7 @@ class PlayerView:
     seat: int
     num_players: int
     rules: Rules
-    phase: str  # "draw", "discard", "hand_over" or "game_over"
+    phase: Phase  # a str enum: ``view.phase == "draw"`` works
     current_player: int
     dealer: int
     hand: tuple[int, ...]  # sorted; four cards mid-turn
@@ -46,7 +46,7 @@ class PlayerView:
     stock_size: int
     turn: int
     hand_number: int
-    log: tuple[tuple[int, str, int], ...]  # (seat, kind, card or -1) this hand
+    log: tuple[tuple[int, str, int | None], ...]  # (seat, kind, card or None) this hand
     legal_actions: tuple[int, ...]  # empty unless it is this seat's turn
     last_result: HandResult | None
 
@@ -73,16 +73,17 @@ def make_view(state: GameState, seat: int) -> PlayerView:
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be 0..{state.num_players - 1}, got {seat!r}")
     phase = state.phase
-    mine = state.current_player == seat and phase <= PHASE_DISCARD
-    drawn = state.drawn if mine and phase == PHASE_DISCARD and state.drawn >= 0 else None
-    taken = state.taken if mine and phase == PHASE_DISCARD and state.taken >= 0 else None
+    discarding = phase is Phase.DISCARD and state.current_player == seat
+    mine = discarding or (phase is Phase.DRAW and state.current_player == seat)
+    drawn = state.drawn if discarding else None
+    taken = state.taken if discarding else None
     known = state.known
     discard = state.discard
     return PlayerView(
         seat=seat,
         num_players=state.num_players,
         rules=state.rules,
-        phase=PHASE_NAMES[phase],
+        phase=phase,
         current_player=state.current_player,
         dealer=state.dealer,
         hand=tuple(sorted(state.hands[seat])),
@@ -93,7 +94,7 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         known_cards=tuple(() if s == seat else _bits(known[s]) for s in range(state.num_players)),
         lives=tuple(state.lives),
         active=tuple(state.active),
-        knocker=state.knocker if state.knocker >= 0 else None,
+        knocker=state.knocker,
         stock_size=len(state.stock),
         turn=state.turn,
         hand_number=state.hand_number,
@@ -155,4 +156,4 @@ def active_view(view: PlayerView) -> PlayerView:
     )
 
 
-__all__ = ["PlayerView", "make_view", "active_view", "PHASE_DRAW", "PHASE_DISCARD"]
+__all__ = ["PlayerView", "make_view", "active_view"]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import settings
 
-from scat_env import GameState, Rules, cards_str, parse_card, parse_cards
+from scat_env import GameState, Phase, Rules, cards_str, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
 
 # CI runs the same examples every time (a landing must not depend on luck); locally the
@@ -103,7 +103,7 @@ def game(
     state.results = []
     state.hand_number = 0
     state.dealer = dealer
-    state.phase = 0
+    state.phase = Phase.DRAW
     state._deal(deck)
     return state
 
@@ -145,7 +145,7 @@ def knock_game(hands: Sequence[str | None], knocker: int = 0, upcard: str = "2D"
     st = game(hands, upcard, **kw)
     while not st.results:
         seat = st.current_player
-        if seat == knocker and st.knocker < 0:
+        if seat == knocker and st.knocker is None:
             move(st, seat, "knock")
         else:
             keep(st, seat)

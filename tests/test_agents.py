@@ -152,14 +152,14 @@ def test_win_chance_values_a_life_more_when_few_are_left():
 
 def test_rollout_policy_plays_a_hand_to_its_end_in_every_preset():
     from agents.ismcts import RolloutPolicy
-    from scat_env.engine import PHASE_DISCARD
+    from scat_env.engine import Phase
 
     for name in sorted(PRESETS):
         rules = Rules.preset(name)
         for n in (2, 4):
             state = GameState(n, rules, seed=len(name) + n, single_hand=True)
             RolloutPolicy(rules, n - 1, make_agent("expert").params).play_out(state)
-            assert state.phase > PHASE_DISCARD and state.results, name
+            assert state.phase in (Phase.HAND_OVER, Phase.GAME_OVER) and state.results, name
 
 
 def test_weighted_deals_make_a_weak_knocker_unlikely():

@@ -19,11 +19,11 @@ def _mid_hand_state(seed: int = 3) -> GameState:
 def _parts(st: GameState) -> dict:
     return dict(
         hands=st.hands, stock=st.stock, discard=st.discard, lives=st.lives, dealer=st.dealer,
-        current_player=st.current_player, phase=("draw", "discard")[st.phase],
-        knocker=st.knocker if st.knocker >= 0 else None, turn=st.turn,
+        current_player=st.current_player, phase=st.phase,
+        knocker=st.knocker, turn=st.turn,
         hand_number=st.hand_number,
         known=[[c for c in range(52) if k >> c & 1] for k in st.known], log=st.log,
-        taken=st.taken if st.taken >= 0 else None, drawn=st.drawn if st.drawn >= 0 else None,
+        taken=st.taken, drawn=st.drawn,
     )
 
 

@@ -11,7 +11,7 @@ from conftest import exhaust_stock, game, keep, knock_game, last, move, stack
 
 from scat_env import GameState, Rules, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
-from scat_env.engine import PHASE_DISCARD, PHASE_DRAW, PHASE_GAME_OVER, PHASE_HAND_OVER
+from scat_env.engine import Phase
 from scat_env.view import make_view
 
 H23, H17, H11, H10 = "KH 8H 5H", "QS 9D 8D", "AC 6S 4S", "JC 7H 4D"
@@ -70,7 +70,7 @@ def test_draw_from_stock_is_hidden_from_the_others():
     move(st, 0, "stock")
     me, other = make_view(st, 0), make_view(st, 1)
     assert me.drawn_card == parse_card("9S") and parse_card("9S") in me.hand
-    assert other.log[-1] == (0, "draw_stock", -1)
+    assert other.log[-1] == (0, "draw_stock", None)
     assert other.known_cards[0] == () and other.drawn_card is None
     assert parse_card("9S") not in other.hand
 
@@ -81,14 +81,14 @@ def test_may_discard_the_card_just_drawn_from_the_stock():
     assert parse_card("9S") in st.legal_actions()
     move(st, 0, "9S")
     assert sorted(st.hands[0]) == cards(H23) and st.discard[-1] == parse_card("9S")
-    assert st.current_player == 1 and st.phase == PHASE_DRAW
+    assert st.current_player == 1 and st.phase is Phase.DRAW
 
 
 def test_take_the_top_discard_and_it_may_not_go_straight_back():
     st = game([H23, H17, H11], "2D")
     move(st, 0, "take")
     two_d = parse_card("2D")
-    assert st.phase == PHASE_DISCARD and two_d in st.hands[0]
+    assert st.phase is Phase.DISCARD and two_d in st.hands[0]
     assert two_d not in st.legal_actions() and not st.is_legal(two_d)
     assert st.legal_actions() == sorted(parse_cards(H23))
     with pytest.raises(ValueError, match=r"illegal action .*discard 2D.*legal: "):
@@ -117,7 +117,7 @@ def test_knock_instead_of_drawing_on_the_first_turn_keeps_the_hand():
     assert st.turn == 0 and KNOCK in st.legal_actions()
     move(st, 0, "knock")
     assert st.knocker == 0 and sorted(st.hands[0]) == cards(H23)
-    assert st.current_player == 1 and st.phase == PHASE_DRAW
+    assert st.current_player == 1 and st.phase is Phase.DRAW
 
 
 def test_no_second_knock_in_a_hand():
@@ -219,7 +219,7 @@ def test_several_dealt_31s_all_holders_are_safe():
 
 def test_dealt_31_with_single_hand_is_already_over():
     st = game([H23, "AH JH QH", H11], "2D", single_hand=True)
-    assert st.phase == PHASE_HAND_OVER and st.is_terminal() and st.legal_actions() == []
+    assert st.phase is Phase.HAND_OVER and st.is_terminal() and st.legal_actions() == []
 
 
 def test_31_is_declared_even_by_the_last_player_after_a_knock():
@@ -362,7 +362,7 @@ def test_game_goes_on_until_one_player_is_left():
     assert st.current_player == 1  # seat 0 is out: play skips it
     move(st, 1, "knock")
     keep(st, 2)
-    assert st.phase == PHASE_GAME_OVER and st.winner == 1 and st.is_terminal()
+    assert st.phase is Phase.GAME_OVER and st.winner == 1 and st.is_terminal()
     assert st.returns() == [-0.5, 1.0, -0.5] and st.legal_actions() == []
 
 
@@ -398,3 +398,83 @@ def test_31_can_never_put_everyone_out():
 def test_stack_rejects_a_card_named_twice():
     with pytest.raises(ValueError, match="twice"):
         stack([H23, H23], "2D")
+
+
+# -- which rule decided the hand (HandResult.rule) ----------------------------------------
+
+
+def _all_out(rules: Rules) -> GameState:
+    st = game(["KH QH 2C", "KS QS 2D"], "3D", lives=[1, 1], dealer=1, rules=rules)
+    exhaust_stock(st)
+    st.apply_action(END_PLAY)
+    return st
+
+
+def _thirty_one_after_knock() -> GameState:
+    st = game([H23, "AH JH 2C", H11], "QH")
+    move(st, 0, "knock")
+    move(st, 1, "take", "2C")
+    return st
+
+
+def _ended_on_empty_stock() -> GameState:
+    st = game([H23, H17, H11], "2D")
+    exhaust_stock(st)
+    st.apply_action(END_PLAY)
+    return st
+
+
+@pytest.mark.parametrize("make,rule", [
+    (lambda: knock_game([H23, H17, H11]), "lowest"),
+    (lambda: knock_game([H23, H11, H11B]), "lowest"),
+    (_ended_on_empty_stock, "lowest"),
+    (lambda: knock_game([H10, H17, H23]), "knocker_lowest"),
+    (lambda: knock_game([H11, H11B, H23]), "knocker_tie_safe"),
+    (lambda: knock_game([H11, H11B, H23], rules=Rules.preset("knocker_pays_ties")),
+     "knocker_tie_all"),
+    (lambda: knock_game([H11, H11B, H23], rules=Rules.preset("knocker_only_ties")),
+     "knocker_tie_only"),
+    (lambda: knock_game([H23, H17, H11], rules=Rules.preset("gin")), "gin_knocker_highest"),
+    (lambda: knock_game([H17, H23, H10], rules=Rules.preset("gin")), "gin_knocker_beaten"),
+    (lambda: game([H23, "AH JH QH", H11], "2D"), "dealt_thirty_one"),
+    (_thirty_one_after_knock, "thirty_one_after_knock"),
+    (lambda: _all_out(Rules()), "all_out_replay"),
+    (lambda: _all_out(Rules(all_out="last_life")), "all_out_last_life"),
+])
+def test_the_result_names_the_rule_that_decided_the_hand(make, rule):
+    from scat_env.showdown import RULES, rule_text
+
+    res = make().results[0]
+    assert res.rule == rule and rule in RULES
+    assert res.replayed == (rule == "all_out_replay")
+    assert rule_text(rule).endswith(".")
+
+
+def test_a_31_declared_without_a_knock_is_its_own_rule():
+    st = game([H23, "AH JH 2C", H11], "2D", "2S QH")
+    keep(st, 0)
+    move(st, 1, "stock", "2C")
+    assert last(st).rule == "thirty_one"
+
+
+def test_every_rule_has_words_and_an_unknown_one_is_refused():
+    from scat_env.showdown import RULES, rule_text
+
+    assert len(set(RULES)) == len(RULES) and len({rule_text(r) for r in RULES}) == len(RULES)
+    with pytest.raises(ValueError, match="unknown rule"):
+        rule_text("highest")
+
+
+def test_to_dict_names_every_seat_and_survives_json():
+    import json
+
+    res = _thirty_one_after_knock().results[0]
+    d = res.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    assert d["rule"] == "thirty_one_after_knock" and d["reason"] == "thirty_one"
+    assert d["knocker"] == "player_0" and d["declarers"] == ["player_1"]
+    assert d["lives_lost"] == {"player_0": 1, "player_1": 0, "player_2": 1}
+    assert d["hands"]["player_1"] == ["AH", "JH", "QH"]
+    assert d["lives_after"] == {"player_0": 3, "player_1": 4, "player_2": 3}
+    named = res.to_dict(["Ann", "Bob", "Cy"])
+    assert named["knocker"] == "Ann" and set(named["values"]) == {"Ann", "Bob", "Cy"}

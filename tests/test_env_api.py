@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment: PettingZoo's own checks plus the contract of env.py's
+"""The PettingZoo AEC environment: PettingZoo's own checks plus the contract of aec_env.py's
 docstring (seeding, stacked decks, illegal moves, masks, infos, rewards, the turn cap)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import scat_env
 from scat_env import PRESETS, card_str, parse_card
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
+from scat_env.showdown import RULES
 
 CYCLES = 60
 
@@ -203,7 +204,8 @@ def test_infos_carry_lives_and_a_result_after_every_hand_ending_step():
             for a in env.agents:
                 info = env.infos[a]
                 assert info["hand_result"]["reason"] == new[0].reason
-                assert set(info["hand_result"]) >= {"reason", "values", "lives_lost"}
+                assert info["hand_result"] == new[0].to_dict()  # seats named player_<i>
+                assert info["hand_result"]["rule"] in RULES
                 assert [r["hand_number"] for r in info["hand_results"]] == [
                     r.hand_number for r in new]
                 assert info["lives"] == state.lives[env.unwrapped.agent_name_mapping[a]]
@@ -218,7 +220,7 @@ def test_dealt_31_during_reset_is_reported_and_paid_at_the_first_step():
     env = scat_env.env(num_players=3, reward="hand")
     env.reset(options={"deck": deck, "dealer": 2})
     info = env.infos["player_0"]
-    assert info["hand_result"]["reason"] == "dealt_thirty_one"
+    assert info["hand_result"]["reason"] == info["hand_result"]["rule"] == "dealt_thirty_one"
     assert info["hand_result"]["lives_lost"] == {"player_0": 1, "player_1": 0, "player_2": 1}
     assert info["lives"] == 3
     mover = env.agent_selection

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from scat_env import PRESETS, GameState, Rules
 from scat_env.actions import NUM_ACTIONS
-from scat_env.engine import PHASE_DISCARD, PHASE_GAME_OVER
+from scat_env.engine import Phase
 from scat_env.observation import ObservationEncoder, action_mask
 from scat_env.view import make_view
 
@@ -54,7 +54,7 @@ def check_state(s: GameState, encoder: ObservationEncoder) -> None:
     assert legal, "a live state always offers a decision"
     mover = s.current_player
     assert s.active[mover]
-    assert len(s.hands[mover]) == (4 if s.phase == PHASE_DISCARD else 3)
+    assert len(s.hands[mover]) == (4 if s.phase is Phase.DISCARD else 3)
     # the observation's mask is the engine's legal set; all zeros for everyone else
     for seat in range(s.num_players):
         mask = action_mask(make_view(s, seat))
@@ -143,7 +143,7 @@ def check_results(state: GameState) -> None:
 def test_games_end_with_one_winner_or_a_truncation(n, preset, seed):
     state = run(n, preset, seed, max_actions=100_000)
     check_results(state)
-    if state.phase == PHASE_GAME_OVER:
+    if state.phase is Phase.GAME_OVER:
         assert sum(state.active) == 1 and state.active[state.winner]
         returns = state.returns()
         assert sum(returns) == pytest.approx(0.0, abs=1e-12)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import scat_env
-from scat_env import GameState, make_view
-from scat_env.env import __doc__ as ENV_DOC
+from scat_env import GameState, Phase, make_view
+from scat_env.aec_env import __doc__ as ENV_DOC
 from scat_env.observation import ObservationEncoder, layout_table, observation_size, pieces
 
 
@@ -47,4 +47,4 @@ def test_observation_values_stay_in_unit_box_for_every_preset():
             for seat in range(4):
                 obs = enc.encode(make_view(st, seat))
                 assert obs.dtype == np.float32 and obs.min() >= 0.0 and obs.max() <= 1.0, preset
-            st.apply_action(st.legal_actions()[-1] if st.phase == 1 else st.legal_actions()[0])
+            st.apply_action(st.legal_actions()[-1] if st.phase is Phase.DISCARD else st.legal_actions()[0])

@@ -140,6 +140,6 @@ def test_best_three_matches_brute_force():
     table = value_table(Rules())
     hands = [parse_cards(h) for h in ("KH 8H 5H 2H", "AS 2C 3D 4H", "QS 9D 8D AD", "JH QH AS KH")]
     for four in hands:
-        for keep in [-1, *four]:
-            expected = max(value_of(t) for t in combinations(four, 3) if keep in t or keep == -1)
+        for keep in [None, *four]:
+            expected = max(value_of(t) for t in combinations(four, 3) if keep in t or keep is None)
             assert best_three(four, table, keep) == expected

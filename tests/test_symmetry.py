@@ -45,7 +45,7 @@ def _renamed_view(view, perm):
         taken_card=f(view.taken_card), top_discard=f(view.top_discard),
         discard_pile=tuple(f(c) for c in view.discard_pile),
         known_cards=tuple(tuple(sorted(f(c) for c in k)) for k in view.known_cards),
-        log=tuple((s, kind, f(c) if c >= 0 else c) for s, kind, c in view.log),
+        log=tuple((s, kind, f(c) if c is not None else c) for s, kind, c in view.log),
         legal_actions=tuple(sorted(f(a) if a < 52 else a for a in view.legal_actions)),
         last_result=None)
 
@@ -58,7 +58,7 @@ def _play_both(seed: int, suits, ranks, rules: Rules):
     renamed = _state(rules, [[int(perm[c]) for c in h] for h in hands],
                      [int(perm[c]) for c in stock], int(perm[up]))
     rng = random.Random(seed)
-    while not game.is_terminal() and game.phase <= 1 and game.hand_number == 1:
+    while not game.is_terminal() and not game.is_terminal() and game.hand_number == 1:
         for seat in range(3):
             yield make_view(game, seat), make_view(renamed, seat), perm
         legal = game.legal_actions()

@@ -1,5 +1,6 @@
-"""Per-hand reward shaping (training.shaping): the win-chance potential and its property
-that the shaped rewards of a game add up to the game's result."""
+"""What a scored hand pays (scat_env.rewards): the game and hand rewards, the win-chance
+potential and its property that the shaped rewards of a game add up to the game's result,
+and that the env and both trainers pay through the same function."""
 
 from __future__ import annotations
 
@@ -9,13 +10,20 @@ import random
 import pytest
 import torch
 
-from agents.ismcts import win_chance
 from agents.match import play_game
 from agents.registry import make_agent
-from scat_env import Rules
+from scat_env import GameState, Rules
+from scat_env.rewards import (
+    REWARD_MODES,
+    expected_result,
+    hand_rewards,
+    hand_shaping,
+    win_chance,
+    win_chance_shaping,
+)
+from training.config import PPOConfig
 from training.policy_net import PolicyNet, policy_observation_size
-from training.ppo import PPOConfig, Runner
-from training.shaping import expected_result, win_chance_shaping
+from training.rollout import Runner
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 6, 10])
@@ -64,11 +72,59 @@ def test_win_chance_shaping_adds_up_to_the_game_result(n):
             assert total[s] == pytest.approx(coef * result)
 
 
+def _random_games(n, seeds, rules=None):
+    """Finished games of random legal play (GameState alone)."""
+    for seed in seeds:
+        state = GameState(n, rules, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        yield state
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_game_rewards_pay_each_loser_once_and_the_winner_at_the_end(n):
+    """reward="game": every eliminated seat gets -1/(n-1) at the hand that put it out, the
+    winner +1 at the last hand; a game sums to zero and matches GameState.returns()."""
+    for state in _random_games(n, range(8)):
+        total = [0.0] * n
+        for i, res in enumerate(state.results):
+            paid = hand_rewards(res, n)
+            assert set(paid) <= set(res.eliminated) | {state.winner}
+            if i < len(state.results) - 1:
+                assert state.winner not in paid
+            for s, r in paid.items():
+                total[s] += r
+        assert total == pytest.approx(state.returns())
+        assert sum(total) == pytest.approx(0.0)
+
+
+def test_hand_rewards_are_minus_the_lives_lost_plus_the_shaping():
+    for state in _random_games(3, range(4), Rules.preset("cadillac")):
+        for res in state.results:
+            plain = hand_rewards(res, 3, reward="hand")
+            assert plain == {s: -float(v) for s, v in res.lives_lost.items() if v}
+            shaped = hand_rewards(res, 3, reward="hand", shaping="lives", shaping_coef=0.5)
+            extra = hand_shaping(res.lives_lost, 0.5)
+            for s in res.lives_lost:
+                assert shaped.get(s, 0.0) == pytest.approx(plain.get(s, 0.0) + extra[s])
+
+
+def test_hand_rewards_refuse_unknown_modes():
+    res = next(iter(_random_games(2, [0]))).results[0]
+    assert REWARD_MODES == ("game", "hand")
+    with pytest.raises(ValueError, match="reward must be one of"):
+        hand_rewards(res, 2, reward="lives")
+    with pytest.raises(ValueError, match="shaping must be one of"):
+        hand_rewards(res, 2, shaping="potential", shaping_coef=0.1)
+
+
 def test_the_runner_pays_win_chance_shaping_that_sums_to_the_scaled_result():
     """In the trainer every finished trajectory's rewards are (1 + coef) times its result."""
     coef = 0.5
-    cfg = PPOConfig(player_counts=[3], opponents={"self": 1.0, "greedy": 1.0}, num_games=6,
-                    rollout_steps=3000, hidden=16, shaping="win_chance", hand_reward=coef,
+    cfg = PPOConfig(player_counts=[3], opponents={"self": 1.0, "greedy": 1.0}, parallel_games=6,
+                    rollout_samples=3000, hidden=16, shaping="win_chance", hand_reward=coef,
                     progress=False)
     torch.manual_seed(0)
     runner = Runner(cfg, Rules(), seed=1)

@@ -52,13 +52,18 @@ cost. Hands decided by the deal before any decision of an episode (dealt 31 duri
 ``reset``) pay their rewards at the first step. ``single_hand=True`` ends the episode when
 the first hand is scored (it requires ``reward="hand"``).
 
-**Turn cap.** ``max_turns`` (default 300) turns in one hand truncate the episode: two players
+**Turn cap.** ``max_turns`` (default ``DEFAULT_MAX_TURNS`` = 300) turns in one hand truncate the episode: two players
 who keep taking each other's discards could otherwise play forever.
 
 **Infos.** ``infos[agent]["lives"]`` is always present. After a step that ends a hand (and
 after a ``reset`` whose deal was decided at once), every agent's info holds ``"hand_result"``
-(``reason``, ``values``, ``lives_lost``, ``knocker``, ``declarers``, ``hands``,
-``eliminated``, ``replayed``) and ``"hand_results"`` (all hands that step ended, in order).
+and ``"hand_results"`` (all hands that step ended, in order), each the
+:meth:`HandResult.to_dict <scat_env.engine.HandResult.to_dict>` of a scored hand, seats named
+by agent: ``hand_number``, ``reason`` (how the hand ended: ``"knock"``, ``"thirty_one"``,
+``"dealt_thirty_one"``, ``"stock_exhausted"``), ``rule`` (which scoring rule decided who
+paid, one of ``scat_env.showdown.RULES``; ``scat_env.showdown.rule_text(rule)`` says it in
+words), ``dealer``, ``values``, ``lives_lost``, ``knocker``, ``declarers``, ``hands`` (card
+strings), ``eliminated``, ``replayed`` and ``lives_after``.
 
 **Illegal actions.** ``raw_env`` raises ``ValueError`` naming the action and the legal ones;
 ``env()`` ends the game instead, the offender receiving -1 and everyone else 0, like
@@ -79,14 +84,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS, action_str
-from .cards import card_str
-from .engine import PHASE_GAME_OVER, PHASE_HAND_OVER, GameState, HandResult
+from .engine import GameState, Phase
 from .observation import ObservationEncoder, action_mask
 from .render import render_table
-from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .rewards import REWARD_MODES, hand_rewards
+from .rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, Rules
 from .view import PlayerView, make_view
 
-REWARD_MODES = ("game", "hand")
 _KNOWN_OPTIONS = ("deck", "dealer")
 
 
@@ -117,7 +121,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
         reward: str = "game",
         single_hand: bool = False,
-        max_turns: int = 300,
+        max_turns: int = DEFAULT_MAX_TURNS,
         render_reveal: bool = False,
         illegal_action: str = "raise",
     ) -> None:
@@ -270,7 +274,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 if ag in self.infos:
                     self.infos[ag] = {"lives": state.lives[i]}
             self._infos_have_result = False
-        if state.phase < PHASE_HAND_OVER and state.turn >= self.max_turns:
+        if not state.is_terminal() and state.turn >= self.max_turns:
             self._truncate()
         if self._rewards_dirty:
             cum = self._cumulative_rewards
@@ -317,19 +321,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if st.discard:
             out[base + st.discard[-1]] = 1.0
         base += 52
-        if st.phase < PHASE_HAND_OVER:
+        if not st.is_terminal():
             out[base + st.current_player] = 1.0
         base += n
         for s in range(n):
             out[base + s] = st.lives[s] / self.rules.start_lives
         base += n
-        if st.knocker >= 0:
+        if st.knocker is not None:
             out[base + st.knocker] = 1.0
         base += n
         out[base + st.dealer] = 1.0
         base += n
         out[base] = len(st.stock) / 52.0
-        out[base + 1] = 1.0 if st.phase == 1 else 0.0
+        out[base + 1] = 1.0 if st.phase is Phase.DISCARD else 0.0
         return out
 
     def _state_size(self) -> int:
@@ -367,23 +371,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._seen_results = len(state.results)
         rewards: dict[str, float] = {}
         for res in new:
-            for s, lost in res.lives_lost.items():
-                if self.reward_mode == "hand" and lost:
-                    rewards[names[s]] = rewards.get(names[s], 0.0) - lost
+            for s, r in hand_rewards(res, n, reward=self.reward_mode).items():
+                rewards[names[s]] = rewards.get(names[s], 0.0) + r
             for s in res.eliminated:
                 self.terminations[names[s]] = True
-                if self.reward_mode == "game":
-                    rewards[names[s]] = rewards.get(names[s], 0.0) - 1.0 / (n - 1)
-        if state.phase == PHASE_GAME_OVER:
-            winner = names[state.winner]  # type: ignore[index]
-            if self.reward_mode == "game":
-                rewards[winner] = rewards.get(winner, 0.0) + 1.0
+        if state.is_terminal():  # the game is over, or the single hand is
             for a in self.agents:
                 self.terminations[a] = True
-        elif state.phase == PHASE_HAND_OVER:
-            for a in self.agents:
-                self.terminations[a] = True
-        results = [self._result_info(r) for r in new]
+        results = [r.to_dict(names) for r in new]
         for a in self.agents:
             self.infos[a] = {
                 "lives": state.lives[self.agent_name_mapping[a]],
@@ -392,21 +387,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             }
         self._infos_have_result = True
         return rewards
-
-    def _result_info(self, res: HandResult) -> dict[str, Any]:
-        names = self._names
-        return {
-            "hand_number": res.hand_number,
-            "reason": res.reason,
-            "dealer": names[res.dealer],
-            "values": {names[s]: v for s, v in res.values.items()},
-            "lives_lost": {names[s]: v for s, v in res.lives_lost.items()},
-            "knocker": names[res.knocker] if res.knocker is not None else None,
-            "declarers": [names[s] for s in res.declarers],
-            "hands": {names[s]: [card_str(c) for c in h] for s, h in res.hands.items()},
-            "eliminated": [names[s] for s in res.eliminated],
-            "replayed": res.replayed,
-        }
 
     def _truncate(self) -> None:
         """Turn cap reached: everyone still in is truncated; game rewards stay zero-sum."""
