@@ -58,7 +58,7 @@ def _play_both(seed: int, suits, ranks, rules: Rules):
     renamed = _state(rules, [[int(perm[c]) for c in h] for h in hands],
                      [int(perm[c]) for c in stock], int(perm[up]))
     rng = random.Random(seed)
-    while not game.is_terminal() and not game.is_terminal() and game.hand_number == 1:
+    while not game.is_terminal() and game.hand_number == 1:
         for seat in range(3):
             yield make_view(game, seat), make_view(renamed, seat), perm
         legal = game.legal_actions()
