@@ -119,29 +119,8 @@ def write_learning_curve(history: list[dict[str, Any]], path: str | Path,
     keys = list(source["win_rate"])
     opponents = list(dict.fromkeys(k.rpartition("_x")[0] for k in keys))
     fig, axes = plt.subplots(1, len(opponents), figsize=(4.2 * len(opponents), 3.8), squeeze=False)
-    xs = [h["samples"] for h in history]
-    x_final = final.get("samples", xs[-1] if xs else 0) if final is not None else 0
     for ax, opp in zip(axes[0], opponents, strict=True):
-        for i, key in enumerate(k for k in keys if k.rpartition("_x")[0] == opp):
-            n = int(key.rpartition("_x")[2])
-            color = f"C{i}"
-            if history:
-                ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
-                band = [h.get("ci95", {}).get(key, [float("nan")] * 2) for h in history]
-                ax.plot(xs, ys, marker=".", color=color, label=f"{n} players")
-                ax.fill_between(xs, [lo * n for lo, _ in band], [hi * n for _, hi in band],
-                                color=color, alpha=0.15, lw=0)
-            if final is not None and key in final["win_rate"]:
-                f_lo, f_hi = final["ci95"][key]
-                f_y = final["win_rate"][key] * n
-                # side by side, so the bars of one opponent's table sizes do not hide each other
-                f_x = x_final * (1 + 0.015 * (i - 1)) if x_final else i
-                ax.errorbar([f_x], [f_y], yerr=[[f_y - f_lo * n], [f_hi * n - f_y]], fmt="D",
-                            color=color, ms=6, capsize=4, mec="black",
-                            label=None if history else f"{n} players")
-        if final is not None:
-            games = max(final["games"].values())
-            ax.plot([], [], "D", color="white", mec="black", label=f"final ({games:,} games each)")
+        _plot_opponent(ax, history, final, [k for k in keys if k.rpartition("_x")[0] == opp])
         ax.axhline(1.0, color="grey", ls="--", lw=1)
         ax.set_title(f"vs a field of {opp}", fontsize=10)
         ax.set_xlabel("training samples (learner decisions)")
@@ -154,6 +133,33 @@ def write_learning_curve(history: list[dict[str, Any]], path: str | Path,
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
+
+
+def _plot_opponent(ax: Any, history: list[dict[str, Any]], final: dict[str, Any] | None,
+                   keys: list[str]) -> None:
+    """One panel of :func:`write_learning_curve`: the settings ``keys`` of one opponent."""
+    xs = [h["samples"] for h in history]
+    x_final = final.get("samples", xs[-1] if xs else 0) if final is not None else 0
+    for i, key in enumerate(keys):
+        n = int(key.rpartition("_x")[2])
+        color = f"C{i}"
+        if history:
+            ys = [h["win_rate"].get(key, float("nan")) * n for h in history]
+            band = [h.get("ci95", {}).get(key, [float("nan")] * 2) for h in history]
+            ax.plot(xs, ys, marker=".", color=color, label=f"{n} players")
+            ax.fill_between(xs, [lo * n for lo, _ in band], [hi * n for _, hi in band],
+                            color=color, alpha=0.15, lw=0)
+        if final is not None and key in final["win_rate"]:
+            f_lo, f_hi = final["ci95"][key]
+            f_y = final["win_rate"][key] * n
+            # side by side, so the bars of one opponent's table sizes do not hide each other
+            f_x = x_final * (1 + 0.015 * (i - 1)) if x_final else i
+            ax.errorbar([f_x], [f_y], yerr=[[f_y - f_lo * n], [f_hi * n - f_y]], fmt="D",
+                        color=color, ms=6, capsize=4, mec="black",
+                        label=None if history else f"{n} players")
+    if final is not None:
+        games = max(final["games"].values())
+        ax.plot([], [], "D", color="white", mec="black", label=f"final ({games:,} games each)")
 
 
 def tournament_evaluation(spec: str, opponents: list[str], player_counts: list[int], games: int,
