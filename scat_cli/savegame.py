@@ -8,10 +8,10 @@ against the engine's, so a replay cannot silently show a different game than the
 played, and a resumed game continues exactly where it stopped (opponents included: they
 are rebuilt with the same seeds and asked for their moves again, which must match).
 
-The format (``"format": "scat-replay", "version": 1``)::
+The format (``"format": "scat-replay", "version": 2``)::
 
     {
-      "format": "scat-replay", "version": 1,
+      "format": "scat-replay", "version": 2,
       "status": "in_progress" | "finished",
       "created": "2025-01-01T12:00:00", "updated": "...",
       "num_players": 3, "seed": 7, "first_dealer": 2,
@@ -20,11 +20,16 @@ The format (``"format": "scat-replay", "version": 1``)::
       "players": [{"name": "You", "agent": "human", "seed": null},
                   {"name": "Bob", "agent": "expert", "seed": 7001}, ...],
       "actions": [[1, "stock"], [1, "d:7C"], [2, "take"], [0, "knock"], ...],
-      "results": [{"hand": 1, "reason": "knock", "hands": {"0": "KH 8H 5H", ...}, ...}],
+      "results": [{"hand_number": 1, "reason": "knock", "rule": "lowest",
+                   "hands": {"player_0": ["KH", "8H", "5H"], ...}, ...}],
       "winner": 0                           # null until the game is over
     }
 
-Actions are written with :func:`scat_env.actions.action_short` so a person can read a file.
+Actions are written with :func:`scat_env.actions.action_short` so a person can read a file;
+each hand result is :meth:`scat_env.HandResult.to_dict`, the form the env reports it in.
+Version 1 files (whose hand results had a form of their own) still load and resume: their
+decisions are re-simulated and checked as always, and their results are rewritten in the
+version 2 form, since there is nothing left to compare the old form with.
 """
 
 from __future__ import annotations
@@ -42,14 +47,12 @@ from scat_env import GameState, HandResult, Rules, make_view, parse_card
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_short, action_str
 
 FORMAT = "scat-replay"
-VERSION = 1
+VERSION = 2
+#: Versions this module reads; see the module docstring for version 1.
+READS = (1, 2)
 HUMAN = "human"
 #: Environment variable that moves the default replay folder (tests point it at a tmp dir).
 REPLAY_DIR_ENV = "SCAT_REPLAY_DIR"
-
-#: Hand-result keys added after version 1 files were first written: a file without them is
-#: still checked on every other key.
-LATER_RESULT_KEYS = ("rule",)
 
 _SHORT_ACTIONS = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 
@@ -95,9 +98,7 @@ def parse_action(token: str) -> int:
 def result_record(result: HandResult) -> dict[str, Any]:
     """The JSON form of a hand result (:meth:`HandResult.to_dict`, the form the env reports);
     also what re-simulated results are compared by."""
-    from ._pending import to_dict
-
-    return to_dict(result)
+    return result.to_dict()
 
 
 def portable_spec(spec: str, base: Path | None = None) -> str:
@@ -141,6 +142,8 @@ class SavedGame:
     status: str = "in_progress"
     winner: int | None = None
     created: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+    #: Read from a version 1 file: results are counted, then rewritten in today's form.
+    old_results: bool = False
 
     @property
     def names(self) -> list[str]:
@@ -235,9 +238,9 @@ class SavedGame:
                 f"hand {result.hand_number} ends in the re-simulation but not in the file"
             )
         got, want = result_record(result), self.results[index]
-        for key in LATER_RESULT_KEYS:  # a file written before the key existed still verifies
-            if key not in want:
-                got.pop(key, None)
+        if self.old_results:
+            self.results[index] = got
+            return
         if got != want:
             diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
             raise ReplayError(
@@ -279,10 +282,10 @@ class SavedGame:
 
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ReplayError(f"{source}: not a scat replay (no \"format\": \"{FORMAT}\")")
-        if data.get("version") != VERSION:
+        if data.get("version") not in READS:
             raise ReplayError(
                 f"{source}: replay version {data.get('version')!r} is not supported "
-                f"(this scat reads version {VERSION})"
+                f"(this scat reads versions {', '.join(map(str, READS))})"
             )
         n = need("num_players", int)
         try:
@@ -322,6 +325,7 @@ class SavedGame:
             status=status,
             winner=data.get("winner"),
             created=str(data.get("created", "")),
+            old_results=data["version"] == 1,
         )
 
     def save(self, path: str | Path) -> Path:

@@ -28,9 +28,8 @@ if TYPE_CHECKING:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from ._pending import max_turns
+    from scat_env import DEFAULT_MAX_TURNS
 
-    DEFAULT_MAX_TURNS = max_turns()
     p = subparsers.add_parser(
         "tournament",
         help="play many duplicate-deal games between agents and report win rates and ratings",

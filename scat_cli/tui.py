@@ -315,7 +315,7 @@ def _names_list(seats: Sequence[int], names: Sequence[str]) -> str:
 def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
     """Who lost what, and the rule that applied in plain words (from the engine, which
     names the rule it scored the hand by: :func:`scat_env.showdown.rule_text`)."""
-    from ._pending import rule_line
+    from scat_env.showdown import rule_text
 
     by_loss: dict[int, list[int]] = {}
     for s, lost in sorted(result.lives_lost.items()):
@@ -327,7 +327,7 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
         f"{lives_count(rules, lost)}"
         for lost, seats in sorted(by_loss.items(), reverse=True)
     ]
-    lines = [rule_line(result, names)]
+    lines = [rule_text(result.rule)]
     if paid:
         lines.append("; ".join(paid) + ".")
     for s in result.eliminated:

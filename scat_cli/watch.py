@@ -22,9 +22,8 @@ TERMINAL_DELAY = 0.4
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from ._pending import max_turns
+    from scat_env import DEFAULT_MAX_TURNS
 
-    DEFAULT_MAX_TURNS = max_turns()
     p = subparsers.add_parser(
         "watch",
         help="watch agents play a game of Scat, action by action",

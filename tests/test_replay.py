@@ -14,6 +14,7 @@ from agents.registry import make_agent
 from scat_cli.main import main
 from scat_cli.savegame import (
     PlayerEntry,
+    ReplayError,
     SavedGame,
     agent_seed,
     parse_action,
@@ -140,6 +141,26 @@ def test_a_corrupt_or_mismatched_replay_is_one_clear_error(tmp_path, capsys, cha
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith("scat replay: error:")
     assert __import__("re").search(message, err), err
+
+
+def test_a_version_1_file_still_resumes_and_is_rewritten_in_the_env_form(tmp_path):
+    """Version 1 wrote hand results in a form of its own; its decisions are still checked."""
+    path = _finished_game(tmp_path, seed=4)
+    data = json.loads(path.read_text())
+    results = data["results"]
+    data["version"] = 1
+    data["results"] = [{"hand": r["hand_number"], "hands": {"0": "KH 8H 5H"}} for r in results]
+    old = tmp_path / "v1.json"
+    old.write_text(json.dumps(data))
+    game = SavedGame.load(old)
+    game.resimulate()
+    assert game.results == results
+    game.save(old)
+    assert json.loads(old.read_text())["version"] == 2
+    data["results"].pop()  # a hand missing from a version 1 file is still refused
+    old.write_text(json.dumps(data))
+    with pytest.raises(ReplayError, match="ends in the re-simulation but not in the file"):
+        SavedGame.load(old).resimulate()
 
 
 def test_unreadable_files_are_refused(tmp_path, capsys):

@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
-from agents.match import DEFAULT_MAX_TURNS, play_game
+from agents.match import play_game
 from agents.registry import make_agent
-from scat_env import Rules
+from scat_env import DEFAULT_MAX_TURNS, Rules
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 #: Seat arrangements of a lineup played on every deal.
