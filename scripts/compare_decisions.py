@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
-from scat_env import PRESETS, GameState, Rules, action_str  # noqa: E402
+from scat_env import DEFAULT_MAX_TURNS, PRESETS, GameState, Rules, action_str  # noqa: E402
 from scat_env.view import make_view  # noqa: E402
 
 
@@ -35,7 +35,8 @@ def load_class(path: str):  # noqa: ANN201 - any Agent subclass
     return getattr(importlib.import_module(module), name)
 
 
-def compare(old_cls, new_spec: str, games: int, max_turns: int = 300) -> tuple[int, str]:  # noqa: ANN001
+def compare(old_cls, new_spec: str, games: int,  # noqa: ANN001 - any Agent subclass
+            max_turns: int = DEFAULT_MAX_TURNS) -> tuple[int, str]:
     """(decisions compared, "" or a description of the first difference)."""
     presets = sorted(PRESETS)
     compared = 0

@@ -1,4 +1,4 @@
-"""The README's code examples run and print what the README says they print."""
+"""The README's code examples run and print what they say; the docs name what the code has."""
 
 import doctest
 import re
@@ -27,3 +27,13 @@ def test_readme_script_examples_run():
     assert len(scripts) >= 2, "the README lost its env / engine examples"
     for block in scripts:
         exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
+
+
+def test_rules_doc_names_every_rule_that_can_decide_a_hand():
+    """docs/RULES.md has a row for each code of ``HandResult.rule``, and no stale one."""
+    from scat_env.showdown import RULES
+
+    doc = (README.parent / "docs" / "RULES.md").read_text(encoding="utf-8")
+    section = doc.split("### Which rule decided a hand", 1)[1].split("\n## ", 1)[0]
+    codes = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
+    assert codes == list(RULES)
