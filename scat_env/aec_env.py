@@ -85,13 +85,27 @@ from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS, action_str
 from .engine import GameState, Phase
-from .observation import ObservationEncoder, action_mask
+from .observation import ObservationEncoder, Piece, action_mask, layout
 from .render import render_table
 from .rewards import REWARD_MODES, hand_rewards
 from .rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, Rules
 from .view import PlayerView, make_view
 
 _KNOWN_OPTIONS = ("deck", "dealer")
+
+#: The full state of :meth:`raw_env.state`, for centralised critics: seats are absolute.
+STATE_PIECES: tuple[Piece, ...] = (
+    Piece("hands", 52, "seat", "card", "one-hot of each seat's hand"),
+    Piece("stock", 52, "one", "card", "one-hot of the cards in the stock"),
+    Piece("discard_pile", 52, "one", "card", "one-hot of the cards in the discard pile"),
+    Piece("top_discard", 52, "one", "card", "one-hot of the top card of the discard pile"),
+    Piece("current_player", 1, "seat", "none", "1 for the seat to move (none once over)"),
+    Piece("lives", 1, "seat", "none", "lives left / starting lives"),
+    Piece("knocked", 1, "seat", "none", "1 for the seat that knocked this hand"),
+    Piece("dealer", 1, "seat", "none", "1 for the seat that dealt this hand"),
+    Piece("stock_size", 1, "one", "none", "cards left in the stock / 52"),
+    Piece("discard_phase", 1, "one", "none", "1 in the discard phase"),
+)
 
 
 def _resolve_rules(rules: Rules | str | None) -> Rules:
@@ -171,7 +185,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, (self._state_size(),), np.float32)
+        state_size = layout(num_players, STATE_PIECES)["discard_phase"].stop
+        self.state_space = spaces.Box(0.0, 1.0, (state_size,), np.float32)
         self._rng: random.Random | None = None
         self._state: GameState | None = None
         self._pending: dict[str, float] = {}
@@ -302,42 +317,28 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return make_view(self._state, seat)
 
     def state(self) -> np.ndarray:
-        """Full state for centralised critics: every hand, the stock and the public table."""
+        """Full state for centralised critics: every hand, the stock and the public table,
+        laid out as :data:`STATE_PIECES` (seats absolute)."""
         if self._state is None:
             raise RuntimeError("scat_env: call reset() before state()")
         st = self._state
-        n = self.num_players
+        spans = layout(self.num_players, STATE_PIECES)
         out = np.zeros(self.state_space.shape, dtype=np.float32)
-        for s in range(n):
-            for c in st.hands[s]:
-                out[52 * s + c] = 1.0
-        base = 52 * n
-        for c in st.stock:
-            out[base + c] = 1.0
-        base += 52
-        for c in st.discard:
-            out[base + c] = 1.0
-        base += 52
+        at = spans["hands"].start
+        out[[at + 52 * s + c for s, hand in enumerate(st.hands) for c in hand]] = 1.0
+        out[[spans["stock"].start + c for c in st.stock]] = 1.0
+        out[[spans["discard_pile"].start + c for c in st.discard]] = 1.0
         if st.discard:
-            out[base + st.discard[-1]] = 1.0
-        base += 52
+            out[spans["top_discard"].start + st.discard[-1]] = 1.0
         if not st.is_terminal():
-            out[base + st.current_player] = 1.0
-        base += n
-        for s in range(n):
-            out[base + s] = st.lives[s] / self.rules.start_lives
-        base += n
+            out[spans["current_player"].start + st.current_player] = 1.0
+        out[spans["lives"]] = [v / self.rules.start_lives for v in st.lives]
         if st.knocker is not None:
-            out[base + st.knocker] = 1.0
-        base += n
-        out[base + st.dealer] = 1.0
-        base += n
-        out[base] = len(st.stock) / 52.0
-        out[base + 1] = 1.0 if st.phase is Phase.DISCARD else 0.0
+            out[spans["knocked"].start + st.knocker] = 1.0
+        out[spans["dealer"].start + st.dealer] = 1.0
+        out[spans["stock_size"]] = len(st.stock) / 52.0
+        out[spans["discard_phase"]] = 1.0 if st.phase is Phase.DISCARD else 0.0
         return out
-
-    def _state_size(self) -> int:
-        return 52 * (self.num_players + 3) + 4 * self.num_players + 2
 
     def render(self) -> str | None:
         if self.render_mode is None:

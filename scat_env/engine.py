@@ -55,7 +55,6 @@ class Phase(str, Enum):
 # Module globals for the hot path: in Python 3.11 reading ``Phase.DRAW`` goes through a
 # descriptor and costs about eight times a global read, several times per decision.
 _DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase
-_OVER = (_HAND_OVER, _GAME_OVER)
 
 #: Public log event kinds (the second item of each ``(seat, kind, card)`` entry).
 EV_DRAW_STOCK = "draw_stock"
@@ -216,7 +215,8 @@ class GameState:
 
     # -- OpenSpiel-style interface ---------------------------------------------------------
     def is_terminal(self) -> bool:
-        return self.phase in _OVER
+        phase = self.phase
+        return phase is _HAND_OVER or phase is _GAME_OVER
 
     def legal_actions(self) -> list[int]:
         """Sorted legal actions of the player to move (empty when the game is over)."""
@@ -513,7 +513,7 @@ class GameState:
             losses, rule = knock_losses(values, knocker, self.rules)
         lives = self.lives
         applied = {s: min(losses[s], lives[s]) for s in seats}
-        if not any(lives[s] > applied[s] for s in seats):
+        if not [s for s in seats if lives[s] > applied[s]]:
             # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
             applied, rule = all_out(seats, lives, self.rules)
         replayed = rule == "all_out_replay"

@@ -1,7 +1,9 @@
 """The observation encoder: a :class:`~scat_env.view.PlayerView` in, a float32 vector out.
 
-As in OpenSpiel's observers, the layout is data: a list of named pieces, each with a size,
-so the documentation table (:func:`layout_table`) and the code cannot disagree. Seats are
+As in OpenSpiel's observers, the layout is data: :data:`PIECES` declares each named piece
+once (its size, its meaning, how a renaming of the cards moves it), and the encoder, the
+documentation table (:func:`layout_table`) and a policy's padded input all derive from it,
+so they cannot disagree. Seats are
 relative (0 = me, 1 = the player on my left, ...) so one policy can play any seat. All
 values lie in ``[0, 1]``; points are divided by 41, the largest suit total of four cards.
 
@@ -11,10 +13,13 @@ invariant tests check it anyway by changing hidden cards and comparing vectors.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .cards import CARD_POINTS, CARD_SUIT
+from .cards import CARD_POINTS, CARD_SUIT, NUM_CARDS, NUM_SUITS
 from .rules import Rules
 from .scoring import best_three, value_table
 from .view import PlayerView
@@ -22,89 +27,147 @@ from .view import PlayerView
 POINT_SCALE = 1.0 / 41.0
 TURN_SCALE = 100
 
-_PIECE_DOCS = {
-    "hand": "one-hot of the cards in my hand (3, or 4 after drawing)",
-    "drawn_card": "one-hot of the card I drew this turn (discard phase)",
-    "top_discard": "one-hot of the top card of the discard pile",
-    "discard_pile": "one-hot of every card in the discard pile (all were seen face up)",
-    "known_cards": "per opponent (relative seats 1..n-1), one-hot of the cards it took "
-    "from the discard pile and still holds",
-    "unseen": "one-hot of the cards I have not seen: in the stock or hidden in a hand",
-    "suit_sums": "points of my hand in clubs, diamonds, hearts, spades / 41",
-    "hand_value": "my hand value / 41 (best three of four mid-turn, keeping a taken card)",
-    "value_with_discard": "the value I would have by taking the top discard / 41 "
-    "(draw phase; 0 otherwise)",
-    "lives": "lives left / starting lives, per relative seat",
-    "active": "1 if the relative seat is still in the game",
-    "knocked": "1 if the relative seat knocked this hand",
-    "dealer": "1 if the relative seat dealt this hand",
-    "stock_size": "cards left in the stock / 52",
-    "phase": "one-hot: draw phase, discard phase",
-    "flags": "someone has knocked; the stock is empty",
-    "turn": "turns played this hand / 100, capped at 1",
-}
+#: How many units of its block a piece has: one, one per seat (relative seats 0..n-1, 0 =
+#: me) or one per opponent (relative seats 1..n-1).
+PER = ("one", "seat", "opponent")
+#: How a renaming of the cards (a permutation of suits and of equal-point ranks, see
+#: ``agents.symmetry``) moves a piece: ``"card"`` blocks are indexed by card id (52
+#: entries), ``"suit"`` blocks by suit (4 entries), ``"none"`` pieces stay as they are.
+SYMMETRY = ("card", "suit", "none")
+_BLOCK = {"card": NUM_CARDS, "suit": NUM_SUITS}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One named piece of a vector: ``block`` entries, repeated per :data:`PER` ``per``."""
+
+    name: str
+    block: int
+    per: str
+    symmetry: str
+    doc: str
+
+    def __post_init__(self) -> None:
+        if self.per not in PER:
+            raise ValueError(f"Piece {self.name}: per must be one of {PER}, got {self.per!r}")
+        if self.symmetry not in SYMMETRY:
+            raise ValueError(f"Piece {self.name}: symmetry must be one of {SYMMETRY}, "
+                             f"got {self.symmetry!r}")
+        want = _BLOCK.get(self.symmetry)
+        if want is not None and self.block != want:
+            raise ValueError(f"Piece {self.name}: a {self.symmetry} block has {want} entries")
+
+    def units(self, num_players: int) -> int:
+        """How many blocks the piece has at a table of ``num_players``."""
+        if self.per == "one":
+            return 1
+        return num_players if self.per == "seat" else num_players - 1
+
+    def size(self, num_players: int) -> int:
+        return self.block * self.units(num_players)
+
+
+#: The observation, in order. Everything else (sizes, offsets, the documentation table,
+#: the symmetry of a policy's input) is derived from this tuple.
+PIECES: tuple[Piece, ...] = (
+    Piece("hand", 52, "one", "card", "one-hot of the cards in my hand (3, or 4 after drawing)"),
+    Piece("drawn_card", 52, "one", "card",
+          "one-hot of the card I drew this turn (discard phase)"),
+    Piece("top_discard", 52, "one", "card", "one-hot of the top card of the discard pile"),
+    Piece("discard_pile", 52, "one", "card",
+          "one-hot of every card in the discard pile (all were seen face up)"),
+    Piece("known_cards", 52, "opponent", "card",
+          "per opponent (relative seats 1..n-1), one-hot of the cards it took from the "
+          "discard pile and still holds"),
+    Piece("unseen", 52, "one", "card",
+          "one-hot of the cards I have not seen: in the stock or hidden in a hand"),
+    Piece("suit_sums", 4, "one", "suit",
+          "points of my hand in clubs, diamonds, hearts, spades / 41"),
+    Piece("hand_value", 1, "one", "none",
+          "my hand value / 41 (best three of four mid-turn, keeping a taken card)"),
+    Piece("value_with_discard", 1, "one", "none",
+          "the value I would have by taking the top discard / 41 (draw phase; 0 otherwise)"),
+    Piece("lives", 1, "seat", "none", "lives left / starting lives, per relative seat"),
+    Piece("active", 1, "seat", "none", "1 if the relative seat is still in the game"),
+    Piece("knocked", 1, "seat", "none", "1 if the relative seat knocked this hand"),
+    Piece("dealer", 1, "seat", "none", "1 if the relative seat dealt this hand"),
+    Piece("stock_size", 1, "one", "none", "cards left in the stock / 52"),
+    Piece("phase", 2, "one", "none", "one-hot: draw phase, discard phase"),
+    Piece("flags", 2, "one", "none", "someone has knocked; the stock is empty"),
+    Piece("turn", 1, "one", "none", "turns played this hand / 100, capped at 1"),
+)
+
+
+@cache
+def layout(num_players: int, pieces: tuple[Piece, ...] = PIECES) -> dict[str, slice]:
+    """Where each piece lies in the vector for ``num_players``: name -> slice, in order.
+    (Cached and shared: treat it as read-only.)"""
+    out, start = {}, 0
+    for piece in pieces:
+        size = piece.size(num_players)
+        out[piece.name] = slice(start, start + size)
+        start += size
+    return out
 
 
 def pieces(num_players: int) -> list[tuple[str, int]]:
-    """The named pieces of the observation, in order, with their sizes."""
-    n = num_players
-    return [
-        ("hand", 52),
-        ("drawn_card", 52),
-        ("top_discard", 52),
-        ("discard_pile", 52),
-        ("known_cards", 52 * (n - 1)),
-        ("unseen", 52),
-        ("suit_sums", 4),
-        ("hand_value", 1),
-        ("value_with_discard", 1),
-        ("lives", n),
-        ("active", n),
-        ("knocked", n),
-        ("dealer", n),
-        ("stock_size", 1),
-        ("phase", 2),
-        ("flags", 2),
-        ("turn", 1),
-    ]
+    """``(name, size)`` of every piece of the observation for ``num_players``, in order."""
+    return [(piece.name, piece.size(num_players)) for piece in PIECES]
 
 
 def observation_size(num_players: int) -> int:
-    return sum(size for _, size in pieces(num_players))
+    return sum(piece.size(num_players) for piece in PIECES)
 
 
-def layout_table(num_players: int) -> str:
-    """Markdown table of every index range of the observation for ``num_players``."""
+def layout_table(num_players: int, pieces: tuple[Piece, ...] = PIECES) -> str:
+    """Markdown table of every index range of the vector for ``num_players``."""
     rows = ["| indices | piece | meaning |", "| --- | --- | --- |"]
-    start = 0
-    for name, size in pieces(num_players):
-        rows.append(f"| {start}..{start + size - 1} | `{name}` | {_PIECE_DOCS[name]} |")
-        start += size
+    spans = layout(num_players, pieces)
+    for piece in pieces:
+        span = spans[piece.name]
+        rows.append(f"| {span.start}..{span.stop - 1} | `{piece.name}` | {piece.doc} |")
     return "\n".join(rows)
 
 
+def _scalar_start(num_players: int) -> int:
+    """Start of the pieces after the last card block: the encoder builds them as one list."""
+    spans = layout(num_players)
+    return max(spans[p.name].stop for p in PIECES if p.symmetry == "card")
+
+
 class ObservationEncoder:
-    """Encodes views of one game size and rule set; create once, call :meth:`encode` often."""
+    """Encodes views of one game size and rule set; create once, call :meth:`encode` often.
+
+    Every piece is written through its slice of :func:`layout`. For speed (the encoder runs
+    once per env step) the card pieces are gathered as one index list set in a single
+    numpy call, and the pieces after the card blocks are written into one Python list
+    through their slices (shifted to the list's start) and stored with a single slice
+    assignment, instead of a numpy call per piece.
+    """
 
     def __init__(self, num_players: int, rules: Rules) -> None:
         self.num_players = n = num_players
         self.rules = rules
         self.size = observation_size(n)
-        self.offsets = {}
-        start = 0
-        for name, size in pieces(n):
-            self.offsets[name] = start
-            start += size
+        self.layout = spans = layout(n)
         self._table = value_table(rules)
         self._start_lives = float(rules.start_lives)
-        # Offsets as attributes: the encoder runs once per env step, dict lookups add up.
-        self._hand = self.offsets["hand"]
-        self._drawn = self.offsets["drawn_card"]
-        self._top = self.offsets["top_discard"]
-        self._pile = self.offsets["discard_pile"]
-        self._known = self.offsets["known_cards"]
-        self._unseen = self.offsets["unseen"]
-        self._tail = self.offsets["suit_sums"]
+        # Offsets as attributes: dict lookups add up at one encode per env step.
+        self._hand = spans["hand"].start
+        self._drawn = spans["drawn_card"].start
+        self._top = spans["top_discard"].start
+        self._pile = spans["discard_pile"].start
+        self._known = spans["known_cards"].start
+        self._unseen = spans["unseen"]
+        self._scalars = at = _scalar_start(n)
+        self._blank = [0.0] * (self.size - at)
+        s = {name: slice(span.start - at, span.stop - at) for name, span in spans.items()
+             if span.start >= at}
+        self._suit_sums, self._hand_value = s["suit_sums"], s["hand_value"].start
+        self._with_discard, self._lives = s["value_with_discard"].start, s["lives"]
+        self._active, self._knocked, self._dealer = s["active"], s["knocked"], s["dealer"]
+        self._stock_size, self._phase = s["stock_size"].start, s["phase"].start
+        self._flags, self._turn = s["flags"].start, s["turn"].start
 
     def encode(self, view: PlayerView) -> np.ndarray:
         n = self.num_players
@@ -113,7 +176,8 @@ class ObservationEncoder:
         hand = view.hand
         pile = view.discard_pile
         # Every card I have seen, as indices into the "unseen" block; cleared below.
-        unseen = self._unseen
+        unseen_span = self._unseen
+        unseen = unseen_span.start
         seen = [unseen + c for c in hand]
         seen += [unseen + c for c in pile]
         base = self._hand
@@ -131,46 +195,45 @@ class ObservationEncoder:
                 off = base + 52 * ((s - me) % n - 1)
                 ones += [off + c for c in cards]
                 seen += [unseen + c for c in cards]
-        obs[unseen : unseen + 52] = 1.0
+        obs[unseen_span] = 1.0
         obs[seen] = 0.0
         obs[ones] = 1.0
 
-        # The scalar pieces (suit_sums .. turn) are contiguous: build them as one Python
-        # list and store it with a single slice assignment instead of ~30 numpy item sets.
         scale = POINT_SCALE
-        tail = [0.0, 0.0, 0.0, 0.0]
+        out = self._blank[:]
+        suits = [0.0, 0.0, 0.0, 0.0]
         for c in hand:
-            tail[CARD_SUIT[c]] += CARD_POINTS[c] * scale
+            suits[CARD_SUIT[c]] += CARD_POINTS[c] * scale
+        out[self._suit_sums] = suits
         t = self._table
-        value = with_discard = 0.0
+        phase = view.phase
         if len(hand) == 3:
             a, b, c = hand
-            value = t[a * 2704 + b * 52 + c] * scale
-            if view.phase == "draw" and top is not None:
-                with_discard = best_three(hand + (top,), t, top) * scale
+            out[self._hand_value] = t[a * 2704 + b * 52 + c] * scale
+            if phase == "draw" and top is not None:
+                out[self._with_discard] = best_three(hand + (top,), t, top) * scale
         elif len(hand) == 4:
-            value = best_three(hand, t, view.taken_card) * scale
-        tail.append(value)
-        tail.append(with_discard)
+            out[self._hand_value] = best_three(hand, t, view.taken_card) * scale
         order = [(me + r) % n for r in range(n)]  # absolute seat of each relative seat
         start_lives = self._start_lives
         lives, active = view.lives, view.active
-        tail += [lives[s] / start_lives for s in order]
-        tail += [1.0 if active[s] else 0.0 for s in order]
+        out[self._lives] = [lives[s] / start_lives for s in order]
+        out[self._active] = [1.0 if active[s] else 0.0 for s in order]
         knocker = view.knocker
-        tail += [1.0 if s == knocker else 0.0 for s in order]
+        out[self._knocked] = [1.0 if s == knocker else 0.0 for s in order]
         dealer = view.dealer
-        tail += [1.0 if s == dealer else 0.0 for s in order]
-        phase = view.phase
-        tail += [
-            view.stock_size / 52.0,
-            1.0 if phase == "draw" else 0.0,
-            1.0 if phase == "discard" else 0.0,
-            0.0 if knocker is None else 1.0,
-            1.0 if view.stock_size == 0 else 0.0,
-            min(view.turn, TURN_SCALE) / TURN_SCALE,
-        ]
-        obs[self._tail :] = tail
+        out[self._dealer] = [1.0 if s == dealer else 0.0 for s in order]
+        out[self._stock_size] = view.stock_size / 52.0
+        if phase == "draw":
+            out[self._phase] = 1.0
+        elif phase == "discard":
+            out[self._phase + 1] = 1.0
+        if knocker is not None:
+            out[self._flags] = 1.0
+        if view.stock_size == 0:
+            out[self._flags + 1] = 1.0
+        out[self._turn] = min(view.turn, TURN_SCALE) / TURN_SCALE
+        obs[self._scalars:] = out
         return obs
 
 

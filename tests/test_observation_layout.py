@@ -8,7 +8,7 @@ import pytest
 import scat_env
 from scat_env import GameState, Phase, make_view
 from scat_env.aec_env import __doc__ as ENV_DOC
-from scat_env.observation import ObservationEncoder, layout_table, observation_size, pieces
+from scat_env.observation import PIECES, ObservationEncoder, layout_table, observation_size
 
 
 @pytest.mark.parametrize("n", range(2, 11))
@@ -33,7 +33,7 @@ def test_layout_table_covers_every_index_once(n):
         lo, hi = map(int, row.split("|")[1].strip().split(".."))
         covered.extend(range(lo, hi + 1))
     assert covered == list(range(observation_size(n)))
-    assert [r.split("`")[1] for r in rows] == [name for name, _ in pieces(n)]
+    assert [r.split("`")[1] for r in rows] == [p.name for p in PIECES]
 
 
 def test_observation_values_stay_in_unit_box_for_every_preset():
@@ -48,3 +48,95 @@ def test_observation_values_stay_in_unit_box_for_every_preset():
                 obs = enc.encode(make_view(st, seat))
                 assert obs.dtype == np.float32 and obs.min() >= 0.0 and obs.max() <= 1.0, preset
             st.apply_action(st.legal_actions()[-1] if st.phase is Phase.DISCARD else st.legal_actions()[0])
+
+
+def _reference_encode(view, rules) -> np.ndarray:
+    """The observation written out by hand, offset by offset (the encoder as it was before
+    the pieces were declared as data): an independent check of the layout and the values."""
+    from scat_env.cards import CARD_POINTS, CARD_SUIT
+    from scat_env.scoring import best_three, value_table
+
+    n, me, t = view.num_players, view.seat, value_table(rules)
+    k = 52 * (n - 1)
+    obs = np.zeros(52 * (n + 4) + 4 * n + 12, dtype=np.float32)
+    for c in view.hand:
+        obs[c] = 1.0
+    if view.drawn_card is not None:
+        obs[52 + view.drawn_card] = 1.0
+    if view.top_discard is not None:
+        obs[104 + view.top_discard] = 1.0
+    for c in view.discard_pile:
+        obs[156 + c] = 1.0
+    seen = set(view.hand) | set(view.discard_pile)
+    for s, cards in enumerate(view.known_cards):
+        for c in cards:
+            obs[208 + 52 * ((s - me) % n - 1) + c] = 1.0
+            seen.add(c)
+    for c in range(52):
+        obs[208 + k + c] = 0.0 if c in seen else 1.0
+    at = 260 + k
+    suits = [0.0] * 4  # summed in double precision, then stored: as the encoder does
+    for c in view.hand:
+        suits[CARD_SUIT[c]] += CARD_POINTS[c] * (1 / 41.0)
+    obs[at:at + 4] = suits
+    hand = view.hand
+    if len(hand) == 3:
+        obs[at + 4] = t[hand[0] * 2704 + hand[1] * 52 + hand[2]] * (1 / 41.0)
+        if view.phase == "draw" and view.top_discard is not None:
+            obs[at + 5] = best_three(hand + (view.top_discard,), t, view.top_discard) * (1 / 41.0)
+    elif len(hand) == 4:
+        obs[at + 4] = best_three(hand, t, view.taken_card) * (1 / 41.0)
+    at += 6
+    for r in range(n):
+        s = (me + r) % n
+        obs[at + r] = view.lives[s] / rules.start_lives
+        obs[at + n + r] = 1.0 if view.active[s] else 0.0
+        obs[at + 2 * n + r] = 1.0 if s == view.knocker else 0.0
+        obs[at + 3 * n + r] = 1.0 if s == view.dealer else 0.0
+    at += 4 * n
+    obs[at] = view.stock_size / 52.0
+    obs[at + 1] = 1.0 if view.phase == "draw" else 0.0
+    obs[at + 2] = 1.0 if view.phase == "discard" else 0.0
+    obs[at + 3] = 0.0 if view.knocker is None else 1.0
+    obs[at + 4] = 1.0 if view.stock_size == 0 else 0.0
+    obs[at + 5] = min(view.turn, 100) / 100
+    return obs
+
+
+@pytest.mark.parametrize("n,preset", [(2, "standard"), (3, "cadillac"), (4, "gin"),
+                                      (6, "straight_flush"), (10, "standard")])
+def test_the_encoder_matches_the_hand_written_layout_on_random_positions(n, preset):
+    import random
+
+    rules = scat_env.Rules.preset(preset)
+    enc = ObservationEncoder(n, rules)
+    rng = random.Random(n)
+    checked = 0
+    for seed in range(6):
+        st = GameState(n, rules, seed=seed)
+        while not st.is_terminal() and st.turn < 60:
+            for seat in range(n):
+                view = make_view(st, seat)
+                got, want = enc.encode(view), _reference_encode(view, rules)
+                assert np.array_equal(got, want), (seed, seat, np.flatnonzero(got != want))
+                checked += 1
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
+    assert checked > 200
+
+
+def test_pieces_declare_their_symmetry_and_sizes():
+    from scat_env.observation import PIECES, Piece, layout
+
+    for n in (2, 5, 10):
+        spans = layout(n)
+        assert list(spans) == [p.name for p in PIECES]
+        assert sum(p.size(n) for p in PIECES) == observation_size(n) == spans["turn"].stop
+        for p in PIECES:
+            assert spans[p.name].stop - spans[p.name].start == p.size(n)
+    assert {p.name for p in PIECES if p.symmetry == "card"} == {
+        "hand", "drawn_card", "top_discard", "discard_pile", "known_cards", "unseen"}
+    with pytest.raises(ValueError, match="card block has 52"):
+        Piece("x", 4, "one", "card", "")
+    with pytest.raises(ValueError, match="per must be"):
+        Piece("x", 1, "each", "none", "")
