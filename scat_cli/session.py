@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.markup import escape
+
 from agents.base import Agent
 from agents.registry import make_agent
 from scat_env import GameState, PlayerView, Rules, make_view
@@ -247,7 +249,7 @@ class PlaySession:
             try:
                 command = parse_command(line, view, self.names)
             except InputError as exc:
-                self.print(f"[bold red]✗[/] {_escape(str(exc))}")
+                self.print(f"[bold red]✗[/] {escape(str(exc))}")
                 continue
             if command.kind == "action":
                 return command.action  # type: ignore[return-value]
@@ -256,7 +258,7 @@ class PlaySession:
             elif command.kind == HELP:
                 self.print(help_view(self.game.rules))
             elif command.kind == HINT:
-                self.print(f"[cyan]Hint:[/] {_escape(self._hint(view))}")
+                self.print(f"[cyan]Hint:[/] {escape(self._hint(view))}")
             elif command.kind == MENU:  # Enter on an empty line: the table and menu again
                 self.show_table(view)
                 self.print(menu_view(view, options))
@@ -270,9 +272,3 @@ class PlaySession:
             return hint(self._hint_agent, view)  # type: ignore[arg-type]
         except Exception as exc:  # a hint must never end a game
             return f"the expert could not give a hint ({exc})."
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
