@@ -57,3 +57,31 @@ def test_from_parts_refuses_wrong_hand_sizes():
     parts["hands"] = hands
     with pytest.raises(ValueError, match=f"seat {other} holds 2 cards"):
         GameState.from_parts(Rules(), **parts)
+
+
+def test_every_way_of_making_a_state_sets_exactly_the_declared_fields():
+    """GameState declares its fields once; a new game, from_parts and clone all hold
+    exactly those, so a field added to the table cannot be forgotten by one of them."""
+    from dataclasses import fields
+
+    declared = {f.name for f in fields(GameState)}
+    st = _mid_hand_state()
+    for made in (st, GameState.from_parts(st.rules, **_parts(st)), st.clone()):
+        assert set(vars(made)) == declared
+
+
+def test_a_clone_shares_nothing_mutable_and_deals_the_same_future():
+    st = _mid_hand_state()
+    twin = st.clone()
+    for name in ("lives", "active", "results", "known", "stock", "discard", "log"):
+        assert getattr(twin, name) == getattr(st, name)
+        assert getattr(twin, name) is not getattr(st, name), name
+    assert all(a is not b for a, b in zip(twin.hands, st.hands, strict=True))
+    assert twin.rng is not st.rng
+    rng = random.Random(9)
+    while not st.is_terminal():  # both play the same moves to the end: same deals
+        action = rng.choice(st.legal_actions())
+        st.apply_action(action)
+        twin.apply_action(action)
+        assert twin.hands == st.hands and twin.stock == st.stock
+    assert twin.results == st.results and twin.winner == st.winner
