@@ -69,7 +69,14 @@ strings), ``eliminated``, ``replayed`` and ``lives_after``.
 ``env()`` ends the game instead, the offender receiving -1 and everyone else 0, like
 PettingZoo's ``TerminateIllegalWrapper``.
 
-Version history: v0 (initial release).
+**Version history.** The env's id is ``metadata["name"]`` = ``"scat_v0"``, in PettingZoo's
+convention: the number is bumped whenever the rules' outcomes, the observations or the actions
+change, so that a result or a trained policy names the version it was made with.
+
+- v0: the rules of ``scat_env.PRESETS``, the observation of ``scat_env.observation.PIECES``
+  (the table above) and the 56 actions above. Additions that change no vector, mask, reward
+  or outcome (such as the ``rule`` and ``lives_after`` keys of ``hand_result``) keep the
+  version.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ NUM_RANKS = 13
 
 SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 ACE_RANK = 12
 

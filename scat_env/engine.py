@@ -66,8 +66,6 @@ EV_DISCARD = "discard"
 EV_KNOCK = "knock"
 EV_END_PLAY = "end_play"
 
-REASONS = ("knock", "thirty_one", "dealt_thirty_one", "stock_exhausted")
-
 
 @dataclass(frozen=True)
 class HandResult:

@@ -50,14 +50,6 @@ class PlayerView:
     legal_actions: tuple[int, ...]  # empty unless it is this seat's turn
     last_result: HandResult | None
 
-    @property
-    def my_turn(self) -> bool:
-        return bool(self.legal_actions)
-
-    def relative(self, seat: int) -> int:
-        """Seat index counted clockwise from this player (0 = me, 1 = my left, ...)."""
-        return (seat - self.seat) % self.num_players
-
 
 def _bits(mask: int) -> tuple[int, ...]:
     out = []
@@ -111,7 +103,7 @@ def active_view(view: PlayerView) -> PlayerView:
     Why: a seat that is out never plays again and holds no cards, so a three-player game
     with one player out *is* a two-player game. A policy trained on every table size has
     played far more real two-player hands than heads-up ends of larger games, and it reads
-    the position better in the smaller table's terms (measured in ``policies/README.md``).
+    the position better in the smaller table's terms (measured: ``docs/EXPERIMENTS.md``, entry 23).
     Everything comes from ``view``, so this view tells nothing new. ``last_result`` is
     dropped: it names the seats of the full table. A view whose own seat is out has no
     smaller game to be part of, which is an error.

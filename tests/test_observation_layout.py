@@ -140,3 +140,19 @@ def test_pieces_declare_their_symmetry_and_sizes():
         Piece("x", 4, "one", "card", "")
     with pytest.raises(ValueError, match="per must be"):
         Piece("x", 1, "each", "none", "")
+
+
+@pytest.mark.parametrize("n", [2, 3, 6, 10])
+def test_the_env_docstring_table_names_the_pieces_at_their_offsets(n):
+    """The table in the env's docstring is written for any n; evaluated for this n, every
+    range it gives is the piece's slice in layout(n)."""
+    from scat_env.observation import layout
+
+    rows = re.findall(r"^\| ([^|]+) \| ``(\w+)`` \|", ENV_DOC, flags=re.M)
+    assert [name for _, name in rows] == [p.name for p in PIECES]
+    spans, k = layout(n), 52 * (n - 1)
+    for where, name in rows:
+        first = where.split("..")[0].strip()
+        if first[0].isdigit():  # "208+K", "264+K"; the "next ..." rows follow in order
+            start = sum(k if term == "K" else int(term) for term in first.split("+"))
+            assert start == spans[name].start, name
