@@ -85,10 +85,10 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _OneLineParser(
-        prog="python -m scat_env.bench", description=__doc__.split("\n")[0]
-    )
+def main(argv: Sequence[str] | None = None, prog: str = "python -m scat_env.bench") -> int:
+    """Run the benchmark; ``prog`` is the command name its help and errors show (``scat
+    bench`` passes its own)."""
+    parser = _OneLineParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 6],
                         help="player counts to measure (default: 2 3 6)")
     parser.add_argument("--seconds", type=float, default=3.0,
