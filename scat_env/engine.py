@@ -17,8 +17,8 @@ Design notes (why it looks like this):
 - Hand values come from a precomputed table (:func:`scat_env.scoring.value_table`).
 - "No card" (and "no seat": nobody knocked) is ``None``, in the engine as in the
   :class:`~scat_env.view.PlayerView`, the public log and :class:`HandResult`: one spelling
-  that a reader never has to translate at the boundary, that cannot be mistaken for an
-  index (``-1`` is a valid Python index and was), and that costs the same to test.
+  that nobody translates at the boundary, that cannot pass for a card or an index (``-1``
+  silently indexes the last item of a list), and that costs no more to test.
 - The random generator belongs to the state and is used only to shuffle; agents never see
   the state, only a :class:`~scat_env.view.PlayerView`.
 """
@@ -384,11 +384,12 @@ class GameState:
         duplicate the 140,608-entry table, ~50 ms a clone); the list fields are copied
         from the field table; the random generator gets the same state.
         """
-        new = _new_state(GameState)
+        new = object.__new__(type(self))
         fields_ = self.__dict__.copy()
         for name in _COPIED:
             fields_[name] = fields_[name][:]
-        fields_["hands"] = [h[:] for h in self.hands]
+        for name in _COPIED_NESTED:
+            fields_[name] = [inner[:] for inner in fields_[name]]
         rng = self.rng
         kind = type(rng)
         copy_rng = kind.__new__(kind)  # unseeded (seeding reads os.urandom): setstate sets it all
@@ -608,9 +609,9 @@ class GameState:
             self._deal()
 
 
-#: From the field table: the flat lists clone() copies (``hands``, a list of lists, and
-#: ``rng`` have their own lines there), and the immutable fields' values before the deal.
+#: From the field table: the lists clone() copies, one level or two deep (``rng`` has its
+#: own lines there), and the immutable fields' values before the deal.
 _COPIED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "copy")
+_COPIED_NESTED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "nested")
 _INITIAL = tuple((f.name, f.metadata["initial"]) for f in fields(GameState)
                  if "initial" in f.metadata)
-_new_state = object.__new__
