@@ -199,6 +199,9 @@ def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
 #: Columns outside the table's text: the panel's borders and padding (4) and the two
 #: spaces between each of the four columns (6).
 _FRAME = 4 + 6
+#: Cells a name and its label keep before the lives lose their words ("Alice (expert)");
+#: a longer one is shortened with an ellipsis first.
+NAME_MIN = 14
 #: Lines a table needs besides its player rows and log: panel top and bottom, the header,
 #: the piles line.
 _FIXED_LINES = 4
@@ -220,8 +223,9 @@ def table_view(
 
     ``labels`` are short notes per seat (what kind of agent each opponent is); ``revealed``
     maps seats to their hands for replays shown face up. The table fits ``width`` columns:
-    when the lives in words would not fit, only their count is shown, then long names are
-    shortened; the turn marker, lives count, dealer and knock are never cut. With
+    long names are shortened first (to :data:`NAME_MIN` cells), then the lives lose their
+    words (only the count stays); the turn marker, lives count, dealer and knock are never
+    cut. With
     ``height``, the hand's log is shortened so the table and the longest menu
     (:data:`MENU_LINES`) fit that many lines.
     """
@@ -239,7 +243,7 @@ def table_view(
         players.append(name if view.active[s] else f"[dim]{name}[/]")
         cards.append(_cards_cell(view, s, revealed) if view.active[s] else "")
     room = width - _FRAME - 1 - max(_cell_len(c) for c in cards + ["Cards"])
-    name_width = max(_cell_len(p) for p in players + ["Player"])
+    name_width = min(max(_cell_len(p) for p in players + ["Player"]), NAME_MIN)
     lives = [lives_text(rules, view.lives[s]) for s in range(n)]
     if name_width + max(len(x) for x in lives) > room:
         lives = [lives_text(rules, view.lives[s], short=True) for s in range(n)]
