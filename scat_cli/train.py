@@ -5,7 +5,7 @@
     scat train --config configs/train/default.yaml --overwrite  # start that run folder again
     scat train --config configs/train/sb3.yaml --out runs/x     # stable-baselines3 path
 
-The run folder holds ``checkpoint.pt`` (or ``.zip`` for SB3), ``policy.pt`` (native: the
+The run folder holds ``checkpoint.pt`` (or ``.zip`` for SB3), ``policy.npz`` (native: the
 small file for ``ppo:PATH``), ``tb/`` (TensorBoard), ``report.md`` / ``summary.json``
 (final evaluation with 95% CIs) and ``learning_curve.png``. docs/TRAINING.md has the details.
 """
@@ -22,8 +22,9 @@ from .errors import CliError
 
 #: What a run writes into its folder: a folder holding any of these holds a run, and
 #: ``--overwrite`` removes exactly these (never anything else the folder may hold).
-RUN_FILES = ("checkpoint.pt", "checkpoint.zip", "checkpoint.tmp.zip", "policy.pt", "config.json",
-             "state.json", "summary.json", "report.md", "learning_curve.png")
+#: ``policy.pt``: the policy file of runs written before policy files became ``.npz``.
+RUN_FILES = ("checkpoint.pt", "checkpoint.zip", "checkpoint.tmp.zip", "policy.npz", "policy.pt",
+             "config.json", "state.json", "summary.json", "report.md", "learning_curve.png")
 RUN_FOLDERS = ("tb", "final_eval", "snapshots")
 
 

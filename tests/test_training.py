@@ -10,13 +10,13 @@ import pytest
 import torch
 
 from agents.match import play_game
+from agents.neural.encoding import PaddedEncoder, padding_index
 from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.observation import ObservationEncoder, observation_size
 from scat_env.view import make_view
 from training.config import PPOConfig, SB3Config, load_config
 from training.evaluate import evaluate_agent, wilson
-from training.policy_net import PaddedEncoder, padding_index
 from training.ppo import train
 from training.single_agent import ScatSingleAgentEnv
 
@@ -94,7 +94,7 @@ def test_native_ppo_smoke_run_beats_random(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"self": 0.5, "random": 0.5}, seed=2,
                     total_samples=12_000, **SMALL)
     summary = train(cfg, tmp_path, log=lambda m: None)
-    after = _win_rate_vs_random(lambda s: make_agent(f"ppo:{tmp_path / 'policy.pt'}", seed=s))
+    after = _win_rate_vs_random(lambda s: make_agent(f"ppo:{tmp_path / 'policy.npz'}", seed=s))
     assert summary["samples"] >= 12_000
     # random vs random wins 0.5 by symmetry (seats rotated); an untrained argmax policy wins
     # less (it rarely knocks). 120 games: 0.6 is > 2 standard errors above 0.5.
@@ -144,7 +144,7 @@ def test_ppo_agent_plays_legal_games_at_every_table_size(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_samples=300,
                     **{**SMALL, "rollout_samples": 256, "parallel_games": 8})
     train(cfg, tmp_path, log=lambda m: None)
-    for spec in (f"ppo:{tmp_path / 'policy.pt'}", f"ppo:{tmp_path / 'checkpoint.pt'}:sample"):
+    for spec in (f"ppo:{tmp_path / 'policy.npz'}", f"ppo:{tmp_path / 'checkpoint.pt'}:sample"):
         for n in (2, 3, 5):
             agents = [make_agent(spec, seed=s) if s == 0 else make_agent("greedy", seed=s)
                       for s in range(n)]
@@ -266,7 +266,7 @@ def test_scat_train_refuses_a_second_run_into_the_same_folder(tmp_path, capsys):
                       "final_eval_games: 0\nprogress: false\n")
     out = tmp_path / "run"
     assert main(["train", "--config", str(config), "--out", str(out)]) == 0
-    assert (out / "report.md").is_file() and (out / "policy.pt").is_file()
+    assert (out / "report.md").is_file() and (out / "policy.npz").is_file()
     assert main(["train", "--config", str(config), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "already holds a run" in err[-1]
@@ -295,7 +295,7 @@ def test_report_links_the_curve_shows_the_config_and_the_next_commands(tmp_path)
     assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
     text = run_report("native", cfg, tmp_path, summary)
     assert "![learning curve](learning_curve.png)" in text
-    assert f"scat play --players 2 --opponents ppo:{tmp_path / 'policy.pt'}" in text
-    assert f"python -m training.evaluate ppo:{tmp_path / 'policy.pt'}" in text
+    assert f"scat play --players 2 --opponents ppo:{tmp_path / 'policy.npz'}" in text
+    assert f"python -m training.evaluate ppo:{tmp_path / 'policy.npz'}" in text
     block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert yaml.safe_load(block) == {"trainer": "native", **dataclasses.asdict(cfg)}

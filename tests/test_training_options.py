@@ -14,18 +14,14 @@ from conftest import hidden_variant, random_midgame
 
 from agents.expert import ADVICE_SIZE, ExpertAgent
 from agents.match import play_game
+from agents.neural.encoding import PaddedEncoder, policy_observation_size
+from agents.neural.forward import NumpyPolicy
 from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.actions import NUM_ACTIONS
 from scat_env.view import make_view
 from training.config import PPOConfig
-from training.policy_net import (
-    NumpyPolicy,
-    PaddedEncoder,
-    PolicyNet,
-    load_file,
-    policy_observation_size,
-)
+from training.policy_net import PolicyNet, load_file
 from training.ppo import train
 from training.rollout import HANDOFF, Runner, encode_privileged, privileged_size
 
@@ -120,12 +116,12 @@ def test_privileged_critic_stays_out_of_the_policy_file(tmp_path):
     train(_options_cfg(total_samples=600), tmp_path, log=lambda m: None)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert ckpt["critic"]  # trained and saved for --resume...
-    policy = load_file(tmp_path / "policy.pt")
+    policy = load_file(tmp_path / "policy.npz")
     assert "critic" not in policy  # ...but never shipped with the policy
     assert policy["arch"]["advice"] == 1
     assert policy["arch"]["obs_size"] == policy_observation_size(6, advice=True)
     for n in (2, 4):
-        agents = [make_agent(f"ppo:{tmp_path / 'policy.pt'}", seed=0)] + [
+        agents = [make_agent(f"ppo:{tmp_path / 'policy.npz'}", seed=0)] + [
             make_agent("greedy", seed=s) for s in range(1, n)]
         record = play_game(agents, seed=n)  # the engine raises on an illegal action
         assert record.winner is not None or record.truncated
@@ -155,7 +151,7 @@ def test_resume_with_the_option_toggled_is_one_clear_error(tmp_path, field):
 def _plain_policy(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_samples=300, **TINY)
     train(cfg, tmp_path / "plain", log=lambda m: None)
-    return tmp_path / "plain" / "policy.pt"
+    return tmp_path / "plain" / "policy.npz"
 
 
 def test_warm_start_adds_advice_as_a_bonus_on_the_expert_move(tmp_path):
@@ -223,7 +219,7 @@ def test_critic_warmup_leaves_the_policy_untouched(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=3, total_samples=600,
                     privileged_critic=True, critic_warmup_updates=10**6, init_from=str(path), **TINY)
     train(cfg, tmp_path / "warm", log=lambda m: None)
-    before, after = load_file(path), load_file(tmp_path / "warm" / "policy.pt")
+    before, after = load_file(path), load_file(tmp_path / "warm" / "policy.npz")
     assert after["config"]["init_from"] == str(path)
     for key, value in before["state_dict"].items():
         torch.testing.assert_close(after["state_dict"][key], value, rtol=0, atol=0)
@@ -272,7 +268,7 @@ def test_random_lives_trains_end_to_end(tmp_path):
     cfg = PPOConfig(player_counts=[2], opponents={"greedy": 1.0}, random_lives=0.5,
                     total_samples=512, **TINY)
     train(cfg, tmp_path / "run")
-    assert (tmp_path / "run" / "policy.pt").is_file()
+    assert (tmp_path / "run" / "policy.npz").is_file()
 
 
 # -- hand-off to a fixed agent once few players are in ---------------------------------------

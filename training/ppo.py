@@ -34,18 +34,18 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.neural.encoding import policy_observation_size
+from agents.neural.forward import NumpyPolicy
 from scat_env import Rules
 
 from .config import PPOConfig, make_rules
 from .policy_net import (
     CHECKPOINT_KIND,
-    NumpyPolicy,
     PolicyNet,
     atomic_save,
     export_policy,
     layer_init,
     load_file,
-    policy_observation_size,
     policy_payload,
     warm_start,
 )
@@ -53,6 +53,9 @@ from .progress import BudgetBar
 from .rollout import Runner, check_handoff, privileged_size
 
 Log = Callable[[str], Any]
+
+#: The policy file a run exports (``ppo:RUN/policy.npz`` plays it; numpy only, no critic).
+POLICY_FILE = "policy.npz"
 
 
 # == 1. The privileged critic ===============================================================
@@ -258,20 +261,20 @@ def new_state() -> dict[str, Any]:
 
 def export(out: Path, learner: Learner, cfg: PPOConfig, rules: Rules,
            metrics: dict[str, Any] | None) -> None:
-    """Write ``out/policy.pt``: the small file ``ppo:PATH`` plays (no critic, no optimizer)."""
-    export_policy(out / "policy.pt", policy_payload(learner.net, cfg.max_players, rules,
+    """Write ``out/policy.npz``: the small file ``ppo:PATH`` plays (no critic, no optimizer)."""
+    export_policy(out / POLICY_FILE, policy_payload(learner.net, cfg.max_players, rules,
                                                     dataclasses.asdict(cfg), metrics))
 
 
 def final_evaluation(out: Path, cfg: PPOConfig, log: Log = print) -> dict[str, Any]:
-    """Evaluate the exported ``out/policy.pt`` with the duplicate-deal tournament harness:
+    """Evaluate the exported ``out/policy.npz`` with the duplicate-deal tournament harness:
     every deal in all seat rotations, CIs clustered by deal, so the final figures compare
     with ``python -m training.evaluate`` (the in-training evaluation is a quicker, noisier
     check)."""
     from .evaluate import final_tournament_evaluation
 
     return final_tournament_evaluation(
-        f"ppo:{out / 'policy.pt'}", list(cfg.eval_opponents), list(cfg.eval_players),
+        f"ppo:{out / POLICY_FILE}", list(cfg.eval_opponents), list(cfg.eval_players),
         cfg.final_eval_games, out / "final_eval", workers=cfg.final_eval_workers,
         rules=cfg.rules, log=log)
 

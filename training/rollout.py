@@ -36,6 +36,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.neural.encoding import PaddedEncoder
+from agents.neural.forward import NumpyPolicy
 from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.actions import NUM_ACTIONS
@@ -43,7 +45,6 @@ from scat_env.rewards import hand_rewards
 from scat_env.view import make_view
 
 from .config import PPOConfig
-from .policy_net import NumpyPolicy, PaddedEncoder
 
 #: Who plays a seat. HANDOFF: a learner seat now played by ``PPOConfig.handoff`` (the seat's
 #: rewards still reach the learner's trajectory).

@@ -38,13 +38,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents.neural.encoding import DEFAULT_MAX_PLAYERS, PaddedEncoder
 from agents.registry import make_agent
 from scat_env import DEFAULT_MAX_TURNS, GameState, Rules
 from scat_env.actions import NUM_ACTIONS
 from scat_env.rewards import check_shaping, hand_rewards
 from scat_env.view import make_view
-
-from .policy_net import DEFAULT_MAX_PLAYERS, PaddedEncoder
 
 
 class ScatSingleAgentEnv(gym.Env):
