@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
-from scat_env import PlayerView
+from scat_env import PlayerView, Rules
 
 
 class Agent(ABC):
@@ -29,6 +29,13 @@ class Agent(ABC):
         """Start of a new game; reseeds when ``seed`` is given."""
         if seed is not None:
             self.rng.seed(seed)
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        """Raise ``ValueError`` (one line) when this agent cannot play a table of
+        ``num_players`` under ``rules``; called before the first move (by
+        :func:`agents.match.play_game`, the tournament and ``scat play``) so a game never
+        fails midway. Every rule-based agent plays every table: the default accepts."""
+        return None
 
     @abstractmethod
     def act(self, view: PlayerView) -> int:

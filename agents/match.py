@@ -9,12 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from scat_env import GameState, HandResult, Rules
+from scat_env import DEFAULT_MAX_TURNS, GameState, HandResult, Rules
 from scat_env.view import make_view
 
 from .base import Agent
-
-DEFAULT_MAX_TURNS = 300
 
 
 @dataclass
@@ -47,9 +45,16 @@ def play_game(
     on_step: Callable[[GameState, int, int], None] | None = None,
 ) -> GameRecord:
     """Play one game; ``agents[s]`` plays seat ``s``. ``on_step(state, seat, action)`` is
-    called after every action (for rendering or logging)."""
+    called after every action (for rendering or logging). Every agent's
+    :meth:`~agents.base.Agent.check_table` runs first: an agent that cannot play the table
+    raises ``ValueError`` before the first move."""
     n = len(agents)
     state = GameState(n, rules, seed=seed, deck=deck, dealer=dealer, single_hand=single_hand)
+    for agent in agents:
+        # Duck-typed players (timing or checking wrappers) may not define the hook.
+        check = getattr(agent, "check_table", None)
+        if check is not None:
+            check(n, state.rules)
     record = GameRecord(n, state.rules, seed, state.dealer, None, state.results)
     for s, agent in enumerate(agents):
         agent.reset(None if seed is None else seed * 1000 + s)

@@ -32,7 +32,7 @@ def _load_builtin() -> None:
 
     # Each module registers itself on import; optional ones may be missing in a checkout.
     for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                "agents.policy"):
+                "agents.policy", "agents.sb3"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -13,7 +13,7 @@ of the same position (AlphaGo's averaging over board symmetries, here for cards)
 all of them agree on and averages away part of what each one gets wrong, like an ensemble of
 networks, but from one file and for the cost of one batched forward pass.
 
-Every input of the policy (:class:`training.policy_net.PaddedEncoder`) is either indexed by
+Every input of the policy (:class:`agents.neural.encoding.PaddedEncoder`) is either indexed by
 card (the one-hot blocks, the discard values, the expert's per-card numbers and its discard),
 indexed by suit (``suit_sums``), or unchanged by a relabelling (lives, phase, hand value,
 the expert's probabilities...). So a relabelled observation is a gather of the original one,
@@ -73,7 +73,7 @@ class SymmetryAverage:
 
     ``layout`` describes the policy input: ``(card_blocks, suit_blocks)``, the offsets of
     every 52-entry block indexed by card and every 4-entry block indexed by suit
-    (:func:`training.policy_net.symmetry_layout`); every other entry is left as it is.
+    (:func:`agents.neural.encoding.symmetry_layout`); every other entry is left as it is.
     """
 
     def __init__(self, size: int, layout: tuple[list[int], list[int]],

@@ -10,7 +10,7 @@ from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from scat_env import GameState, Rules, active_view, make_view
 
-SHIPPED = "policies/scat_ppo.pt"
+SHIPPED = "policies/scat_ppo.npz"
 
 
 def _pair(seed: int) -> tuple[GameState, GameState]:

@@ -25,6 +25,9 @@ class CheckedAgent:
     def reset(self, seed=None):
         self.agent.reset(seed)
 
+    def check_table(self, num_players, rules):
+        self.agent.check_table(num_players, rules)
+
     def act(self, view):
         action = self.agent.act(view)
         assert action in view.legal_actions, (

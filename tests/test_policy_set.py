@@ -11,7 +11,22 @@ from agents.registry import make_agent
 from scat_env import GameState, Rules, make_view
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
-GENERAL, V1, V2 = (str(POLICIES / f) for f in ("scat_ppo.pt", "scat_ppo_v1.pt", "scat_ppo_v2.pt"))
+GENERAL, V1, V2 = (str(POLICIES / f) for f in ("scat_ppo.npz", "scat_ppo_2p.npz", "scat_ppo_3p.npz"))
+
+
+def _plain_policy(path: Path, max_players: int = 6, seed: int = 0) -> str:
+    """A small random policy file without the expert-advice inputs (numpy only)."""
+    from agents.neural.encoding import policy_observation_size
+    from agents.neural.policy_file import expected_shapes, save_policy
+
+    arch = {"obs_size": policy_observation_size(max_players), "hidden": 8, "layers": 1,
+            "max_players": max_players}
+    rng = np.random.default_rng(seed)
+    arrays = {k: rng.normal(size=shape).astype(np.float32)
+              for k, shape in expected_shapes(arch).items()}
+    save_policy(path, arrays, {"arch": arch, "max_players": max_players, "num_actions": 56,
+                               "rules": {}, "config": {}, "metrics": {}})
+    return str(path)
 
 
 def _manifest(tmp_path: Path, text: str, name: str = "set.yaml") -> str:
@@ -40,16 +55,16 @@ def test_a_set_hands_each_table_size_to_its_specialist(tmp_path):
     for n, expected in ((2, V1), (3, V2), (4, GENERAL), (5, GENERAL)):
         state = GameState(n, seed=n)
         view = make_view(state, state.current_player)
-        assert name[id(agent.member(view))] == f"ppo:{expected}"
+        assert name[id(agent.member(view))] == f"ppo:{Path(expected).name}"
         assert agent.act(view) in view.legal_actions
 
 
 def test_once_a_player_is_out_the_set_plays_the_smaller_games_specialist(tmp_path):
     """A three-player table with one player out is a two-player game (scat_env.active_view)."""
     view = make_view(_three_with_one_out(), 0)
-    assert make_agent(f"ppo:{_set(tmp_path)}").member(view).name == f"ppo:{V1}"
+    assert make_agent(f"ppo:{_set(tmp_path)}").member(view).name == f"ppo:{Path(V1).name}"
     # ':full' reads the whole table, so the table's size picks the member.
-    assert make_agent(f"ppo:{_set(tmp_path)}:full").member(view).name == f"ppo:{V2}"
+    assert make_agent(f"ppo:{_set(tmp_path)}:full").member(view).name == f"ppo:{Path(V2).name}"
 
 
 def test_a_set_plays_whole_games_and_is_seeded(tmp_path):
@@ -64,11 +79,11 @@ def test_a_set_plays_whole_games_and_is_seeded(tmp_path):
 
 def test_member_files_are_relative_to_the_manifest(tmp_path):
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "two.pt").write_bytes(Path(V1).read_bytes())
-    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  2: sub/two.pt\n"
+    (tmp_path / "sub" / "two.npz").write_bytes(Path(V1).read_bytes())
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  2: sub/two.npz\n"
                                f"  default: {GENERAL}\n")
     view = make_view(GameState(2, seed=0), 0)
-    assert make_agent(f"ppo:{path}").member(view).name.endswith("sub/two.pt")
+    assert make_agent(f"ppo:{path}").member(view).name == "ppo:two.npz"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -133,8 +148,10 @@ def test_a_list_of_files_plays_as_the_mean_of_their_logits(tmp_path):
 
 
 def test_an_ensemble_cannot_mix_input_layouts(tmp_path):
-    """v1 reads no expert-advice inputs, v2 does: their logits cannot share one observation."""
-    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  default: [{V1}, {V2}]\n")
+    """One file reads no expert-advice inputs, the other does: their logits cannot share one
+    observation."""
+    plain = _plain_policy(tmp_path / "plain.npz")
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies:\n  default: [{plain}, {V2}]\n")
     with pytest.raises(ValueError, match="cannot mix policies with and without"):
         make_agent(f"ppo:{path}")
 
@@ -144,17 +161,44 @@ def test_the_shipped_set_averages_members_whose_provenance_ships_with_them():
     model card (policies/README.md: its config, command and evaluation), the table sizes it
     averages list several files, and it plays a whole four-player game, the size whose
     member changes once a player is out."""
-    from agents.policy import load_policy_set
+    from agents.neural.policy_set import load_policy_set
 
     members, default, _ = load_policy_set(str(POLICIES / "scat_ppo_set.yaml"))
-    assert sorted(members) == [2, 3, 4] and default == [str(POLICIES / "scat_ppo.pt")]
+    assert sorted(members) == [2, 3, 4] and default == [str(POLICIES / "scat_ppo.npz")]
     assert all(len(files) >= 2 for files in members.values())
     readme = (POLICIES / "README.md").read_text()
     for files in members.values():
         for f in files:
             name = Path(f).name
             assert Path(f).is_file(), name
-            assert f"`{name}`" in readme, f"{name} is not documented in policies/README.md"
+            assert Path(f).stem in readme, f"{name} is not documented in policies/README.md"
     agent = make_agent(f"ppo:{POLICIES / 'scat_ppo_set.yaml'}", seed=0)
     rec = play_game([agent] + [make_agent("random", seed=s) for s in (1, 2, 3)], Rules(), seed=4)
     assert rec.winner in range(4) and not rec.truncated
+
+
+def test_the_shipped_set_is_named_from_any_folder(tmp_path, monkeypatch):
+    from agents.policy import DEFAULT_OPPONENT
+
+    monkeypatch.chdir(tmp_path)
+    agent = make_agent(DEFAULT_OPPONENT, seed=0)
+    assert isinstance(agent, PolicySetAgent) and DEFAULT_OPPONENT == "ppo:scat_ppo_set"
+    assert make_agent("ppo:scat_ppo").max_players == 6
+    with pytest.raises(ValueError, match="policy file 'scat_ppo_nope' does not exist"):
+        make_agent("ppo:scat_ppo_nope")
+
+
+def test_a_set_refuses_a_table_it_cannot_play_before_the_first_move(tmp_path):
+    """check_table: the shipped default plays up to six players; the match loop asks every
+    agent before the first move, so an eight-player table fails at once, not mid-game."""
+    agent = make_agent(f"ppo:{POLICIES / 'scat_ppo_set.yaml'}")
+    agent.check_table(6, Rules())
+    with pytest.raises(ValueError, match="plays at most 6 players, this table has 8"):
+        play_game([agent] + [make_agent("random")] * 7, Rules(), seed=1)
+    with pytest.raises(ValueError, match="trained with knock_mode 'lowest'; these rules \\(gin\\)"):
+        agent.check_table(3, Rules.preset("gin"))
+    # A set without a default cannot play the two-player end of a three-player game.
+    path = _manifest(tmp_path, f"format: scat-policy-set\npolicies: {{3: {V2}}}\n")
+    with pytest.raises(ValueError, match="policies for 3 players and no default; this table has 2"):
+        make_agent(f"ppo:{path}").check_table(3, Rules())
+    make_agent(f"ppo:{path}:full").check_table(3, Rules())

@@ -18,9 +18,9 @@ from agents.registry import make_agent
 from agents.symmetry import SymmetryAverage, card_permutation, relabellings
 from scat_env import GameState, Rules, make_view
 from scat_env.actions import NUM_ACTIONS
-from training.policy_net import PaddedEncoder, symmetry_layout
+from agents.neural.encoding import PaddedEncoder, symmetry_layout
 
-SHIPPED = "policies/scat_ppo.pt"
+SHIPPED = "policies/scat_ppo.npz"
 
 
 def _deal(seed: int, n: int = 3) -> tuple[list[list[int]], list[int], int]:
@@ -136,7 +136,7 @@ def test_the_average_is_the_mean_of_the_policy_on_each_renamed_position():
     for view, _, _ in _play_both(11, (0, 1, 2, 3), (8, 9, 10, 11), rules):
         if not view.legal_actions:
             continue
-        obs = plain._encoder(view).encode(view)
+        obs = plain._encoder(view.rules).encode(view)
         gather = agent._symmetry(rules, obs.size).gather
         want = np.zeros(NUM_ACTIONS)
         for k, (suits, ranks) in enumerate(perms):
@@ -220,7 +220,7 @@ def test_an_sb3_policy_averages_over_renamings_in_one_batch(tmp_path):
     agent = make_agent(f"sb3:{tmp_path / 'tiny.zip'}:sym=3")
     hands, stock, up = _deal(5)
     view = make_view(_state(Rules(), hands, stock, up), 0)
-    obs = plain._encoder(view).encode(view)
+    obs = plain._encoder(view.rules).encode(view)
     sym = agent._symmetry(view.rules, obs.size)
     batch = plain.policy.logits(obs[sym.gather], np.ones(NUM_ACTIONS, dtype=bool))
     one = plain.policy.logits(obs[sym.gather[1]], np.ones(NUM_ACTIONS, dtype=bool))

@@ -1,25 +1,19 @@
-"""The policy network, its padded observation, and the policy file format.
+"""The policy network in torch, warm starts, and the training checkpoint.
 
-Shared by the native trainer (:mod:`training.ppo`), the SB3 path and the ``ppo:PATH``
-agent, so a policy trained anywhere plays everywhere the same way.
+Training only: playing a trained policy needs :mod:`agents.neural` (the padded input, the
+numpy forward pass, the policy file format), which this module builds on.
 
-Why padding: :class:`~scat_env.observation.ObservationEncoder` sizes the vector by the
-number of players (per-opponent known cards, per-seat lives...). One policy for every
-table size needs one size, so :class:`PaddedEncoder` lays an ``n``-player observation into
-the ``max_players`` layout: the pieces that do not depend on ``n`` stay as they are, the
-per-seat pieces fill relative seats ``0..n-1`` and the missing seats stay zero. A missing
-seat then looks exactly like an opponent who is out of the game (lives 0, not active, no
-known cards), which is what it is for play: turn order skips it. The default
-``max_players`` is 6 (obs size 556, plus the 52 ``discard_values`` below); tables larger than ``max_players`` raise ValueError.
+Files:
 
-File formats (both written atomically, both read with ``torch.load(weights_only=True)``,
-so loading a policy never runs pickled code):
-
-- *policy file* (``kind = "scat-policy"``): weights + architecture + the config and
-  metrics that produced it; small (< 1 MB for the default net). :func:`export_policy`.
-- *training checkpoint* (``kind = "scat-ppo-checkpoint"``): the policy fields plus the
-  optimizer, RNG states, step counters and the pickled rollout state (for ``--resume``).
-  A checkpoint is also a valid policy file for ``ppo:PATH``.
+- *policy file* (``kind = "scat-policy"``, format version 2): the ``.npz`` of
+  :mod:`agents.neural.policy_file`, read with numpy alone; :func:`export_policy` writes it.
+  Version-1 policy files (torch ``.pt``) still load here (:func:`load_file`), and
+  ``python -m training.policy_net convert OLD.pt NEW.npz`` rewrites one.
+- *training checkpoint* (``kind = "scat-ppo-checkpoint"``, a torch file written atomically
+  and read with ``torch.load(weights_only=True)``, so loading never runs pickled code): the
+  policy fields plus the optimizer, RNG states, step counters and the rollout state (for
+  ``--resume``). A checkpoint is also a valid policy for ``ppo:PATH`` where torch is
+  installed.
 """
 
 from __future__ import annotations
@@ -33,136 +27,25 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.expert import ADVICE_SIZE, ExpertAgent
+from agents.expert import ADVICE_SIZE
+from agents.neural.encoding import (
+    DEFAULT_MAX_PLAYERS,
+    PaddedEncoder,
+    advice_offset,
+    policy_observation_size,
+    skip_indices,
+)
+from agents.neural.forward import NumpyPolicy
+from agents.neural.policy_file import POLICY_KIND, is_policy_file, load_policy, save_policy
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
-from scat_env.observation import POINT_SCALE, ObservationEncoder, observation_size, pieces
 from scat_env.rules import Rules
-from scat_env.scoring import value_table
-from scat_env.view import PlayerView
 
+#: Format version of the torch files: checkpoints, and policy files before the ``.npz``.
 FORMAT_VERSION = 1
-POLICY_KIND = "scat-policy"
 CHECKPOINT_KIND = "scat-ppo-checkpoint"
-DEFAULT_MAX_PLAYERS = 6
 
-#: Pieces whose size grows with the number of players: name -> per-seat block size.
-_PER_SEAT = {"known_cards": 52, "lives": 1, "active": 1, "knocked": 1, "dealer": 1}
-
-
-def padding_index(num_players: int, max_players: int) -> np.ndarray:
-    """Positions in the ``max_players`` layout of each entry of the ``num_players`` vector."""
-    if not 2 <= num_players <= max_players:
-        raise ValueError(
-            f"this policy plays 2..{max_players} players (observation padded to "
-            f"{max_players} seats), got {num_players}"
-        )
-    big = {}
-    start = 0
-    for name, size in pieces(max_players):
-        big[name] = start
-        start += size
-    index = []
-    for name, size in pieces(num_players):
-        index.extend(range(big[name], big[name] + size))
-    return np.asarray(index, dtype=np.int64)
-
-
-#: Extra piece appended after the padded observation: ``discard_values``, per card of the
-#: hand in the discard phase, the value of the three cards left if I discard it (/41; 0 for
-#: the card taken from the pile, which may not be discarded). The engine's encoder gives
-#: the best value only; this says what every discard costs, the question the discard phase
-#: asks, so the network need not learn the scoring table from one-hots (it learned much
-#: faster with it in early runs).
-EXTRA_SIZE = 52
-
-
-def advice_offset(max_players: int) -> int:
-    """Where the advice inputs start: after the padded observation and ``discard_values``."""
-    return observation_size(max_players) + EXTRA_SIZE
-
-
-def policy_observation_size(max_players: int, advice: bool = False) -> int:
-    """Size of the policy input: the padded observation plus :data:`EXTRA_SIZE`, plus
-    :data:`~agents.expert.ADVICE_SIZE` expert-advice inputs when ``advice``."""
-    return advice_offset(max_players) + (ADVICE_SIZE if advice else 0)
-
-
-#: Pieces of the observation indexed by card, the one indexed by suit, and those a renaming
-#: of the cards leaves as they are. A new piece must be put in one of them (checked below).
-_CARD_PIECES = ("hand", "drawn_card", "top_discard", "discard_pile", "known_cards", "unseen")
-_SUIT_PIECES = ("suit_sums",)
-_PLAIN_PIECES = ("hand_value", "value_with_discard", "lives", "active", "knocked", "dealer",
-                 "stock_size", "phase", "flags", "turn")
-
-
-def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], list[int]]:
-    """``(card_blocks, suit_blocks)``: the offsets in the policy input of every 52-entry
-    block indexed by card and every 4-entry block indexed by suit, for
-    :class:`agents.symmetry.SymmetryAverage`. Every other input is unchanged when the cards
-    are renamed (lives, phase, hand value, the expert's probabilities...)."""
-    cards, suits, start = [], [], 0
-    for name, size in pieces(max_players):
-        if name in _CARD_PIECES:
-            cards.extend(range(start, start + size, 52))
-        elif name in _SUIT_PIECES:
-            suits.append(start)
-        elif name not in _PLAIN_PIECES:
-            raise ValueError(f"observation piece {name!r}: say how a renaming of the cards "
-                             "moves it (training.policy_net._CARD_PIECES and its siblings)")
-        start += size
-    cards.append(start)  # discard_values
-    if advice:
-        at = advice_offset(max_players)
-        cards += [at, at + NUM_ACTIONS]  # the expert's action one-hot, its per-card scores
-    return cards, suits
-
-
-class PaddedEncoder:
-    """Encodes views of any table size ``2..max_players`` into one fixed-size vector.
-
-    With ``advice=True`` the vector ends with :meth:`agents.expert.ExpertAgent.advice`: the
-    expert's move and the card-counting numbers behind it (exact stock-draw expectations
-    over the unseen cards, the chance a knock leaves me lowest). A network must otherwise
-    learn those sums from one-hots; given them, it starts from the expert's judgement and
-    learns where to depart from it. They are computed from the view, so nothing hidden
-    enters. Costs about 20 us per observation.
-    """
-
-    def __init__(self, rules: Rules, max_players: int = DEFAULT_MAX_PLAYERS,
-                 advice: bool = False) -> None:
-        self.rules = rules
-        self.max_players = max_players
-        self.base_size = observation_size(max_players)
-        self.advice_at = advice_offset(max_players)
-        self.size = policy_observation_size(max_players, advice)
-        self._advisor = ExpertAgent() if advice else None
-        self._table = value_table(rules)
-        self._encoders: dict[int, tuple[ObservationEncoder, np.ndarray]] = {}
-
-    def _for(self, n: int) -> tuple[ObservationEncoder, np.ndarray]:
-        entry = self._encoders.get(n)
-        if entry is None:
-            entry = (ObservationEncoder(n, self.rules), padding_index(n, self.max_players))
-            self._encoders[n] = entry
-        return entry
-
-    def encode(self, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
-        enc, index = self._for(view.num_players)
-        if out is None:
-            out = np.zeros(self.size, dtype=np.float32)
-        else:
-            out[:] = 0.0
-        out[index] = enc.encode(view)
-        hand = view.hand
-        if len(hand) == 4:
-            t, base, taken = self._table, self.base_size, view.taken_card
-            for c in hand:
-                if c != taken:
-                    a, b, d = (x for x in hand if x != c)
-                    out[base + c] = t[a * 2704 + b * 52 + d] * POINT_SCALE
-        if self._advisor is not None:
-            self._advisor.advice(view, out[self.advice_at:])
-        return out
+# Moved to agents.neural; still importable from here for the trainers that import them.
+__all__ = ["DEFAULT_MAX_PLAYERS", "NumpyPolicy", "PaddedEncoder", "policy_observation_size"]
 
 
 def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
@@ -171,19 +54,11 @@ def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0
     return layer
 
 
-def skip_indices(max_players: int) -> tuple[int, int, int]:
-    """Offsets of ``discard_values``, ``hand_value`` and ``value_with_discard`` in the input."""
-    offsets, start = {}, 0
-    for name, size in pieces(max_players):
-        offsets[name] = start
-        start += size
-    return observation_size(max_players), offsets["hand_value"], offsets["value_with_discard"]
-
-
 class PolicyNet(nn.Module):
     """Actor-critic MLP: a shared trunk, a masked policy head and a value head, plus three
     learned scalar "skip" terms that carry the scoring features straight to the actions
-    they are about (an inductive bias, not a rule: both gains are trained):
+    they are about (an inductive bias, not a rule: both gains are trained); the same network in numpy,
+    for play, is :class:`agents.neural.forward.NumpyPolicy`:
 
     - discard ``c``: ``+ card_gain * (points left after discarding c)``;
     - take the top discard: ``+ draw_gain * (points with it - points now)``;
@@ -244,58 +119,6 @@ class PolicyNet(nn.Module):
         return arch
 
 
-class NumpyPolicy:
-    """The same network in numpy, for fast single-view inference in agents and opponents
-    (a torch call costs ~50 us of overhead per sample; this costs ~15 us)."""
-
-    def __init__(self, state_dict: dict[str, Any], layers: int,
-                 max_players: int = DEFAULT_MAX_PLAYERS) -> None:
-        def arr(key: str) -> np.ndarray:
-            v = state_dict[key]
-            return (v.detach().cpu().numpy() if isinstance(v, torch.Tensor) else np.asarray(v)).astype(np.float32)
-
-        self.weights = [(arr(f"trunk.{2 * i}.weight").T.copy(), arr(f"trunk.{2 * i}.bias"))
-                        for i in range(layers)]
-        self.pi_w, self.pi_b = arr("pi.weight").T.copy(), arr("pi.bias")
-        self.v_w, self.v_b = arr("v.weight").T.copy(), arr("v.bias")
-        self.card_gain = float(arr("card_gain"))
-        self.draw_gain = float(arr("draw_gain"))
-        self.knock_gain = float(arr("knock_gain"))
-        self.knock_at = float(arr("knock_at"))
-        self.dv, self.hv, self.vwd = skip_indices(max_players)
-        self.advice = "advice_gain" in state_dict
-        self.advice_gain = float(arr("advice_gain")) if self.advice else 0.0
-        self.advice_at = advice_offset(max_players)
-
-    def skip(self, obs: np.ndarray) -> np.ndarray:
-        """The skip terms of :class:`PolicyNet` for a batch ``(B, obs)``."""
-        out = np.zeros((obs.shape[0], NUM_ACTIONS), dtype=np.float32)
-        out[:, :52] = self.card_gain * obs[:, self.dv:self.dv + 52]
-        vwd = obs[:, self.vwd]
-        out[:, DRAW_DISCARD] = self.draw_gain * (vwd - obs[:, self.hv]) * (vwd > 0)
-        out[:, KNOCK] = self.knock_gain * (obs[:, self.hv] - self.knock_at)
-        if self.advice:
-            out += self.advice_gain * obs[:, self.advice_at:self.advice_at + NUM_ACTIONS]
-        return out
-
-    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Masked logits for a batch ``(B, obs)`` or one observation."""
-        single = obs.ndim == 1
-        x = obs[None] if single else obs
-        h = x
-        for w, b in self.weights:
-            h = np.maximum(h @ w + b, 0.0)
-        out = h @ self.pi_w + self.pi_b + self.skip(x)
-        out = out[0] if single else out
-        return np.where(mask, out, np.float32(-1e9))
-
-    def value(self, obs: np.ndarray) -> np.ndarray:
-        h = obs
-        for w, b in self.weights:
-            h = np.maximum(h @ w + b, 0.0)
-        return (h @ self.v_w + self.v_b)[..., 0]
-
-
 # -- files ---------------------------------------------------------------------------------
 def atomic_save(obj: Any, path: str | os.PathLike[str]) -> None:
     """``torch.save`` to a temp file in the same folder, then ``os.replace``: a crash
@@ -334,18 +157,26 @@ def policy_payload(net: PolicyNet, max_players: int, rules: Rules, config: dict[
 
 
 def export_policy(path: str | os.PathLike[str], payload: dict[str, Any]) -> None:
-    """Write just the policy part of a checkpoint (small, safe to ship)."""
-    keep = ("format_version", "arch", "max_players", "num_actions", "rules", "state_dict",
-            "config", "metrics")
-    atomic_save({"kind": POLICY_KIND, **{k: payload[k] for k in keep}}, path)
+    """Write just the policy part of a checkpoint or policy payload as a policy file
+    (:mod:`agents.neural.policy_file`: small, read with numpy alone, safe to ship)."""
+    keep = ("arch", "max_players", "num_actions", "rules", "config", "metrics")
+    save_policy(path, payload["state_dict"], {k: payload[k] for k in keep})
 
 
 def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIND, CHECKPOINT_KIND)) -> dict[str, Any]:
-    """Load and validate a policy file or checkpoint; any problem is one ValueError line
-    naming the file and what is wrong."""
+    """Load and validate a policy file (either format) or a checkpoint, as a payload dict
+    with a torch ``state_dict``; any problem is one ValueError line naming the file and
+    what is wrong."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"policy file {str(path)!r} does not exist")
+    if is_policy_file(path):
+        if POLICY_KIND not in kinds:
+            raise ValueError(f"{str(path)!r} is a {POLICY_KIND} file, not a "
+                             f"{' or '.join(kinds)} file")
+        loaded = load_policy(path)
+        state = {k: torch.from_numpy(v) for k, v in loaded.arrays.items()}
+        return {**loaded.metadata, "state_dict": state}
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, not a torch file, foreign pickle...
@@ -456,7 +287,22 @@ def grow_state(state: dict[str, torch.Tensor], layers: int, hidden: int, new_lay
     return state
 
 
-def rules_from_payload(data: dict[str, Any]) -> Rules:
-    fields = dict(data.get("rules") or {})
-    fields.pop("name", None)
-    return Rules(**fields)
+def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """Rewrite a torch policy file or checkpoint ``src`` as a policy file ``dst``."""
+    export_policy(dst, load_file(src))
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m training.policy_net",
+                                     description="Policy file tools.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    conv = sub.add_parser("convert", help="rewrite a torch .pt policy or checkpoint as .npz")
+    conv.add_argument("src")
+    conv.add_argument("dst")
+    args = parser.parse_args()
+    try:
+        convert(args.src, args.dst)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None

@@ -1,0 +1,326 @@
+"""The policy file format, read with numpy alone, and where the shipped policies live.
+
+A policy file is a ``.npz`` archive (numpy's zip of ``.npy`` arrays), read with
+``allow_pickle=False`` so loading one never runs code:
+
+- one array per weight of :class:`training.policy_net.PolicyNet`, under its ``state_dict``
+  name (``trunk.0.weight``, ``pi.bias``, ``card_gain``...), float32;
+- ``metadata.json``: a uint8 array holding UTF-8 JSON: ``kind`` (``"scat-policy"``),
+  ``format_version``, ``arch`` (``obs_size``, ``hidden``, ``layers``, ``max_players``, and
+  ``advice: 1`` for a network reading the expert-advice inputs), ``max_players``,
+  ``num_actions``, the ``rules`` it was trained on, the training ``config``, the run's
+  ``metrics`` and ``sha256``, a hash of everything else (:func:`content_hash`).
+
+Loading checks, in this order and each as one ``ValueError`` line naming the file: the file
+exists and is a zip of this kind and version; the architecture lies within sane bounds and
+matches this scat-env's encoder; every array has the shape the architecture implies (read
+from its ``.npy`` header, before the array is allocated); and the hash matches (a flipped
+byte is refused).
+
+Files written by earlier versions (``.pt``, a torch zip restricted to tensors) and training
+checkpoints are read by :func:`load_any` with ``torch.load(weights_only=True)`` where torch
+is installed; without it, one line says so. ``python -m training.policy_net convert OLD.pt
+NEW.npz`` rewrites one in this format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from scat_env.actions import NUM_ACTIONS
+
+from .encoding import policy_observation_size
+from .forward import NumpyPolicy
+
+POLICY_KIND = "scat-policy"
+#: 1: torch ``.pt`` files (read by :mod:`training.policy_net`); 2: this ``.npz`` format.
+FORMAT_VERSION = 2
+METADATA = "metadata.json"
+
+#: Sanity bounds checked before anything is allocated: a larger file is refused as corrupt.
+MAX_HIDDEN = 4096
+MAX_LAYERS = 16
+MAX_FILE_BYTES = 512 * 2**20
+MAX_METADATA_BYTES = 4 * 2**20
+#: Bounds of ``max_players`` (the engine's table sizes).
+PLAYERS_RANGE = (2, 10)
+
+#: The shipped policy set: ``ppo:scat_ppo_set`` (:func:`shipped_path`).
+SHIPPED_SET = "scat_ppo_set"
+
+
+class PolicyFile(NamedTuple):
+    """A loaded policy file: its numpy weights and its metadata."""
+
+    arrays: dict[str, np.ndarray]
+    metadata: dict[str, Any]
+
+    @property
+    def max_players(self) -> int:
+        return int(self.metadata["max_players"])
+
+    def policy(self) -> NumpyPolicy:
+        """The numpy network that plays this file."""
+        return NumpyPolicy(self.arrays, self.metadata["arch"]["layers"], self.max_players)
+
+
+def expected_shapes(arch: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+    """Every weight of a network of architecture ``arch`` and its shape."""
+    obs, hidden, layers = arch["obs_size"], arch["hidden"], arch["layers"]
+    shapes: dict[str, tuple[int, ...]] = {}
+    for i in range(layers):
+        shapes[f"trunk.{2 * i}.weight"] = (hidden, obs if i == 0 else hidden)
+        shapes[f"trunk.{2 * i}.bias"] = (hidden,)
+    shapes.update({"pi.weight": (NUM_ACTIONS, hidden), "pi.bias": (NUM_ACTIONS,),
+                   "v.weight": (1, hidden), "v.bias": (1,)})
+    for name in ("card_gain", "draw_gain", "knock_gain", "knock_at"):
+        shapes[name] = ()
+    if arch.get("advice"):
+        shapes["advice_gain"] = ()
+    return shapes
+
+
+def content_hash(arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> str:
+    """sha256 over the metadata (less its ``sha256``) and every array's name, dtype, shape
+    and bytes, in name order."""
+    digest = hashlib.sha256()
+    meta = {k: v for k, v in metadata.items() if k != "sha256"}
+    digest.update(json.dumps(meta, sort_keys=True).encode())
+    for name in sorted(arrays):
+        a = np.asarray(arrays[name], order="C")
+        digest.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+def check_arch(metadata: Mapping[str, Any], where: str) -> dict[str, int]:
+    """The architecture of ``metadata``, checked against sane bounds and this scat-env's
+    encoder (one ValueError line)."""
+    arch = metadata.get("arch")
+    maxp = metadata.get("max_players")
+    if not isinstance(arch, dict):
+        raise ValueError(f"{where}: no architecture in the metadata")
+    lo, hi = PLAYERS_RANGE
+    bounds = {"hidden": (1, MAX_HIDDEN), "layers": (1, MAX_LAYERS), "max_players": (lo, hi)}
+    for key, (low, high) in bounds.items():
+        value = arch.get(key)
+        if not _is_int(value) or not low <= value <= high:
+            raise ValueError(f"{where}: architecture field {key!r} is {value!r}, "
+                             f"expected a whole number from {low} to {high}")
+    if maxp != arch["max_players"]:
+        raise ValueError(f"{where}: max_players {maxp!r} differs from the architecture's "
+                         f"{arch['max_players']!r}")
+    if metadata.get("num_actions") != NUM_ACTIONS:
+        raise ValueError(f"{where} was trained for {metadata.get('num_actions')!r} actions, "
+                         f"this scat-env has {NUM_ACTIONS}")
+    want = policy_observation_size(maxp, bool(arch.get("advice", 0)))
+    if arch.get("obs_size") != want:
+        raise ValueError(f"{where}: observation size {arch.get('obs_size')!r} does not match "
+                         f"this scat-env's encoder for {maxp} players ({want})")
+    return arch
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_policy_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is in this format (a zip holding ``metadata.json``), whatever its
+    name ends with: a torch ``.pt`` is a zip too, without that member."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return METADATA + ".npy" in zf.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def load_policy(path: str | os.PathLike[str]) -> PolicyFile:
+    """Read and check a policy file (module docstring); any problem is one ValueError."""
+    where = repr(str(path))
+    if not os.path.isfile(path):
+        raise ValueError(f"policy file {where} does not exist")
+    if os.path.getsize(path) > MAX_FILE_BYTES:
+        raise ValueError(f"{where} is larger than any policy ({os.path.getsize(path)} bytes)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return _read(zf, where)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{where} is not a scat policy file (not a zip: corrupt or "
+                         "truncated?)") from None
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{where} cannot be read (corrupt or truncated?): {exc}") from None
+
+
+def _read(zf: zipfile.ZipFile, where: str) -> PolicyFile:
+    members = {n.removesuffix(".npy"): n for n in zf.namelist() if n.endswith(".npy")}
+    if METADATA not in members:
+        raise ValueError(f"{where} is not a scat policy file (no {METADATA}; a torch .pt "
+                         "policy is read by training.policy_net, which needs torch)")
+    raw = _read_array(zf, members.pop(METADATA), (None,), where, np.uint8,
+                      MAX_METADATA_BYTES)
+    try:
+        metadata = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{where}: metadata is not valid JSON ({exc})") from None
+    if not isinstance(metadata, dict) or metadata.get("kind") != POLICY_KIND:
+        found = metadata.get("kind") if isinstance(metadata, dict) else type(metadata).__name__
+        raise ValueError(f"{where} is not a {POLICY_KIND} file (found {found!r})")
+    if metadata.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{where} has format version {metadata.get('format_version')!r}; "
+                         f"this scat-env reads version {FORMAT_VERSION}")
+    shapes = expected_shapes(check_arch(metadata, where))
+    if set(members) != set(shapes):
+        missing, extra = sorted(set(shapes) - set(members)), sorted(set(members) - set(shapes))
+        raise ValueError(f"{where}: weights do not fit the architecture (missing "
+                         f"{missing or 'none'}, unexpected {extra or 'none'})")
+    arrays = {name: _read_array(zf, members[name], shapes[name], where, np.float32)
+              for name in sorted(shapes)}
+    if content_hash(arrays, metadata) != metadata.get("sha256"):
+        raise ValueError(f"{where}: content hash mismatch (the file was changed or damaged "
+                         "after it was written)")
+    return PolicyFile(arrays, metadata)
+
+
+def _read_array(zf: zipfile.ZipFile, member: str, shape: tuple[int | None, ...], where: str,
+                dtype: type, max_bytes: int = MAX_FILE_BYTES) -> np.ndarray:
+    """One ``.npy`` member, its header checked (dtype, shape; ``None`` = any length up to
+    ``max_bytes``) before the array is read."""
+    with zf.open(member) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"{where}: {member} has .npy version {version}")
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        got, fortran, got_dtype = read_header(fh)
+        if got_dtype != np.dtype(dtype) or fortran or len(got) != len(shape) or any(
+                want is not None and g != want for g, want in zip(got, shape, strict=True)):
+            raise ValueError(f"{where}: {member} is {got_dtype}{list(got)}, expected "
+                             f"{np.dtype(dtype)}{list(shape)}")
+        count = int(np.prod(got, dtype=np.int64))
+        if count * np.dtype(dtype).itemsize > max_bytes:
+            raise ValueError(f"{where}: {member} is too large ({count} entries)")
+        data = fh.read(count * np.dtype(dtype).itemsize)
+    if len(data) != count * np.dtype(dtype).itemsize:
+        raise ValueError(f"{where}: {member} is truncated")
+    return np.frombuffer(data, dtype=dtype).reshape(got).copy()
+
+
+def save_policy(path: str | os.PathLike[str], arrays: Mapping[str, Any],
+                metadata: Mapping[str, Any]) -> None:
+    """Write a policy file atomically (a temp file in the same folder, then
+    ``os.replace``). ``arrays``: the network's weights (numpy arrays or torch tensors);
+    ``metadata``: everything the module docstring lists except ``kind``,
+    ``format_version`` and ``sha256``, which are set here. Checked by reading it back."""
+    weights = {}
+    for name, value in arrays.items():
+        if hasattr(value, "detach"):
+            value = value.detach().cpu().numpy()
+        weights[name] = np.array(value, dtype=np.float32, order="C")  # keeps 0-d shapes
+    meta = {**metadata, "kind": POLICY_KIND, "format_version": FORMAT_VERSION}
+    meta.pop("sha256", None)
+    meta = json.loads(json.dumps(meta))  # what load_policy will see (tuples become lists)
+    meta["sha256"] = content_hash(weights, meta)
+    buffer = io.BytesIO()
+    blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+    np.savez(buffer, **weights, **{METADATA: blob})
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(buffer.getvalue())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a policy file is for sharing
+        load_policy(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+#: Torch file kinds that carry a playable policy (version-1 policy files and checkpoints).
+_LEGACY_KINDS = (POLICY_KIND, "scat-ppo-checkpoint")
+
+
+def load_any(path: str | os.PathLike[str]) -> PolicyFile:
+    """A policy to play from either format: this one, or a torch ``.pt`` policy file or
+    training checkpoint (format 1), which needs torch. One ValueError line otherwise."""
+    if not os.path.isfile(path) or is_policy_file(path) or not _is_torch_file(path):
+        return load_policy(path)
+    where = repr(str(path))
+    try:
+        import torch
+    except ImportError:
+        raise ValueError(f"{where} is a torch policy file (format 1): reading it needs torch "
+                         "(pip install 'scat-env[train]'); python -m training.policy_net "
+                         "convert rewrites it as .npz") from None
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated zip, foreign pickle...
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ValueError(f"{where} is not a readable scat policy (corrupt or truncated?): "
+                         f"{first[:200]}") from None
+    if not isinstance(data, dict) or data.get("kind") not in _LEGACY_KINDS:
+        found = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{where} is not a {POLICY_KIND} file (found {found!r})")
+    if data.get("format_version") != 1:
+        raise ValueError(f"{where} has torch format version {data.get('format_version')!r}; "
+                         "this scat-env reads version 1")
+    shapes = expected_shapes(check_arch(data, where))
+    state = data.get("state_dict") or {}
+    arrays = {k: v.detach().cpu().numpy() for k, v in state.items() if k in shapes}
+    if set(arrays) != set(shapes) or any(arrays[k].shape != shapes[k] for k in shapes):
+        raise ValueError(f"{where}: weights do not fit the architecture")
+    keep = ("kind", "format_version", "arch", "max_players", "num_actions", "rules", "config",
+            "metrics")
+    meta = {k: data[k] for k in keep if k in data}
+    return PolicyFile(arrays, meta)
+
+
+def _is_torch_file(path: str | os.PathLike[str]) -> bool:
+    """A torch save: a zip whose members include ``<name>/data.pkl``."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return any(n.endswith("/data.pkl") for n in zf.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+# -- shipped policies -------------------------------------------------------------------
+@cache
+def shipped_dir() -> Path | None:
+    """The folder of the shipped policies: the installed package data ``scat_policies``
+    (the repository's ``policies/`` folder, mapped in pyproject.toml), or ``policies/``
+    beside the package in a checkout."""
+    from importlib.util import find_spec
+
+    spec = find_spec("scat_policies")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(folder) / f"{SHIPPED_SET}.yaml").is_file():
+            return Path(folder)
+    checkout = Path(__file__).resolve().parents[2] / "policies"
+    return checkout if (checkout / f"{SHIPPED_SET}.yaml").is_file() else None
+
+
+def shipped_path(name: str) -> str | None:
+    """The shipped file ``name`` names (``scat_ppo_set`` -> its manifest, ``scat_ppo`` ->
+    ``scat_ppo.npz``), or None when ``name`` is a path or names nothing shipped."""
+    folder = shipped_dir()
+    if folder is None or not name or os.sep in name or "/" in name:
+        return None
+    for candidate in (name, f"{name}.yaml", f"{name}.npz"):
+        if (folder / candidate).is_file():
+            return str(folder / candidate)
+    return None
