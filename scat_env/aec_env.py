@@ -296,7 +296,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 if ag in self.infos:
                     self.infos[ag] = {"lives": state.lives[i]}
             self._infos_have_result = False
-        if not state.is_terminal() and state.turn >= self.max_turns:
+        if state.turn >= self.max_turns and not state.is_terminal():
             self._truncate()
         if self._rewards_dirty:
             cum = self._cumulative_rewards

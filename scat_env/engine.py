@@ -278,8 +278,11 @@ class GameState:
         """Sorted legal actions of the player to move (empty when the game is over)."""
         phase = self.phase
         if phase is _DISCARD:
+            hand = self.hands[self.current_player]
             taken = self.taken
-            return sorted(c for c in self.hands[self.current_player] if c != taken)
+            if taken is None:
+                return sorted(hand)
+            return sorted([c for c in hand if c != taken])
         if phase is not _DRAW:
             return []
         acts = []
