@@ -1,0 +1,135 @@
+"""``pip install`` from a wheel works anywhere: the shipped policies are package data and a
+game against the default opponent needs numpy, not torch.
+
+Builds the wheel from a copy of the sources (so the checkout gets no ``build/`` folder),
+installs it without dependencies and without the network into a fresh virtual environment
+that sees this interpreter's packages (numpy, rich...), blocks torch with a
+``sitecustomize`` that refuses to import it, then plays from an empty folder: a game through
+the Python API, ``scat watch`` and ``scat play`` driven through a pipe. About 15 s.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("scat_env", "agents", "training", "scat_cli")
+
+BLOCK_TORCH = '''
+import importlib.abc
+import sys
+
+
+class _Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Refuse())
+'''
+
+API_GAME = '''
+import sys
+from pathlib import Path
+
+import agents
+from agents.match import play_game
+from agents.policy import DEFAULT_OPPONENT
+from agents.registry import make_agent
+from scat_env import Rules
+
+assert Path(agents.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), agents.__file__
+players = [make_agent(DEFAULT_OPPONENT, seed=0), make_agent("expert", seed=1),
+           make_agent("ppo:scat_ppo", seed=2)]
+record = play_game(players, Rules(), seed=3)
+assert record.winner is not None and not record.truncated
+assert "torch" not in sys.modules
+try:
+    import torch  # noqa: F401
+except ModuleNotFoundError:
+    print("game ok, torch blocked")
+'''
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str], stdin: str | None = None,
+         ) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, f"{cmd}: {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], Path]:
+    base = tmp_path_factory.mktemp("install")
+    src = base / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in (*PACKAGES, "policies"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+          "-w", str(base / "dist"), str(src)], base, env)
+    wheel = next((base / "dist").glob("scat_env-*.whl"))
+    venv = base / "venv"
+    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+         base, env)
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    _run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+         base, env)
+    block = base / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(BLOCK_TORCH)
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    env = {**env, "PYTHONPATH": str(block), "SCAT_REPLAY_DIR": str(elsewhere / "replays")}
+    return python, env, wheel
+
+
+def test_the_wheel_holds_every_package_and_the_shipped_policies(installed):
+    _, _, wheel = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for init in ROOT.glob("*/**/__init__.py"):
+        rel = init.relative_to(ROOT).as_posix()
+        if rel.split("/")[0] in PACKAGES:
+            assert rel in names, f"{rel} is missing from the wheel (pyproject.toml packages)"
+    shipped = {p.name for p in (ROOT / "policies").glob("*.npz")} | {"scat_ppo_set.yaml"}
+    assert {f"scat_policies/{n}" for n in shipped} <= names
+    assert not any(n.endswith(".pt") for n in names)
+
+
+def test_a_game_against_the_default_opponent_needs_no_torch(installed):
+    python, env, _ = installed
+    elsewhere = Path(env["SCAT_REPLAY_DIR"]).parent
+    out = _run([str(python), "-c", API_GAME], elsewhere, env)
+    assert "game ok, torch blocked" in out.stdout
+    scat = [str(python.with_name("scat"))]
+    out = _run([*scat, "watch", "--agents", "ppo:scat_ppo_set,expert,greedy", "--fast",
+                "--seed", "2"], elsewhere, env)
+    assert "wins" in out.stdout.lower() or "winner" in out.stdout.lower(), out.stdout[-500:]
+    # A human who always picks the first menu entry, through a pipe.
+    out = _run([*scat, "play", "--players", "3", "--fast", "--seed", "3", "--no-color"],
+               elsewhere, env, stdin="1\n" * 2000)
+    assert "Replay saved" in out.stdout, out.stdout[-500:]
+
+
+def test_a_torch_policy_file_without_torch_is_one_clear_line(installed, tmp_path):
+    python, env, _ = installed
+    legacy = tmp_path / "old.pt"
+    with zipfile.ZipFile(legacy, "w") as zf:  # the layout of a torch save
+        zf.writestr("old/data.pkl", b"\x80\x02}q\x00.")
+    out = subprocess.run([str(python.with_name("scat")), "watch", "--agents",
+                          f"ppo:{legacy},expert", "--fast", "--seed", "1"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "needs torch" in out.stderr and "Traceback" not in out.stderr, out.stderr
