@@ -35,9 +35,9 @@ def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, lis
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise CliError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {players}")
     if not specs:
-        from ._pending import default_opponent
+        from agents.policy import DEFAULT_OPPONENT
 
-        specs = [default_opponent()]
+        specs = [DEFAULT_OPPONENT]
     if len(specs) == 1:
         specs = specs * (players - 1)
     if len(specs) != players - 1:

@@ -20,7 +20,6 @@ from agents.registry import make_agent
 from scat_env import GameState, PlayerView, Rules, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
 
-from ._pending import check_table
 from .humanio import HELP, HINT, MENU, QUIT, InputError, menu_options, parse_command, yes
 from .savegame import HUMAN, PlayerEntry, SavedGame, agent_seed
 from .tui import (
@@ -51,7 +50,7 @@ def build_agents(game: SavedGame) -> list[Agent | None]:
             agents.append(None)
             continue
         agent = make_agent(p.agent, seed=p.seed)
-        check_table(agent, game.num_players, game.rules)
+        agent.check_table(game.num_players, game.rules)
         agent.reset(p.seed)
         agents.append(agent)
     return agents

@@ -64,8 +64,6 @@ def run(args: argparse.Namespace) -> int:
     from scat_env.render import render_table
     from training.tournament import parse_specs
 
-    from ._pending import check_table
-
     specs = parse_specs(args.agents)
     if not 2 <= len(specs) <= 10:
         raise CliError(f"{len(specs)} agents: Scat is played by 2 to 10 players, one spec per seat")
@@ -83,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     agents = [make_agent(spec, seed=s) for s, spec in enumerate(specs)]
     for agent in agents:  # a policy that cannot play this table says so before the deal
-        check_table(agent, len(specs), rules)
+        agent.check_table(len(specs), rules)
     names = seat_names(specs)
     out = sys.stdout
 

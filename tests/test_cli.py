@@ -118,3 +118,18 @@ def test_bench_forwards_its_arguments():
     proc = scat("bench", "--players", "2", "--seconds", "0.2", "--mode", "engine")
     assert proc.returncode == 0, proc.stderr
     assert "engine" in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["watch", "tournament"])
+def test_a_policy_that_cannot_play_the_table_is_refused_before_any_game(tmp_path, command):
+    from agents.policy import DEFAULT_OPPONENT
+
+    seats = ",".join([DEFAULT_OPPONENT] + ["random"] * 7)  # the shipped set plays up to 6
+    args = (["watch", "--agents", seats] if command == "watch" else
+            ["tournament", "--field", seats, "--games", "8", "--workers", "1",
+             "--out", str(tmp_path / "t")])
+    proc = scat(*args)
+    assert proc.returncode == 2, proc.stdout[-500:] + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "8" in lines[0], proc.stderr
+    assert not (tmp_path / "t" / "games.jsonl").exists()

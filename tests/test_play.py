@@ -37,7 +37,7 @@ def state_at_seat0(seed: int, players: int = 2, rules: Rules | None = None) -> G
     """A game advanced (random legal moves by the others) to seat 0's draw decision."""
     rng = random.Random(seed)
     state = GameState(players, rules, seed=seed)
-    while not (state.current_player == 0 and state.phase == 0):
+    while not (state.current_player == 0 and state.phase == "draw"):
         state.apply_action(rng.choice(state.legal_actions()))
     return state
 
@@ -510,3 +510,22 @@ def test_a_hint_gives_the_experts_move_and_its_numbers():
     joined = " ".join(said)
     for words in ("a stock draw is worth", "lowest alone", "loses you a life"):
         assert words in joined
+
+
+def test_scat_play_starts_without_torch_gymnasium_pettingzoo_or_matplotlib(tmp_path):
+    """The first prompt of ``scat play`` (default opponents) needs the engine, numpy and the
+    shipped policies only: the heavy libraries cost seconds of start-up."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from scat_cli.main import main\n"
+        f"main(['play', '--fast', '--no-color', '--seed', '1', '--save', {str(tmp_path / 'g.json')!r}])\n"
+        "heavy = {'torch', 'gymnasium', 'pettingzoo', 'matplotlib'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Game saved to" in proc.stdout  # it reached the first prompt, then end of input
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]

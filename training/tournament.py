@@ -192,9 +192,7 @@ class TournamentConfig:
         worker process starts."""
         rules = self.load_rules()
         for spec in self.specs:
-            agent = make_agent(spec, seed=0)
-            if hasattr(agent, "check_table"):  # TEMPORARY until Agent.check_table exists
-                agent.check_table(self.num_players, rules)
+            make_agent(spec, seed=0).check_table(self.num_players, rules)
 
     def seatings(self) -> list[list[tuple[int, ...]]]:
         return [seatings_for(t, self.seating) for t in self.tables]
