@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from agents.match import play_game
+from agents.neural.encoding import policy_observation_size
 from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.rewards import (
@@ -22,7 +23,7 @@ from scat_env.rewards import (
     win_chance_shaping,
 )
 from training.config import PPOConfig
-from training.policy_net import PolicyNet, policy_observation_size
+from training.policy_net import PolicyNet
 from training.rollout import Runner
 
 

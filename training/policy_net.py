@@ -30,12 +30,10 @@ from torch import nn
 from agents.expert import ADVICE_SIZE
 from agents.neural.encoding import (
     DEFAULT_MAX_PLAYERS,
-    PaddedEncoder,
     advice_offset,
     policy_observation_size,
     skip_indices,
 )
-from agents.neural.forward import NumpyPolicy
 from agents.neural.policy_file import POLICY_KIND, is_policy_file, load_policy, save_policy
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.rules import Rules
@@ -43,9 +41,6 @@ from scat_env.rules import Rules
 #: Format version of the torch files: checkpoints, and policy files before the ``.npz``.
 FORMAT_VERSION = 1
 CHECKPOINT_KIND = "scat-ppo-checkpoint"
-
-# Moved to agents.neural; still importable from here for the trainers that import them.
-__all__ = ["DEFAULT_MAX_PLAYERS", "NumpyPolicy", "PaddedEncoder", "policy_observation_size"]
 
 
 def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
@@ -69,7 +64,7 @@ class PolicyNet(nn.Module):
     Without them the MLP must learn 52 separate input-to-output mappings from one-hots
     before it even discards like ``greedy``; with them it starts there and learns the rest.
     With ``advice`` (the input ends with the expert's move and numbers, see
-    :class:`PaddedEncoder`) a fourth term adds ``advice_gain`` to the expert's move, so a
+    :class:`agents.neural.encoding.PaddedEncoder`) a fourth term adds ``advice_gain`` to the expert's move, so a
     new network starts close to the expert and PPO learns where to play otherwise.
     Illegal actions get logit ``-1e9`` (not ``-inf``) so an all-illegal row stays finite.
     """

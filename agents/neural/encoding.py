@@ -54,11 +54,23 @@ def table_view(view: PlayerView, active_only: bool) -> PlayerView:
     still in, exactly as a real game of that size looks, so a policy set hands it to the
     specialist for that size. ``ppo:SPEC:full`` turns it off and plays as trained.
 
-    Measured on the same deals (paired, shipped set vs the same set with ``:full``, 2,000
-    games each against ``expert``; mean result in x fair share, difference with its 95% CI)::
+    Measured on the same deals, shipped set against two or three ``expert`` seats, 2,000
+    games each (duplicate deals, seed 11), game by game (SE clustered by deal):
 
-        python -m training.paired ppo:scat_ppo_set ppo:scat_ppo_set:full \\
-            --opponents expert --players N --games 2000 --seed 11
+    ========  ===============  ===============  ==================================
+    players   active_view      ``:full``        difference
+    ========  ===============  ===============  ==================================
+    3         0.441 (1.32x)    0.421 (1.26x)    +0.020, SE 0.0067, z +3.0 (+0.06x)
+    4         0.315 (1.26x)    0.298 (1.19x)    +0.018, SE 0.0075, z +2.3 (+0.07x)
+    ========  ===============  ===============  ==================================
+
+    (win rate, in brackets as a multiple of the fair share 1/n)::
+
+        python -m training.evaluate ppo:scat_ppo_set --opponents expert --players 3 \\
+            --games 2000 --seed 11 --workers 1 --out A
+        python -m training.evaluate ppo:scat_ppo_set:full --opponents expert --players 3 \\
+            --games 2000 --seed 11 --workers 1 --out B
+        python -m training.paired A B
     """
     if active_only and view.active[view.seat]:
         return active_view(view)
