@@ -41,3 +41,23 @@ def test_native_opponent_mix_values_must_be_numbers(tmp_path):
     path.write_text("trainer: native\nopponents: {self: high}\n")
     with pytest.raises(ValueError, match="field 'opponents' has a value that must be a number"):
         load_config(path)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "train").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, monkeypatch):
+    """A config names shipped policy files (``init_from``, ``handoff``) by paths from the
+    repository root; a renamed or deleted file must fail here, not an hour into a run. An
+    ``init_from`` under ``runs/`` is the previous stage's run folder, made by its config."""
+    from training.rollout import check_handoff
+
+    monkeypatch.chdir(ROOT)
+    _, cfg = load_config(path)
+    init_from = getattr(cfg, "init_from", None)
+    if init_from and not init_from.startswith("runs/"):
+        assert (ROOT / init_from).is_file(), init_from
+    if init_from and init_from.startswith("runs/"):
+        stage = init_from.split("/")[1]
+        assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), init_from
+    if getattr(cfg, "handoff", None):
+        check_handoff(cfg)

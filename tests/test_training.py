@@ -215,12 +215,11 @@ def test_final_evaluation_uses_duplicate_deals_and_discards_stale_games(tmp_path
     assert again["final_eval"]["games"]["random_x2"] < first["games"]["random_x2"]
 
 
-def test_shipped_default_policy_spec_loads():
-    spec = (Path(__file__).resolve().parents[1] / "policies/default.txt").read_text()
-    line = next(ln.split("#", 1)[0].strip() for ln in spec.splitlines()
-                if ln.split("#", 1)[0].strip())
-    name, _, path = line.partition(":")
-    agent = make_agent(f"{name}:{Path(__file__).resolve().parents[1] / path}", seed=0)
+def test_the_default_opponent_plays_from_any_folder(tmp_path, monkeypatch):
+    from agents.policy import DEFAULT_OPPONENT
+
+    monkeypatch.chdir(tmp_path)
+    agent = make_agent(DEFAULT_OPPONENT, seed=0)
     rec = play_game([agent, make_agent("random", seed=1)], Rules(), seed=5)
     assert rec.winner in (0, 1)
 

@@ -50,7 +50,8 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.policy import PolicyAgent, _SB3Policy
+    from agents.policy import PolicyAgent
+    from agents.sb3 import _SB3Policy
 
     from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
     from .progress import BudgetBar
