@@ -102,11 +102,13 @@ def result_record(result: HandResult) -> dict[str, Any]:
 
 
 def portable_spec(spec: str, base: Path | None = None) -> str:
-    """``spec`` with a file path relative to ``base`` (default: the current folder) made
-    absolute, so a saved game names the same agent from any folder: ``ppo:runs/x/policy.pt``
-    becomes ``ppo:/home/me/runs/x/policy.pt``. Specs that name no existing file (``expert``,
-    ``threshold:25``, ``ppo:scat_ppo_set``) are returned unchanged, options (``:sample``)
-    kept after the path."""
+    """``spec`` as a saved game should name it, so that it names the same agent from any
+    folder: a shipped policy file by its name (``ppo:policies/scat_ppo_set.yaml`` in a
+    checkout becomes ``ppo:scat_ppo_set``), any other file given by a path relative to
+    ``base`` (default: the current folder) by its absolute path (``ppo:runs/x/policy.npz``
+    becomes ``ppo:/home/me/runs/x/policy.npz``). Specs that name no existing file
+    (``expert``, ``threshold:25``, ``ppo:scat_ppo_set``) are returned unchanged; options
+    (``:sample``) stay after the path."""
     kind, sep, arg = spec.partition(":")
     if not sep:
         return spec
@@ -116,8 +118,16 @@ def portable_spec(spec: str, base: Path | None = None) -> str:
         path = Path(":".join(parts[:i])).expanduser()
         if not path.is_absolute() and (base / path).exists() and (
                 path.suffix or len(path.parts) > 1):
-            return ":".join([kind, str((base / path).resolve()), *parts[i:]])
+            return ":".join([kind, _shipped_name((base / path).resolve()), *parts[i:]])
     return spec
+
+
+def _shipped_name(path: Path) -> str:
+    """The shipped policy ``path`` is, by name (``scat_ppo_set``); else ``path`` itself."""
+    from agents.neural.policy_file import shipped_path
+
+    shipped = shipped_path(path.stem)
+    return path.stem if shipped and Path(shipped).resolve() == path else str(path)
 
 
 @dataclass

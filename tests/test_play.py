@@ -185,6 +185,8 @@ def test_saved_specs_name_their_files_from_any_folder(tmp_path):
     for spec in ("expert", "threshold:25", "ppo:scat_ppo_set", f"ppo:{policy}",
                  "ppo:runs/missing.pt"):
         assert portable_spec(spec, tmp_path) == spec
+    # the shipped set, named by its path in a checkout, is saved by its name
+    assert portable_spec("ppo:policies/scat_ppo_set.yaml:sample", REPO) == "ppo:scat_ppo_set:sample"
 
 
 def test_a_policy_that_cannot_play_the_table_is_refused_before_the_game(tmp_path, capsys):
@@ -529,3 +531,28 @@ def test_scat_play_starts_without_torch_gymnasium_pettingzoo_or_matplotlib(tmp_p
     assert proc.returncode == 0, proc.stderr
     assert "Game saved to" in proc.stdout  # it reached the first prompt, then end of input
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
+
+
+def test_a_saved_game_resumes_from_another_folder(tmp_path):
+    """Specs that name files by relative paths are saved so they resolve from anywhere."""
+    import shutil
+    import subprocess
+
+    (tmp_path / "start" / "runs").mkdir(parents=True)
+    shutil.copy(REPO / "policies" / "scat_ppo_2p.npz", tmp_path / "start" / "runs" / "p.npz")
+    save = tmp_path / "game.json"
+
+    def scat(cwd: Path, *args: str, typed: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "scat_cli", "play", *args], cwd=cwd,
+                              input=typed, capture_output=True, text=True, timeout=120)
+
+    first = scat(tmp_path / "start", "--opponents", "ppo:runs/p.npz,expert", "--seed", "5",
+                 "--fast", "--no-color", "--save", str(save), typed="1\n1\n")
+    assert first.returncode == 0 and "Game saved to" in first.stdout, first.stderr
+    assert json.loads(save.read_text())["actions"]
+    specs = [p["agent"] for p in json.loads(save.read_text())["players"]]
+    assert specs == ["human", f"ppo:{(tmp_path / 'start' / 'runs' / 'p.npz').resolve()}", "expert"]
+    (tmp_path / "elsewhere").mkdir()
+    again = scat(tmp_path / "elsewhere", "--resume", str(save), "--fast", "--no-color")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("Resuming") and "Scat · standard rules" in again.stdout
