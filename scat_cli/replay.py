@@ -17,7 +17,7 @@ import argparse
 import time
 from pathlib import Path
 
-from scat_env import make_view
+from scat_env import Phase, make_view
 from scat_env.actions import DRAW_STOCK, END_PLAY, KNOCK
 
 from .savegame import ReplayError, SavedGame
@@ -100,7 +100,7 @@ class Viewer:
                 self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
                                   style="dim")
                 self._table(state)
-            elif state.phase == 0 and (seat == self.seat or self.reveal) and not turn_lines:
+            elif state.phase is Phase.DRAW and (seat == self.seat or self.reveal) and not turn_lines:
                 self._table(state)
             top_before = state.discard[-1] if state.discard else None
             state.apply_action(action)

@@ -90,6 +90,13 @@ def test_replay_command_shows_the_game_to_its_end(tmp_path, capsys):
     winner = saved.names[saved.winner]
     assert ("You win!" if winner == "You" else f"{winner} wins the game.") in out
     assert "drew the " in out  # --reveal shows stock draws
+    # The table is drawn at each new hand and before each of the watched seat's turns.
+    state, draws = saved.new_state(), 0
+    for seat, action in saved.actions:
+        draws += seat == 0 and state.phase == "draw"
+        state.apply_action(action)
+    hands = len(saved.results)
+    assert out.count("│ Discard pile:") >= max(draws, hands)
 
 
 def test_replay_waits_for_enter_and_q_stops(tmp_path):
