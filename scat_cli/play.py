@@ -2,7 +2,7 @@
 
 You sit at seat 0 ("You"); every other seat is an agent from :mod:`agents.registry`, by
 default the shipped policy set (:data:`agents.policy.DEFAULT_OPPONENT`). The game itself is
-:class:`scat_cli.session.PlaySession`; this module reads the command line. It imports only
+:class:`scat_cli.game.PlaySession`; this module reads the command line. It imports only
 the standard library at module level, so ``scat --help`` does not load the game.
 
 Examples::
@@ -94,8 +94,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from scat_env import Rules
 
+    from .game import PlaySession, new_game
     from .savegame import HUMAN, ReplayError, SavedGame, default_path, new_seed, portable_spec
-    from .session import PlaySession, new_game
 
     if args.delay < 0:
         raise CliError(f"--delay must be >= 0, got {args.delay}")

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from scat_cli.errors import CliError
+from scat_cli.game import PlaySession, new_game
 from scat_cli.humanio import HELP, HINT, QUIT, InputError, menu_options, parse_command
 from scat_cli.play import opponent_specs
 from scat_cli.savegame import SavedGame, portable_spec
-from scat_cli.session import PlaySession, new_game
 from scat_env import (
     DRAW_DISCARD,
     DRAW_STOCK,

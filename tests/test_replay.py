@@ -11,6 +11,7 @@ import pytest
 
 from agents.match import play_game
 from agents.registry import make_agent
+from scat_cli.game import PlaySession, new_game
 from scat_cli.main import main
 from scat_cli.savegame import (
     PlayerEntry,
@@ -20,7 +21,6 @@ from scat_cli.savegame import (
     parse_action,
     result_record,
 )
-from scat_cli.session import PlaySession, new_game
 from scat_cli.tui import explain_result, showdown_view
 from scat_env import NUM_ACTIONS, Rules
 from scat_env.actions import action_short
