@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.neural.encoding import PaddedEncoder, symmetry_layout
 from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from agents.symmetry import SymmetryAverage, card_permutation, relabellings
 from scat_env import GameState, Rules, make_view
 from scat_env.actions import NUM_ACTIONS
-from agents.neural.encoding import PaddedEncoder, symmetry_layout
 
 SHIPPED = "policies/scat_ppo.npz"
 
