@@ -298,10 +298,6 @@ class ISMCTSAgent(Agent):
             out.append(proposal)
         return out
 
-    def scores(self, view: PlayerView, proposal: int | None = None) -> tuple[dict[int, float], int]:
-        """(mean win-chance change of each surviving candidate, worlds used)."""
-        return self._search(view, proposal)[:2]
-
     def _search(self, view: PlayerView, proposal: int | None) -> tuple[dict[int, float], int, int | None]:
         """(mean outcome per surviving candidate, worlds, the action that beats the
         proposal with evidence or None). Outcomes are paired per world, so each candidate

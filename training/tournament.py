@@ -267,6 +267,8 @@ def play_key(key: tuple[int, int, int]) -> dict[str, Any]:
         max_turns=config.max_turns,
     )
     n = len(specs)
+    # A summary per hand, not HandResult.to_dict(): scoring a tournament needs who lost
+    # what, never the cards, and per-seat lists keep a log of many thousand games small.
     hands = []
     for r in record.results:
         hands.append({
