@@ -230,12 +230,12 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
 
     out = Path(out)
     spec = f"ppo:{out / 'policy.npz'}" if trainer == "native" else f"sb3:{out / 'checkpoint.zip'}"
-    speed = summary.get("samples_per_s_this_session")
+    speed = summary.get("samples_per_s_since_start")
     lines = [f"# Training report: {cfg.name} ({trainer} trainer)", "",
              f"Trained for {summary.get('elapsed_s', 0):,.0f} s: {summary.get('samples', 0):,} "
              "learner samples"
              + (f", {summary['env_steps']:,} moves at the tables" if "env_steps" in summary else "")
-             + (f"; {speed:,.0f} samples/s this session." if speed else "."), ""]
+             + (f"; {speed:,.0f} samples/s since the run (re)started." if speed else "."), ""]
     if "final_eval" in summary:
         final = summary["final_eval"]
         lines.append(format_report(final, "Final evaluation").rstrip("\n"))

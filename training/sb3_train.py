@@ -148,7 +148,7 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
     save()
     summary: dict[str, Any] = {
         "samples": model.num_timesteps, "elapsed_s": state["elapsed_s"],
-        "samples_per_s_this_session": (model.num_timesteps - steps0) / wall if wall else None,
+        "samples_per_s_since_start": (model.num_timesteps - steps0) / wall if wall else None,
     }
     if cfg.final_eval_games:
         # The saved checkpoint is exactly the policy the tournament loads as ``sb3:PATH``.
