@@ -110,11 +110,6 @@ def layout(num_players: int, pieces: tuple[Piece, ...] = PIECES) -> dict[str, sl
     return out
 
 
-def pieces(num_players: int) -> list[tuple[str, int]]:
-    """``(name, size)`` of every piece of the observation for ``num_players``, in order."""
-    return [(piece.name, piece.size(num_players)) for piece in PIECES]
-
-
 def observation_size(num_players: int) -> int:
     return sum(piece.size(num_players) for piece in PIECES)
 
