@@ -51,13 +51,9 @@ def _bench(kind: str) -> Callable[[Sequence[str], str], int]:
         from training.bench import training_main
 
         return training_main
-    import inspect
-
     from scat_env.bench import main as env_main
 
-    if "prog" not in inspect.signature(env_main).parameters:  # TEMPORARY until prog lands
-        return lambda argv, prog: env_main(argv)
-    return lambda argv, prog: env_main(argv, prog=prog)
+    return env_main
 
 
 def run(args: argparse.Namespace) -> int:
