@@ -31,10 +31,15 @@ from agents.expert import ADVICE_SIZE
 from agents.neural.encoding import (
     DEFAULT_MAX_PLAYERS,
     advice_offset,
-    policy_observation_size,
     skip_indices,
 )
-from agents.neural.policy_file import POLICY_KIND, is_policy_file, load_policy, save_policy
+from agents.neural.policy_file import (
+    POLICY_KIND,
+    check_arch,
+    is_policy_file,
+    load_policy,
+    save_policy,
+)
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.rules import Rules
 
@@ -184,15 +189,7 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
     if data.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{str(path)!r} has format version {data.get('format_version')!r}; "
                          f"this scat-env reads version {FORMAT_VERSION}")
-    if data.get("num_actions") != NUM_ACTIONS:
-        raise ValueError(f"{str(path)!r} was trained for {data.get('num_actions')} actions, "
-                         f"this scat-env has {NUM_ACTIONS}")
-    arch, maxp = data.get("arch") or {}, data.get("max_players")
-    advice = bool(arch.get("advice", 0))
-    if not isinstance(maxp, int) or arch.get("obs_size") != policy_observation_size(maxp, advice):
-        raise ValueError(f"{str(path)!r}: observation size {arch.get('obs_size')!r} does not "
-                         f"match this scat-env's encoder for {maxp!r} players "
-                         f"({policy_observation_size(maxp, advice) if isinstance(maxp, int) else '?'})")
+    check_arch(data, repr(str(path)))
     return data
 
 
