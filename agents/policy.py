@@ -1,5 +1,5 @@
-"""Trained policies as agents: ``ppo:POLICY`` (a policy file or a policy set) and
-``sb3:PATH`` (a stable-baselines3 / sb3-contrib MaskablePPO zip).
+"""Trained policies as agents: ``ppo:POLICY`` (a policy file or a policy set). The
+stable-baselines3 agent ``sb3:PATH`` (:mod:`agents.sb3`) plays through :class:`PolicyAgent` too.
 
 ``POLICY`` is a path (``ppo:runs/x/policy.npz``, ``ppo:policies/scat_ppo_set.yaml``) or the
 name of a shipped policy, found from any folder (``ppo:scat_ppo_set``, the shipped set:
@@ -17,10 +17,10 @@ players still in (a specialist for heads-up play, one for three players...) and 
 for the other sizes.
 
 Inference runs in numpy (one view: ~50 us, ~85 us with the expert-advice inputs of the
-shipped policy, measured on a 2-core machine), fast enough for 2,000-game tournaments, and
-needs no torch. A missing, corrupt or incompatible file raises one ``ValueError`` line
-naming the file; a policy that cannot play a table is refused by :meth:`check_table`
-before the first move.
+shipped policy, on a 2-core machine: ``scat bench agents --agent ppo:scat_ppo``), fast
+enough for 2,000-game tournaments, and needs no torch. A missing, corrupt or incompatible
+file raises one ``ValueError`` line naming the file; a policy that cannot play a table is
+refused by :meth:`check_table` before the first move.
 """
 
 from __future__ import annotations

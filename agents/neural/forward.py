@@ -1,9 +1,10 @@
 """The policy network's forward pass in numpy, for play.
 
-It computes what :class:`training.policy_net.PolicyNet` computes (an MLP trunk, a policy
-head, a value head, and the learned "skip" terms that carry the scoring features straight to
-the actions they are about), from the same weights (less the value head), without torch: a torch call costs ~50 us
-of overhead per sample, this ~15 us, and a player needs no torch installed.
+It computes the logits of :class:`training.policy_net.PolicyNet` (an MLP trunk, the policy
+head, and the learned "skip" terms that carry the scoring features straight to the actions
+they are about) from the same weights, without torch: a player needs no torch installed, and
+one observation at a time pays no torch call overhead (``scat bench agents --agent
+ppo:scat_ppo`` times a decision). Play needs no value head, so it is not computed.
 """
 
 from __future__ import annotations

@@ -88,8 +88,8 @@ class EnsemblePolicy:
 
     Why: independently trained nets make partly independent mistakes, and averaging their
     logits (a product of their policies) measured stronger than any one of them at some
-    table sizes (policies/README.md). Only policies that read the same observation can be
-    averaged, so the inputs must match.
+    table sizes (``docs/EXPERIMENTS.md``, entry 32). Only policies that read the same
+    observation can be averaged, so the inputs must match.
     """
 
     def __init__(self, policies: list[Any], name: str) -> None:
