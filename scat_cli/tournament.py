@@ -156,27 +156,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Columns of the terminal table after the agent's spec: header, and the cell for one agent.
-_COLUMNS: tuple[tuple[str, Callable[[dict, dict], str]], ...] = (
-    ("win rate [95% CI]", lambda a, r: _pct(a["win_rate"], ci=True)),
-    ("lives/hand", lambda a, r: _num(a["lives_per_hand"], 3)),
-    ("knocks (kept)", lambda a, r: f"{_pct(a['knock_rate'])} ({_pct(a['knock_success'])})"),
-    ("mean place", lambda a, r: _num(a["mean_place"], 2)),
-    ("rating", lambda a, r: f"{r['ordinal']:.2f}" if r else "-"),
-)
+def _columns() -> list[tuple[str, Callable[[dict, dict], str]]]:
+    """Columns of the terminal table after the agent's spec: header, and the cell for one
+    agent (its stats, its rating), formatted as results.md formats them."""
+    from training.report import number, percent
 
-
-def _pct(stat: dict[str, Any], ci: bool = False) -> str:
-    v, (lo, hi) = stat["value"], stat["ci95"]
-    if v is None:
-        return "-"
-    if ci and lo is not None:
-        return f"{100 * v:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"{100 * v:.1f}%"
-
-
-def _num(stat: dict[str, Any], digits: int) -> str:
-    return "-" if stat["value"] is None else f"{stat['value']:.{digits}f}"
+    return [
+        ("win rate [95% CI]", lambda a, r: percent(a["win_rate"])),
+        ("lives/hand", lambda a, r: number(a["lives_per_hand"], digits=3)),
+        ("knocks (kept)", lambda a, r: f"{percent(a['knock_rate'], ci=False)} "
+                                       f"({percent(a['knock_success'], ci=False)})"),
+        ("mean place", lambda a, r: number(a["mean_place"], digits=2)),
+        ("rating", lambda a, r: f"{r['ordinal']:.2f}" if r else "-"),
+    ]
 
 
 def summary_table(summary: dict[str, Any], width: int) -> Any:
@@ -190,7 +182,7 @@ def summary_table(summary: dict[str, Any], width: int) -> Any:
 
     specs = ranked_specs(summary)
     rows = [(s, summary["agents"][s], summary["ratings"].get(s, {})) for s in specs]
-    columns = list(_COLUMNS)
+    columns = _columns()
     spec_min = min(16, max(len(s) for s in specs))
 
     def needed(cols: list) -> int:  # the agent column at its narrowest, borders, padding

@@ -188,16 +188,19 @@ def summarize(config: dict[str, Any], games: list[dict[str, Any]]) -> dict[str, 
 
 
 # -- rendering -----------------------------------------------------------------------------
-def _pct(stat: dict[str, Any]) -> str:
+def percent(stat: dict[str, Any], ci: bool = True) -> str:
+    """A proportion as ``"41.2% [39.0, 43.4]"`` (``ci``: with its interval, where it has one),
+    ``"-"`` when it has no value. Shared by results.md and ``scat tournament``'s table."""
     v, (lo, hi) = stat["value"], stat["ci95"]
     if v is None:
         return "-"
-    if lo is None:
-        return f"{100 * v:.1f}%"
-    return f"{100 * v:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    if ci and lo is not None:
+        return f"{100 * v:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{100 * v:.1f}%"
 
 
-def _num(stat: dict[str, Any], ci: bool = False, digits: int = 3) -> str:
+def number(stat: dict[str, Any], ci: bool = False, digits: int = 3) -> str:
+    """A statistic with ``digits`` decimals (``ci``: with its interval), ``"-"`` when none."""
     v, (lo, hi) = stat["value"], stat["ci95"]
     if v is None:
         return "-"
@@ -235,11 +238,11 @@ def markdown(summary: dict[str, Any]) -> str:
         a = summary["agents"][spec]
         r = summary["ratings"].get(spec, {})
         lines.append(
-            f"| `{spec}` | {_pct(a['win_rate'])} | {_num(a['lives_per_hand'], ci=True)} "
-            f"| {_pct({**a['knock_rate'], 'ci95': [None, None]})} "
-            f"| {_pct({**a['knock_success'], 'ci95': [None, None]})} "
-            f"| {_num(a['thirty_one_rate'], digits=4)} | {_num(a['dealt_31_rate'], digits=4)} "
-            f"| {_num(a['showdown_value'], digits=2)} | {_num(a['mean_place'], digits=2)} "
+            f"| `{spec}` | {percent(a['win_rate'])} | {number(a['lives_per_hand'], ci=True)} "
+            f"| {percent(a['knock_rate'], ci=False)} "
+            f"| {percent(a['knock_success'], ci=False)} "
+            f"| {number(a['thirty_one_rate'], digits=4)} | {number(a['dealt_31_rate'], digits=4)} "
+            f"| {number(a['showdown_value'], digits=2)} | {number(a['mean_place'], digits=2)} "
             + (f"| {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |" if r
                else "| - | - |")
         )
