@@ -10,10 +10,11 @@ Files:
   Version-1 policy files (torch ``.pt``) still load here (:func:`load_file`), and
   ``python -m training.policy_net convert OLD.pt NEW.npz`` rewrites one.
 - *training checkpoint* (``kind = "scat-ppo-checkpoint"``, a torch file written atomically
-  and read with ``torch.load(weights_only=True)``, so loading never runs pickled code): the
-  policy fields plus the optimizer, RNG states, step counters and the rollout state (for
-  ``--resume``). A checkpoint is also a valid policy for ``ppo:PATH`` where torch is
-  installed.
+  and read with ``torch.load(weights_only=True)``): the policy fields plus the optimizer,
+  RNG states, step counters and the rollout state (for ``--resume``). A checkpoint is also
+  a valid policy for ``ppo:PATH`` where torch is installed, and playing it runs no pickled
+  code. Resuming does: the rollout state is a pickle (:func:`training.ppo.load_checkpoint`),
+  so resume only from a run folder you trust.
 """
 
 from __future__ import annotations
