@@ -9,7 +9,7 @@ The agent sees only the :class:`~scat_env.PlayerView`, like every baseline: it e
 with the padded observation the policy was trained on (:mod:`agents.neural.encoding`),
 masks illegal actions and plays the most likely action (deterministic, the default) or
 samples from the policy with its own seeded rng (``:sample``). Once a player is out it
-reads the smaller game among the players still in (:func:`agents.neural.encoding.table_view`,
+reads the smaller game among the players still in (:func:`agents.neural.encoding.policy_view`,
 where that choice and its measured effect are documented; ``:full`` plays as trained).
 
 ``ppo:SET`` plays a *policy set* (:mod:`agents.neural.policy_set`): one policy per number of
@@ -35,7 +35,7 @@ import numpy as np
 from scat_env import PlayerView, Rules
 
 from .base import Agent
-from .neural.encoding import PaddedEncoder, symmetry_layout, table_view
+from .neural.encoding import PaddedEncoder, policy_view, symmetry_layout
 from .neural.policy_file import SHIPPED_SET, load_any, shipped_path
 from .neural.policy_set import SYM_MAX, EnsemblePolicy, load_policy_set
 from .registry import register
@@ -65,7 +65,7 @@ class PolicyAgent(Agent):
         self.trained_rules = rules or {}  # the rules the policy file says it was trained on
         self.sample = sample
         # Once a player is out, read the table as the smaller game it now is
-        # (agents.neural.encoding.table_view); ``:full`` turns this off.
+        # (agents.neural.encoding.policy_view); ``:full`` turns this off.
         self.active_only = active_only
         self.name = name
         self._encoders: dict[Rules, PaddedEncoder] = {}
@@ -96,7 +96,7 @@ class PolicyAgent(Agent):
         if view.num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"this table has {view.num_players}")
-        view = table_view(view, self.active_only)
+        view = policy_view(view, self.active_only)
         obs = self._encoder(view.rules).encode(view)
         mask = np.zeros(56, dtype=bool)
         mask[list(view.legal_actions)] = True
@@ -142,7 +142,7 @@ class PolicySetAgent(Agent):
     """One :class:`PolicyAgent` per number of players still in, and a default for the rest.
 
     Why by players *still in* and not by the table's size: read through
-    :func:`~agents.neural.encoding.table_view`, a three-player game with one player out is a
+    :func:`~agents.neural.encoding.policy_view`, a three-player game with one player out is a
     two-player game, so the two-player specialist is the right player for it. With
     ``active_only=False`` (``:full``) the table's size picks the member instead.
     """
@@ -171,7 +171,7 @@ class PolicySetAgent(Agent):
 
     def member(self, view: PlayerView) -> PolicyAgent:
         """The policy that plays ``view``: the specialist for its size, else the default."""
-        return self._for(table_view(view, self.active_only).num_players)
+        return self._for(policy_view(view, self.active_only).num_players)
 
     def check_table(self, num_players: int, rules: Rules) -> None:
         # Players drop out as the game goes on: every count a game can reach needs a member.
@@ -190,15 +190,15 @@ class PolicySetAgent(Agent):
         return [*self.members.values(), *([self.default] if self.default is not None else [])]
 
     def logits(self, view: PlayerView) -> np.ndarray:
-        view = table_view(view, self.active_only)
+        view = policy_view(view, self.active_only)
         return self._for(view.num_players).logits(view)
 
     def act(self, view: PlayerView) -> int:
-        view = table_view(view, self.active_only)
+        view = policy_view(view, self.active_only)
         return self._for(view.num_players).act(view)
 
     def explain(self, view: PlayerView) -> str:
-        view = table_view(view, self.active_only)
+        view = policy_view(view, self.active_only)
         return self._for(view.num_players).explain(view)
 
 
@@ -257,7 +257,7 @@ def _make_set(path: str, options: dict[str, Any], seed: int | None, name: str) -
 
 #: Options after a policy: ``sample`` (sample instead of the most likely action), ``argmax``
 #: (the default), ``full`` (read the whole table, out seats included, as in training; see
-#: :func:`agents.neural.encoding.table_view`). ``sym`` / ``sym=N``: average the logits over N
+#: :func:`agents.neural.encoding.policy_view`). ``sym`` / ``sym=N``: average the logits over N
 #: card relabellings (:mod:`agents.symmetry`).
 _OPTIONS = ("sample", "argmax", "full")
 

@@ -10,7 +10,7 @@ the game (lives 0, not active, no known cards), which is what it is for play: tu
 skips it. The default ``max_players`` is 6 (observation 556, plus the 52 ``discard_values``
 below); larger tables raise ValueError.
 
-The train/serve switch (:func:`table_view`) lives here too, next to the encoding it feeds.
+The train/serve switch (:func:`policy_view`) lives here too, next to the encoding it feeds.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ DEFAULT_MAX_PLAYERS = 6
 EXTRA_SIZE = 52
 
 
-def table_view(view: PlayerView, active_only: bool) -> PlayerView:
+def policy_view(view: PlayerView, active_only: bool) -> PlayerView:
     """The view a trained policy reads at play time: the one place where play and training
     may differ.
 
