@@ -52,8 +52,8 @@ cost. Hands decided by the deal before any decision of an episode (dealt 31 duri
 ``reset``) pay their rewards at the first step. ``single_hand=True`` ends the episode when
 the first hand is scored (it requires ``reward="hand"``).
 
-**Turn cap.** ``max_turns`` (default ``DEFAULT_MAX_TURNS`` = 300) turns in one hand truncate the episode: two players
-who keep taking each other's discards could otherwise play forever.
+**Turn cap.** ``max_turns`` (default ``DEFAULT_MAX_TURNS`` = 300) turns in one hand truncate
+the episode: two players who keep taking each other's discards could otherwise play forever.
 
 **Infos.** ``infos[agent]["lives"]`` is always present. After a step that ends a hand (and
 after a ``reset`` whose deal was decided at once), every agent's info holds ``"hand_result"``

@@ -33,7 +33,9 @@ GAMES: tuple[tuple[str, int, str, int], ...] = (
     ("gin_3p", 3, "gin", 5),
 )
 
-def record_game(num_players: int, rules: Rules | str, seed: int, max_turns: int = DEFAULT_MAX_TURNS) -> str:
+
+def record_game(num_players: int, rules: Rules | str, seed: int,
+                max_turns: int = DEFAULT_MAX_TURNS) -> str:
     """Play one seeded game with uniformly random legal moves and return its transcript."""
     if isinstance(rules, str):
         rules = Rules.preset(rules)
