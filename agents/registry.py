@@ -30,14 +30,10 @@ def _load_builtin() -> None:
     _LOADED = True
     import importlib
 
-    # Each module registers itself on import; optional ones may be missing in a checkout.
+    # Each module registers itself on import.
     for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
                 "agents.policy", "agents.sb3"):
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+        importlib.import_module(mod)
 
 
 def available() -> dict[str, str]:
