@@ -3,9 +3,9 @@
 As in OpenSpiel's observers, the layout is data: :data:`PIECES` declares each named piece
 once (its size, its meaning, how a renaming of the cards moves it), and the encoder, the
 documentation table (:func:`layout_table`) and a policy's padded input all derive from it,
-so they cannot disagree. Seats are
-relative (0 = me, 1 = the player on my left, ...) so one policy can play any seat. All
-values lie in ``[0, 1]``; points are divided by 41, the largest suit total of four cards.
+so they cannot disagree. Seats are relative (0 = me, 1 = the player on my left, ...) so one
+policy can play any seat. All values lie in ``[0, 1]``; points are divided by 41, the
+largest suit total of four cards.
 
 Only the view is read, so nothing hidden can reach the vector by construction; the
 invariant tests check it anyway by changing hidden cards and comparing vectors.
