@@ -1,9 +1,9 @@
-"""Shared helpers for the rules and env tests: stacked decks and readable turns.
+"""What the rules and env tests share: stacked decks and readable turns.
 
 A scenario is written the way a person would describe it at the table: "seat 0 holds KH 8H
 5H, the upcard is 2C, the stock starts with 9S", and :func:`stack` turns that into the
 52-card deck (top first) the engine deals from. Cards are dealt one at a time starting
-left of the dealer (002 "Deal"), so the helper interleaves the hands the same way; every
+left of the dealer (002 "Deal"), so :func:`stack` interleaves the hands the same way; every
 card not named is appended in id order (2C, 3C, ... ) so the deck is always complete.
 """
 
