@@ -80,7 +80,8 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
         model = MaskablePPO(
             "MlpPolicy", env, learning_rate=cfg.lr, n_steps=cfg.rollout_samples_per_env,
             batch_size=cfg.minibatch_samples, n_epochs=cfg.epochs, gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", verbose=0,
+            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip, ent_coef=cfg.ent_coef,
+            seed=cfg.seed, device="cpu", verbose=0,
             policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers},
             tensorboard_log=str(out / "tb"))
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
