@@ -18,7 +18,7 @@ from .policy import PolicyAgent, parse_policy_spec
 from .registry import register
 
 
-class _SB3Policy:
+class SB3Policy:
     """Adapter giving an SB3 (Maskable)PPO model the ``logits(obs, mask)`` interface."""
 
     def __init__(self, model: Any) -> None:
@@ -61,7 +61,7 @@ def _load_sb3(path: str) -> tuple[Any, int]:
     max_players = next((n for n in range(2, 11) if policy_observation_size(n) == size), None)
     if max_players is None:
         raise ValueError(f"{path!r}: observation size {size} matches no scat table size")
-    return _SB3Policy(model), max_players
+    return SB3Policy(model), max_players
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:

@@ -209,7 +209,7 @@ def test_a_policy_set_averages_every_member_over_renamings(tmp_path):
 
 
 def test_an_sb3_policy_averages_over_renamings_in_one_batch(tmp_path):
-    # _SB3Policy.logits takes a batch as well as one observation, so :sym works for sb3:.
+    # SB3Policy.logits takes a batch as well as one observation, so :sym works for sb3:.
     from sb3_contrib import MaskablePPO
 
     from training.single_agent import ScatSingleAgentEnv

@@ -51,7 +51,7 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
     from stable_baselines3.common.callbacks import BaseCallback
 
     from agents.policy import PolicyAgent
-    from agents.sb3 import _SB3Policy
+    from agents.sb3 import SB3Policy
 
     from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
     from .progress import BudgetBar
@@ -87,7 +87,7 @@ def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = 
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
 
     def evaluate(games: int, seed: int) -> dict[str, Any]:
-        pol = _SB3Policy(model)
+        pol = SB3Policy(model)
         return evaluate_agent(lambda s: PolicyAgent(pol, cfg.max_players, seed=s), rules,
                               cfg.eval_opponents, cfg.eval_players, games, seed)
 
