@@ -186,7 +186,7 @@ class SB3Config:
     hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
     shaping: str = "lives"  # lives | win_chance (as PPOConfig.shaping)
     n_envs: int = 8  # parallel envs, one game each
-    vec_env: str = "subproc"  # subproc | dummy (measured on 2 cores: subproc 2.0k, dummy 1.2k samples/s)
+    vec_env: str = "subproc"  # subproc (one process per env: faster with free cores) | dummy
     total_samples: int = 200_000  # learner decisions
     time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
     rollout_samples_per_env: int = 512  # SB3's n_steps
