@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import pickle
 import time
 from collections.abc import Callable
@@ -390,7 +389,7 @@ def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
     summary: dict[str, Any] = {
         "samples": state["samples"], "env_steps": runner.env_steps, "updates": state["update"],
         "elapsed_s": state["elapsed_s"],
-        "samples_per_s_since_start": (state["samples"] - samples0) / wall if wall > 0 else math.nan,
+        "samples_per_s_since_start": (state["samples"] - samples0) / wall if wall > 0 else None,
     }
     return finish(out, cfg, learner, rules, state, summary, log)
 
