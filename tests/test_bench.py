@@ -20,7 +20,7 @@ def scat(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args, prog", [
-    (("agents",), "scat bench agents"),
+    ((), "scat bench"), (("agents",), "scat bench agents"),
     (("training",), "scat bench training"),
 ])
 def test_help_names_the_command_a_user_typed(args, prog):
