@@ -91,7 +91,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS, action_str
-from .engine import GameState, Phase
+from .engine import GameState, Phase, as_action
 from .observation import ObservationEncoder, Piece, action_mask, layout
 from .render import render_table
 from .rewards import REWARD_MODES, hand_rewards
@@ -267,10 +267,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return
         state = self._state
         try:
-            a = int(action)
-        except (TypeError, ValueError):
+            a = as_action(action)
+        except ValueError:
             a = -1
-        if a != action or not state.is_legal(a):
+        if not state.is_legal(a):
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
@@ -422,7 +422,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 raise ValueError(f"{agent}: {exc}") from None
         # PettingZoo's TerminateIllegalWrapper semantics, done here without the wrapper cost.
         warnings.warn(
-            f"[WARNING]: Illegal move made ({agent} played {action!r}: "
+            f"[WARNING]: Illegal move made ({agent} played {repr(action)[:40]}: "
             f"{_safe_action_str(action)}), game terminating with current player losing.",
             stacklevel=2,
         )
@@ -441,8 +441,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
 def _safe_action_str(action: Any) -> str:
     try:
-        return action_str(int(action))
-    except (TypeError, ValueError):
+        return action_str(as_action(action))
+    except ValueError:
         return "not an action"
 
 

@@ -25,8 +25,10 @@ Design notes (why it looks like this):
 
 from __future__ import annotations
 
+import operator
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -141,12 +143,43 @@ class HandResult:
         return text
 
 
+def as_action(action: object, what: str = "an action") -> int:
+    """``action`` as a plain ``int``, or ``ValueError`` naming it.
+
+    Integers of any kind (numpy's included) are converted, so that what the engine stores in
+    hands, piles and logs is always a Python ``int``; anything else (a float such as 52.0
+    or inf, a bool, a string, an array) is refused rather than compared or stored as it is.
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, bool):
+        raise ValueError(f"{what} must be an integer, got {action!r}")
+    try:
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        text = repr(action)
+        if len(text) > 40:
+            text = text[:37] + "..."
+        raise ValueError(
+            f"{what} must be an integer, got {text} ({type(action).__name__})"
+        ) from None
+
+
 def validate_deck(deck: Sequence[int | str], rules: Rules) -> list[int]:
-    """Parse and check a stacked deck (top first): every card of the pack exactly once."""
+    """Parse and check a stacked deck (top first): every card of the pack exactly once.
+
+    A set or a mapping is refused: its order depends on hashing, not on the caller, so the
+    same "deck" could deal differently from one run to the next.
+    """
+    if isinstance(deck, (AbstractSet, Mapping)):
+        raise ValueError(
+            f"bad deck: give the cards in order (a list, a tuple or a string), "
+            f"not a {type(deck).__name__}"
+        )
     if isinstance(deck, str):
         deck = deck.replace(",", " ").split()
     try:
-        cards = [parse_card(c) for c in deck]
+        cards = [parse_card(c if isinstance(c, str) else as_action(c, "a card")) for c in deck]
     except ValueError as exc:
         raise ValueError(f"bad deck: {exc}") from None
     expected = rules.deck_cards
@@ -329,6 +362,8 @@ class GameState:
 
     def apply_action(self, action: int) -> None:
         """Play one decision of the player to move. Illegal actions raise ``ValueError``."""
+        if type(action) is not int:
+            action = as_action(action)
         if not self.is_legal(action):
             self._raise_illegal(action)
         seat = self.current_player
@@ -505,11 +540,14 @@ class GameState:
     def _raise_illegal(self, action: object) -> None:
         legal = self.legal_actions()
         try:
-            name = action_str(int(action))  # type: ignore[call-overload]
-        except (TypeError, ValueError):
+            name = action_str(as_action(action))
+        except ValueError:
             name = "not an action"
+        text = repr(action)
+        if len(text) > 40:
+            text = text[:37] + "..."
         raise ValueError(
-            f"illegal action {action!r} ({name}) for player_{self.current_player} in the "
+            f"illegal action {text} ({name}) for player_{self.current_player} in the "
             f"{self.phase} phase; legal: "
             + (", ".join(f"{a} ({action_str(a)})" for a in legal) or "none, the game is over")
         )
