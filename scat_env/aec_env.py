@@ -386,8 +386,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if state.is_terminal():  # the game is over, or the single hand is
             for a in self.agents:
                 self.terminations[a] = True
-        results = [r.to_dict(names) for r in new]
         for a in self.agents:
+            # Each agent its own dicts: one agent editing its info must not edit another's.
+            results = [r.to_dict(names) for r in new]
             self.infos[a] = {
                 "lives": state.lives[self.agent_name_mapping[a]],
                 "hand_result": results[0],

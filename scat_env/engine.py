@@ -69,6 +69,35 @@ EV_KNOCK = "knock"
 EV_END_PLAY = "end_play"
 
 
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A ``dict`` that refuses changes: the per-seat tables of a :class:`HandResult`.
+
+    A result is handed to every agent (``PlayerView.last_result``) and kept in the game's
+    record; a plain dict inside a frozen dataclass would let one agent rewrite what the
+    others, the env and the save file read. It stays a ``dict`` subclass so that equality,
+    JSON and ``isinstance(x, dict)`` behave as before, and pickles through ``__reduce__``
+    (pickle would otherwise refill it item by item through the refused ``__setitem__``).
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("a hand result is read-only")
+
+    __setitem__ = __delitem__ = _refuse  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type, tuple[dict]]:  # type: ignore[type-arg]
+        return type(self), (dict(self),)
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> FrozenDict:
+        return self
+
+
 @dataclass(frozen=True)
 class HandResult:
     """How one hand ended and what it cost. Everything here is public after the showdown.
@@ -92,6 +121,12 @@ class HandResult:
     replayed: bool
     lives_after: tuple[int, ...]
     rule: str
+
+    def __post_init__(self) -> None:
+        for name in ("values", "hands", "lives_lost"):
+            table = getattr(self, name)
+            if type(table) is not FrozenDict:
+                object.__setattr__(self, name, FrozenDict(table))
 
     def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
         """The JSON-friendly form: exactly the env's ``infos[agent]["hand_result"]``.

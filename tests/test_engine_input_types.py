@@ -74,3 +74,52 @@ def test_a_deck_as_a_tuple_or_a_numpy_array_still_deals_in_its_order():
     a = GameState(3, deck=tuple(order), dealer=0)
     b = GameState(3, deck=np.array(order), dealer=0)
     assert a.hands == b.hands and a.discard == b.discard
+
+
+def _first_hand_result(num_players: int = 3) -> scat_env.HandResult:
+    import random
+
+    state = GameState(num_players, seed=4)
+    rng = random.Random(0)
+    while not state.results:
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state.results[0]
+
+
+def test_a_hand_result_cannot_be_rewritten_through_a_view():
+    """An agent holding ``view.last_result`` must not be able to change the record."""
+    import copy
+    import pickle
+
+    from scat_env import make_view
+
+    result = _first_hand_result()
+    state = GameState(3, seed=4)
+    state.results.append(result)
+    view = make_view(state, 0)
+    for table in (view.last_result.values, view.last_result.lives_lost, view.last_result.hands):
+        seat = next(iter(table))
+        edits = [("__setitem__", (seat, 0)), ("pop", (seat,)), ("update", ({seat: 0},)),
+                 ("clear", ()), ("setdefault", (99, 0)), ("__delitem__", (seat,)),
+                 ("popitem", ()), ("__ior__", ({seat: 0},))]
+        for method, args in edits:
+            with pytest.raises(TypeError, match="read-only"):
+                getattr(table, method)(*args)
+    assert result == pickle.loads(pickle.dumps(result))
+    assert copy.deepcopy(result) == result and result.values == dict(result.values)
+
+
+def test_each_agent_gets_its_own_hand_result_dict():
+    rng = np.random.default_rng(0)
+    env = scat_env.raw_env(num_players=3)
+    env.reset(seed=3)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if "hand_result" in info:
+            break
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    infos = [env.infos[a] for a in env.agents]
+    assert infos[0]["hand_result"] == infos[1]["hand_result"]
+    infos[0]["hand_result"]["values"].clear()
+    infos[0]["hand_results"].clear()
+    assert infos[1]["hand_result"]["values"] and infos[1]["hand_results"]
