@@ -175,17 +175,27 @@ class Rules:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Rules:
-        """Load a rules file (all fields, or ``preset: NAME`` plus the fields to change)."""
-        import yaml
+        """Load a rules file (all fields, or ``preset: NAME`` plus the fields to change).
+
+        ``preset:`` may name another rules file; a chain that comes back to a file already
+        being loaded is refused (it would never end)."""
+        from .yamlfile import one_line, read_yaml
 
         p = Path(path)
+        key = p.resolve()
+        if key in _LOADING:
+            chain = " -> ".join(str(f) for f in [*_LOADING, key])
+            raise ValueError(one_line(f"rules file {str(p)!r}: its preset chain loops ({chain})"))
         if not p.is_file():
-            raise ValueError(f"rules file not found: {p}")
+            raise ValueError(f"rules file not found: {one_line(str(p))}")
+        data = read_yaml(p, "rules file")
+        _LOADING.append(key)
         try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"rules file {p} is not valid YAML: {exc}") from None
-        return cls.from_dict(data, source=str(p))
+            return cls.from_dict(data, source=str(p))
+        except ValueError as exc:
+            raise ValueError(one_line(str(exc))) from None
+        finally:
+            _LOADING.pop()
 
     @classmethod
     def preset(cls, name: str) -> Rules:
@@ -198,6 +208,9 @@ class Rules:
             return cls.from_yaml(name)
         raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
 
+
+#: Rules files being loaded, outermost first (to refuse a ``preset:`` chain that loops).
+_LOADING: list[Path] = []
 
 #: Named presets: the standard game and one turning on each option of the sources.
 PRESETS: dict[str, dict[str, Any]] = {

@@ -31,10 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scat_env import DEFAULT_MAX_TURNS, Rules
 from scat_env.rewards import check_shaping
+from scat_env.yamlfile import one_line, read_yaml
 
 TRAINERS = ("native", "sb3")
 
@@ -228,14 +227,18 @@ def make_rules(spec: str) -> Rules:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None
                 ) -> tuple[str, PPOConfig | SB3Config]:
-    """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file."""
+    """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file
+    (in one bounded line, whatever value the file holds)."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"training config {str(path)!r} does not exist")
+    raw = read_yaml(path, "training config")
     try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{str(path)!r} is not valid YAML: {str(exc).splitlines()[0]}") from None
+        return _config_from(path, raw, overrides)
+    except ValueError as exc:
+        raise ValueError(one_line(str(exc))) from None
+
+
+def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
+                 ) -> tuple[str, PPOConfig | SB3Config]:
     if not isinstance(raw, dict):
         raise ValueError(f"{str(path)!r}: expected a mapping of config fields")
     raw = {**raw, **(overrides or {})}

@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from scat_env.yamlfile import one_line, read_yaml
+
 #: The one format tag a policy-set manifest carries, so any other YAML file is refused.
 SET_FORMAT = "scat-policy-set"
 SYM_MAX = 576  # 24 suit orders x 24 orders of the ten-point ranks (agents.symmetry)
@@ -25,6 +27,15 @@ class PolicySetManifest(NamedTuple):
 
 
 def load_policy_set(path: str) -> PolicySetManifest:
+    """Read a policy-set manifest -> :class:`PolicySetManifest` (the format is below, in
+    :func:`_load_policy_set`); every error is one bounded line naming the manifest."""
+    try:
+        return _load_policy_set(path)
+    except ValueError as exc:
+        raise ValueError(one_line(str(exc))) from None
+
+
+def _load_policy_set(path: str) -> PolicySetManifest:
     """Read a policy-set manifest -> :class:`PolicySetManifest`.
 
     The manifest is YAML::
@@ -39,16 +50,7 @@ def load_policy_set(path: str) -> PolicySetManifest:
     File names are relative to the manifest's folder. Any problem is one ``ValueError``
     naming the manifest and what is wrong; the member files are checked when loaded.
     """
-    import yaml
-
-    if not os.path.isfile(path):
-        raise ValueError(f"policy set {path!r} does not exist")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            raw = yaml.safe_load(fh)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ValueError(f"policy set {path!r} is not valid YAML: "
-                         f"{str(exc).splitlines()[0]}") from None
+    raw = read_yaml(path, "policy set")
     if not isinstance(raw, dict) or raw.get("format") != SET_FORMAT:
         raise ValueError(f"policy set {path!r} must be a mapping with 'format: {SET_FORMAT}'")
     unknown = sorted(str(k) for k in set(raw) - {"format", "policies", "symmetry"})
