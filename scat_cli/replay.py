@@ -170,6 +170,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat must be 0..{game.num_players - 1}, got {args.seat}")
     if args.delay < 0:
         raise ValueError(f"--delay must be >= 0, got {args.delay}")
+    # A game still in progress belongs to the person playing it: showing them cards they have
+    # not seen (every hand, or another seat's) would let them look and then resume. The
+    # status was checked against the moves by resimulate(), so editing it does not help.
+    hidden = args.reveal or (args.seat is not None and args.seat != game.human_seat)
+    if hidden and game.human_seat is not None and game.status != "finished":
+        what = "--reveal" if args.reveal else "--seat of another player"
+        raise ValueError(f"{what} shows cards the player has not seen: only for a finished "
+                         f"game, and this one is in progress (scat play --resume {args.file})")
     viewer = Viewer(game, reveal=args.reveal, seat=args.seat, color=not args.no_color,
                     auto=args.auto or args.fast, delay=0.0 if args.fast else args.delay,
                     width=args.width)

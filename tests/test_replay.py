@@ -198,3 +198,37 @@ def test_every_showdown_names_who_lost_and_renders(preset):
             showdown_view(result, rules, names)  # renders without error
             seen += 1
     assert seen > 20
+
+
+def _unfinished_game(tmp_path: Path) -> Path:
+    """A human game left after a few moves (end of input saves it, still in progress)."""
+    game = new_game(3, ["random", "random"], Rules(), seed=5, name="You")
+    path = tmp_path / "unfinished.json"
+    answers = iter(["1"] * 4)
+
+    def answer(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    PlaySession(game, path, color=False, fast=True, input_fn=answer).run()
+    return path
+
+
+@pytest.mark.parametrize("flags", [["--reveal"], ["--seat", "1"], ["--seat", "2", "--reveal"]])
+def test_replay_refuses_to_show_hidden_cards_of_a_game_in_progress(tmp_path, capsys, flags):
+    path = _unfinished_game(tmp_path)
+    data = json.loads(path.read_text())
+    assert data["status"] == "in_progress" and data["human_seat"] == 0
+    assert main(["replay", str(path), "--fast", "--no-color", *flags]) == 2
+    err = capsys.readouterr().err
+    assert "in progress" in err and len(err.strip().splitlines()) == 1
+    # Marking it finished by hand does not help: the moves say it is not over.
+    data["status"] = "finished"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path), "--fast", "--no-color", *flags]) == 2
+    # The player's own seat, cards hidden, is always fine.
+    data["status"] = "in_progress"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path), "--fast", "--no-color", "--seat", "0"]) == 0
