@@ -71,6 +71,20 @@ class ExpertParams:
     knock_floor: float = 24.0  # a knocker is assumed to hold at least this much
 
 
+#: The values each knob may take in a spec (``expert:beta=0.5``): probabilities and weights
+#: stay within their meaning, hand values within 0..41 (four cards of one suit at most).
+PARAM_RANGES: dict[str, tuple[float, float]] = {
+    "beta": (0.0, 1.0),
+    "risk": (0.0, 10.0),
+    "low_lives": (0.0, 10.0),
+    "min_value": (0.0, 41.0),
+    "gin_win": (0.0, 1.0),
+    "feed": (0.0, 10.0),
+    "draw_bonus": (-41.0, 41.0),
+    "quiet_cap": (0.0, 41.0),
+    "knock_floor": (0.0, 41.0),
+}
+
 #: Size and slots of :meth:`ExpertAgent.advice` (see its docstring).
 ADVICE_SIZE = NUM_ACTIONS + 52 + 6
 _STOCK, _TAKE, _P_SOLE, _P_NONE_BELOW, _LOSE_STOCK, _LOSE_TAKE = range(NUM_ACTIONS + 52, ADVICE_SIZE)
@@ -361,9 +375,14 @@ def parse_params(arg: str | None) -> ExpertParams:
             raise ValueError(
                 f"expert:{arg}: expected name=value pairs with names in {sorted(names)}")
         try:
-            changes[name] = float(val)
+            number = float(val)
         except ValueError:
             raise ValueError(f"expert:{arg}: {name} must be a number, got {val!r}") from None
+        low, high = PARAM_RANGES[name]
+        if not low <= number <= high:  # also refuses nan
+            raise ValueError(f"expert:{arg}: {name} must be between {low:g} and {high:g}, "
+                             f"got {val.strip()!r}")
+        changes[name] = number
     return replace(params, **changes)
 
 

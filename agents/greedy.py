@@ -74,9 +74,14 @@ class ThresholdAgent(Agent):
 
 
 def parse_threshold(arg: str | None) -> int | None:
-    """``None``/``""`` -> the default; ``"never"`` -> no knocking; else an int 17..31."""
-    if arg is None or arg == "":
+    """``None`` (plain ``threshold``) -> the default; ``"never"`` -> no knocking; else an
+    int 17..31. ``threshold:`` with nothing after the colon is refused: it reads as a value
+    forgotten, not as a wish for the default."""
+    if arg is None:
         return DEFAULT_KNOCK
+    if not arg.strip():
+        raise ValueError(f"threshold:{arg}: give the knock threshold, an integer "
+                         f"{MIN_K}..{MAX_K} or 'never' (plain 'threshold' means {DEFAULT_KNOCK})")
     if arg.strip().lower() == "never":
         return None
     try:

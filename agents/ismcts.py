@@ -383,6 +383,12 @@ def _z(xs: list[float], ys: list[float]) -> float:
 _POLICIES: dict[tuple, RolloutPolicy] = {}
 
 
+#: The largest search budget a spec may ask for: ismcts:200 takes ~34 ms a decision
+#: (``scat bench agents --agent ismcts:200 --opponents expert --games 10``), so this is
+#: minutes per move; more is a typo, not a stronger player.
+MAX_BUDGET = 100_000
+
+
 def parse_budget(arg: str | None) -> int:
     if arg is None or arg == "":
         return DEFAULT_BUDGET
@@ -392,8 +398,9 @@ def parse_budget(arg: str | None) -> int:
         raise ValueError(
             f"ismcts:{arg}: the budget must be a positive integer (determinisations per "
             "decision)") from None
-    if n < 1:
-        raise ValueError(f"ismcts:{arg}: the budget must be at least 1, got {n}")
+    if not 1 <= n <= MAX_BUDGET:
+        raise ValueError(f"ismcts:{arg}: the budget must be between 1 and {MAX_BUDGET:,} "
+                         f"determinisations per decision, got {n:,}")
     return n
 
 
