@@ -61,3 +61,27 @@ def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, mo
         assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), init_from
     if getattr(cfg, "handoff", None):
         check_handoff(cfg)
+
+
+@pytest.mark.parametrize("trainer", ["native", "sb3"])
+@pytest.mark.parametrize("field, value", [
+    ("gamma", 1.5), ("gae_lambda", -0.1), ("clip", 0), ("ent_coef", -1), ("lr", float("nan")),
+    ("time_limit_s", -5), ("time_limit_s", float("inf")), ("hand_reward", float("nan")),
+])
+def test_hyper_parameters_out_of_range_are_refused_in_one_line(tmp_path, trainer, field, value):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"trainer: {trainer}\n{field}: {value}\n".replace("nan", ".nan")
+                    .replace("inf", ".inf"))
+    with pytest.raises(ValueError, match=f"{field} must be in") as exc:
+        load_config(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_time_limit_from_the_command_line_is_range_checked(tmp_path, capsys):
+    from scat_cli.main import main
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "train" / "smoke.yaml"
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "r"),
+                 "--time-limit", "-3"]) == 2
+    assert "time_limit_s must be in" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

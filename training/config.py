@@ -45,6 +45,40 @@ def _positive_ints(cfg: Any, names: tuple[str, ...], where: str) -> None:
             raise ValueError(f"{where}: {name} must be a positive int, got {value!r}")
 
 
+#: The values each number may take: ``(low, high, low_open, high_open)``. Outside them PPO
+#: does not train (a discount above 1 diverges, a clip of 0 never moves the policy, a
+#: negative entropy bonus punishes exploring), so the run is refused before it starts.
+#: ``None`` stays allowed where the field allows it (no time limit, no KL stop).
+RANGES: dict[str, tuple[float, float, bool, bool]] = {
+    "lr": (0.0, 1.0, True, True),
+    "gamma": (0.0, 1.0, True, False),
+    "gae_lambda": (0.0, 1.0, False, False),
+    "clip": (0.0, 1.0, True, False),
+    "ent_coef": (0.0, 1.0, False, False),
+    "vf_coef": (0.0, 10.0, False, False),
+    "max_grad_norm": (0.0, 1e3, True, False),
+    "target_kl": (0.0, 10.0, True, False),
+    "hand_reward": (0.0, 10.0, False, False),
+    "advice_gain": (0.0, 100.0, False, False),
+    "snapshot_weight": (0.0, 1e3, False, False),
+    "time_limit_s": (0.0, 1e7, True, False),
+}
+
+
+def _in_ranges(cfg: Any, where: str) -> None:
+    """Refuse a number outside :data:`RANGES` (nan and inf included) in one line."""
+    for name, (low, high, low_open, high_open) in RANGES.items():
+        value = getattr(cfg, name, None)
+        if value is None:
+            continue
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+              and (low < value if low_open else low <= value)
+              and (value < high if high_open else value <= high))
+        if not ok:
+            span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+            raise ValueError(f"{where}: {name} must be in {span}, got {value!r}")
+
+
 @dataclass
 class PPOConfig:
     """Every hyper-parameter of a native run (:mod:`training.ppo`; YAML ``trainer: native``).
@@ -138,8 +172,7 @@ class PPOConfig:
             raise ValueError("ppo config: critic_warmup_updates must be an int >= 0, "
                              f"got {self.critic_warmup_updates!r}")
         check_shaping(self.shaping, "ppo config: ")
-        if not 0 < self.lr < 1:
-            raise ValueError(f"ppo config: lr must be in (0, 1), got {self.lr}")
+        _in_ranges(self, "ppo config")
 
     def _check_tables(self) -> None:
         """Who sits at the training tables: player counts, opponents, lives, hand-off."""
@@ -213,6 +246,7 @@ class SB3Config:
         _positive_ints(self, ("n_envs", "rollout_samples_per_env", "minibatch_samples", "epochs",
                               "total_samples"), "sb3 config")
         check_shaping(self.shaping, "sb3 config: ")
+        _in_ranges(self, "sb3 config")
 
 
 CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config}
