@@ -88,16 +88,21 @@ def run(args: argparse.Namespace) -> int:
         overrides["progress"] = False
     trainer, cfg = load_config(args.config, overrides)
     out = Path(args.out or Path("runs") / cfg.name)
-    prepare_run_folder(out, args.resume, args.overwrite)
-    print(f"scat train: {trainer} trainer, run folder {out}", file=sys.stderr)
-    if trainer == "native":
-        from training.ppo import train
-    else:
-        from training.sb3_train import train
-    summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
-    from training.evaluate import run_report
+    from training.runlock import exclusive_folder
 
-    (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
+    # Held from the folder check to the report: a second run cannot pass the check, nor
+    # --overwrite delete a running run's files.
+    with exclusive_folder(out, "training run"):
+        prepare_run_folder(out, args.resume, args.overwrite)
+        print(f"scat train: {trainer} trainer, run folder {out}", file=sys.stderr)
+        if trainer == "native":
+            from training.ppo import train
+        else:
+            from training.sb3_train import train
+        summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
+        from training.evaluate import run_report
+
+        (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
     if "final_eval" in summary:
         from training.evaluate import format_report
 

@@ -50,6 +50,7 @@ from .policy_net import (
 )
 from .progress import BudgetBar
 from .rollout import Runner, check_handoff, privileged_size
+from .runlock import exclusive_folder
 
 Log = Callable[[str], Any]
 
@@ -312,7 +313,13 @@ def evaluate_now(learner: Learner, cfg: PPOConfig, rules: Rules, seed: int) -> d
 
 def train(cfg: PPOConfig, out_dir: str | Path, resume: bool = False,
           log: Log = print) -> dict[str, Any]:
-    """Train (or continue) a run in ``out_dir``; returns the final summary."""
+    """Train (or continue) a run in ``out_dir``; returns the final summary. The folder is
+    held for the whole run: a second run on it is refused (:mod:`training.runlock`)."""
+    with exclusive_folder(out_dir, "training run"):
+        return _train(cfg, out_dir, resume, log)
+
+
+def _train(cfg: PPOConfig, out_dir: str | Path, resume: bool, log: Log) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
 
     from .evaluate import fair_share_line

@@ -46,6 +46,15 @@ def make_vec_env(cfg: SB3Config) -> Any:
 
 
 def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = print) -> dict[str, Any]:
+    """Train (or continue) an SB3 run in ``out_dir``; returns the final summary. The folder
+    is held for the whole run (:mod:`training.runlock`)."""
+    from .runlock import exclusive_folder
+
+    with exclusive_folder(out_dir, "training run"):
+        return _train(cfg, out_dir, resume, log)
+
+
+def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback

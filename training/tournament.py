@@ -46,6 +46,8 @@ from agents.registry import make_agent
 from scat_env import DEFAULT_MAX_TURNS, Rules
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
+from .runlock import exclusive_folder
+
 #: Seat arrangements of a lineup played on every deal.
 #: ``permutations``: every distinct permutation (n! for n distinct agents);
 #: ``rotations``: the n cyclic rotations (each agent in each seat once, one direction of play);
@@ -378,8 +380,22 @@ def run_tournament(
     neither ``resume`` nor ``overwrite`` was asked for (nothing is ever deleted silently).
     """
     config.check_agents()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with exclusive_folder(out_dir, "tournament") as out:
+        return _run_locked(config, out, workers=workers, resume=resume, overwrite=overwrite,
+                           progress=progress, chunk_games=chunk_games)
+
+
+def _run_locked(
+    config: TournamentConfig,
+    out: Path,
+    *,
+    workers: int | None,
+    resume: bool,
+    overwrite: bool,
+    progress: bool,
+    chunk_games: int | None,
+) -> TournamentRun:
+    """:func:`run_tournament`'s work, with ``out`` held by this process."""
     games_path = out / GAMES_FILE
     config_path = out / CONFIG_FILE
     wanted = config.to_dict()
