@@ -95,7 +95,15 @@ def run(args: argparse.Namespace) -> int:
     from scat_env import Rules
 
     from .game import PlaySession, new_game
-    from .savegame import HUMAN, ReplayError, SavedGame, default_path, new_seed, portable_spec
+    from .savegame import (
+        HUMAN,
+        ReplayError,
+        SavedGame,
+        check_name,
+        default_path,
+        new_seed,
+        portable_spec,
+    )
 
     if args.delay < 0:
         raise CliError(f"--delay must be >= 0, got {args.delay}")
@@ -117,7 +125,11 @@ def run(args: argparse.Namespace) -> int:
         players, specs = opponent_specs(args.players, args.opponents)
         seed = args.seed if args.seed is not None else new_seed()
         if args.name.strip() == "" or args.name == HUMAN:
-            raise CliError(f"--name must be a name, got {args.name!r}")
+            raise CliError(f"--name must be a name, got {args.name[:30]!r}")
+        try:
+            check_name(args.name.strip())
+        except ValueError as exc:
+            raise CliError(f"--name: {exc}") from None
         game = new_game(players, [portable_spec(s) for s in specs], rules, seed,
                         args.name.strip())
         ignored = []

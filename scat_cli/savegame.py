@@ -83,6 +83,27 @@ def new_seed() -> int:
     return random.SystemRandom().randrange(1, 2**31)
 
 
+#: The longest player name kept (a table row has room for about this much).
+MAX_NAME = 24
+
+
+def check_name(name: object) -> str:
+    """``name`` if it can be shown at a table, else ``ValueError``: a string of printable
+    characters, at most :data:`MAX_NAME` of them, no square brackets. A name is printed to
+    a terminal, so a control character in it (an escape sequence that clears the screen, a
+    carriage return that overwrites a line) would act on the player's terminal instead of
+    naming anyone, and brackets would read as the screen's own markup."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a player name must be a non-empty string, got {str(name)[:30]!r}")
+    if not name.isprintable():
+        raise ValueError(f"player name {name[:30]!r} holds control characters")
+    if "[" in name or "]" in name:  # the screen's markup: "[bold]" would restyle the table
+        raise ValueError(f"player name {name[:30]!r} holds a square bracket")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"player name {name[:30]!r}... is longer than {MAX_NAME} characters")
+    return name
+
+
 def parse_action(token: str) -> int:
     """Inverse of :func:`action_short`: ``"stock"``, ``"take"``, ``"knock"``, ``"end"``,
     ``"d:KH"``."""
@@ -301,7 +322,7 @@ class SavedGame:
         try:
             rules = Rules.from_dict(need("rules", dict), source=f"{source}: rules")
             players = [
-                PlayerEntry(str(p["name"]), str(p["agent"]), p.get("seed"))
+                PlayerEntry(check_name(p["name"]), str(p["agent"]), p.get("seed"))
                 for p in need("players", list)
             ]
             actions = []

@@ -139,8 +139,8 @@ def seats_by_spec(players: Sequence[tuple[str, str]]) -> str:
     by_spec: dict[str, list[str]] = {}
     for name, spec in players:
         by_spec.setdefault(spec, []).append(name)
-    return "; ".join(f"{_names_list(range(len(seats)), seats)}: {spec}"
-                     for spec, seats in by_spec.items())
+    return "; ".join(f"{_names_list(range(len(seats)), [escape(n) for n in seats])}: "
+                     f"{escape(spec)}" for spec, seats in by_spec.items())
 
 
 def _cell_len(markup: str) -> int:

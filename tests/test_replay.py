@@ -232,3 +232,20 @@ def test_replay_refuses_to_show_hidden_cards_of_a_game_in_progress(tmp_path, cap
     data["status"] = "in_progress"
     path.write_text(json.dumps(data))
     assert main(["replay", str(path), "--fast", "--no-color", "--seat", "0"]) == 0
+
+
+@pytest.mark.parametrize("name", ["Ev\x1b[2Jil", "Bob\rAlice", "[bold red]X[/]", "x" * 25, ""])
+def test_a_save_with_a_name_a_terminal_would_act_on_is_refused(tmp_path, capsys, name):
+    path = _finished_game(tmp_path)
+    data = json.loads(path.read_text())
+    data["players"][1]["name"] = name
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path), "--fast", "--no-color"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["a\x1b[2J", "[bold]Me[/]"])
+def test_play_refuses_such_a_name_before_the_game(tmp_path, capsys, name):
+    assert main(["play", "--name", name, "--save", str(tmp_path / "g.json")]) == 2
+    assert "--name" in capsys.readouterr().err and not (tmp_path / "g.json").exists()
