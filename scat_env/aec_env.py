@@ -90,8 +90,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .actions import NUM_ACTIONS, action_str
-from .engine import GameState, Phase, as_action
+from .actions import NUM_ACTIONS
+from .engine import GameState, Phase, action_name, as_action, short_repr
 from .observation import ObservationEncoder, Piece, action_mask, layout
 from .render import render_table
 from .rewards import REWARD_MODES, hand_rewards
@@ -423,8 +423,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 raise ValueError(f"{agent}: {exc}") from None
         # PettingZoo's TerminateIllegalWrapper semantics, done here without the wrapper cost.
         warnings.warn(
-            f"[WARNING]: Illegal move made ({agent} played {repr(action)[:40]}: "
-            f"{_safe_action_str(action)}), game terminating with current player losing.",
+            f"[WARNING]: Illegal move made ({agent} played {short_repr(action)}: "
+            f"{action_name(action)}), game terminating with current player losing.",
             stacklevel=2,
         )
         self._cumulative_rewards[agent] = 0.0
@@ -438,13 +438,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._rewards_dirty = True
         self._illegal_ended = True
         self._deads_step_first()
-
-
-def _safe_action_str(action: Any) -> str:
-    try:
-        return action_str(as_action(action))
-    except ValueError:
-        return "not an action"
 
 
 def _no_moves(view: PlayerView) -> PlayerView:

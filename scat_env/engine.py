@@ -192,12 +192,24 @@ def as_action(action: object, what: str = "an action") -> int:
     try:
         return operator.index(action)  # type: ignore[arg-type]
     except TypeError:
-        text = repr(action)
-        if len(text) > 40:
-            text = text[:37] + "..."
         raise ValueError(
-            f"{what} must be an integer, got {text} ({type(action).__name__})"
+            f"{what} must be an integer, got {short_repr(action)} ({type(action).__name__})"
         ) from None
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: what an error may quote of a value it
+    refuses (an array of a million entries must not become a million-character message)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def action_name(action: object) -> str:
+    """The action in words (:func:`~scat_env.actions.action_str`), or "not an action"."""
+    try:
+        return action_str(as_action(action))
+    except ValueError:
+        return "not an action"
 
 
 def validate_deck(deck: Sequence[int | str], rules: Rules) -> list[int]:
@@ -574,15 +586,8 @@ class GameState:
 
     def _raise_illegal(self, action: object) -> None:
         legal = self.legal_actions()
-        try:
-            name = action_str(as_action(action))
-        except ValueError:
-            name = "not an action"
-        text = repr(action)
-        if len(text) > 40:
-            text = text[:37] + "..."
         raise ValueError(
-            f"illegal action {text} ({name}) for player_{self.current_player} in the "
+            f"illegal action {short_repr(action)} ({action_name(action)}) for player_{self.current_player} in the "
             f"{self.phase} phase; legal: "
             + (", ".join(f"{a} ({action_str(a)})" for a in legal) or "none, the game is over")
         )
