@@ -55,8 +55,10 @@ class Rules:
     - ``straight_flush``: three suited cards in sequence count 30 (A-K-Q stays 31) [002, 003].
     - ``min_knock``: the least hand value allowed to knock (0 = no minimum) [002, 003].
     - ``knock_needs_flush``: knocking needs three cards of one suit [002].
-    - ``knock_when_stock_exhausted``: may a player knock once the stock is empty? The
-      sources are silent; we allow it by default (a knock is always "instead of drawing").
+    - ``knock_when_stock_exhausted``: may a player knock once the stock is empty? No in
+      the standard game: 002 and 000 ("Draw pile exhausted") leave the player to move two
+      choices, take the previous discard or end the play. ``True`` keeps a knock as a
+      third choice (preset ``knock_when_exhausted``).
     - ``all_out``: what happens when one hand would eliminate every remaining player:
       ``"replay"`` the hand with lives unchanged (002 Scoring, the all-on-the-county draw)
       or everyone stays on their ``"last_life"`` (variant 1).
@@ -76,7 +78,7 @@ class Rules:
     straight_flush: bool = False
     min_knock: int = 0
     knock_needs_flush: bool = False
-    knock_when_stock_exhausted: bool = True
+    knock_when_stock_exhausted: bool = False
     all_out: str = "replay"
 
     # One flat check per field, in field order: splitting it would scatter the validation
@@ -229,7 +231,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     "min_knock_21": {"min_knock": 21},
     "flush_to_knock": {"knock_needs_flush": True},
     "no_county": {"county": False},
-    "no_knock_when_exhausted": {"knock_when_stock_exhausted": False},
+    # A knock stays a third choice once the stock is empty (the standard game offers only
+    # taking the discard or ending the play, 002/000 "Draw pile exhausted").
+    "knock_when_exhausted": {"knock_when_stock_exhausted": True},
+    # The standard game since the exhausted-stock rule follows 002/000; the name is kept so
+    # that rules files and saved games naming it still load.
+    "no_knock_when_exhausted": {},
     # 004: play to four points; four points and you are out. The knocker who is lowest
     # still pays two (004 Knacka).
     "swedish_points": {"pennies": 4, "county": False, "lives_name": "points"},

@@ -250,10 +250,13 @@ def test_two_players_take_back_own_discard_after_the_opponent_knocks():
 # -- stock exhausted (002 "Draw pile exhausted") ------------------------------------------
 
 
-def test_empty_stock_offers_take_knock_or_end_play_and_play_may_go_on():
+def test_empty_stock_offers_take_or_end_play_and_play_may_go_on():
+    """002/000 "Draw pile exhausted": the player to move takes the previous discard or
+    ends the play; there is no third choice."""
     st = game([H23, H17, H11], "2D")
     exhaust_stock(st)
-    assert st.stock == [] and st.legal_actions() == [DRAW_DISCARD, KNOCK, END_PLAY]
+    assert st.stock == [] and st.legal_actions() == [DRAW_DISCARD, END_PLAY]
+    assert not st.is_legal(KNOCK)
     seat = st.current_player
     move(st, seat, "take")
     top_before = st.hands[seat][-1]
@@ -279,8 +282,9 @@ def test_end_play_on_empty_stock_ties_all_lose():
 
 
 def test_knock_on_an_empty_stock_is_scored_as_a_knock():
-    st = game([H10, H23, H17], "2D")
+    st = game([H10, H23, H17], "2D", rules="knock_when_exhausted")
     exhaust_stock(st)
+    assert st.legal_actions() == [DRAW_DISCARD, KNOCK, END_PLAY]
     knocker = st.current_player
     st.apply_action(KNOCK)
     while not st.results:

@@ -199,12 +199,21 @@ def test_flush_to_knock():
     assert KNOCK in game(["AS KS 2D", H23], "2C").legal_actions()
 
 
-def test_no_knock_when_exhausted():
-    st = game([H23, H17, H11], "2D", rules="no_knock_when_exhausted")
+@pytest.mark.parametrize("preset", ["standard", "no_knock_when_exhausted"])
+def test_no_knock_when_exhausted(preset):
+    """002/000: with the stock empty, take the discard or end the play; no knock."""
+    st = game([H23, H17, H11], "2D", rules=preset)
     exhaust_stock(st, leave=1)
     assert KNOCK in st.legal_actions()  # still one card in the stock
     keep(st, st.current_player)
     assert st.legal_actions() == [DRAW_DISCARD, END_PLAY]
+
+
+def test_knock_when_exhausted_keeps_the_knock_as_a_third_choice():
+    st = game([H23, H17, H11], "2D", rules="knock_when_exhausted")
+    exhaust_stock(st, leave=1)
+    keep(st, st.current_player)
+    assert st.legal_actions() == [DRAW_DISCARD, KNOCK, END_PLAY]
 
 
 # -- lives and their names -------------------------------------------------------------------
