@@ -63,13 +63,16 @@ by agent: ``hand_number``, ``reason`` (how the hand ended: ``"knock"``, ``"thirt
 ``"dealt_thirty_one"``, ``"stock_exhausted"``), ``rule`` (which scoring rule decided who
 paid, one of ``scat_env.showdown.RULES``; ``scat_env.showdown.rule_text(rule)`` says it in
 words), ``dealer``, ``values``, ``lives_lost``, ``knocker``, ``declarers``, ``hands`` (card
-strings), ``eliminated``, ``replayed`` and ``lives_after``.
+strings), ``eliminated``, ``replayed`` and ``lives_after``. ``hands`` and ``values`` hold only
+what that agent saw: every hand after a showdown, but after a declared or dealt 31 only the
+declarers' hands and the agent's own (:meth:`HandResult.seen_by
+<scat_env.engine.HandResult.seen_by>`).
 
 **Illegal actions.** ``raw_env`` raises ``ValueError`` naming the action and the legal ones;
 ``env()`` ends the game instead, the offender receiving -1 and everyone else 0, like
 PettingZoo's ``TerminateIllegalWrapper``.
 
-**Version history.** The env's id is ``metadata["name"]`` = ``"scat_v0"``, in PettingZoo's
+**Version history.** The env's id is ``metadata["name"]`` = ``"scat_v1"``, in PettingZoo's
 convention: the number is bumped whenever the rules' outcomes, the observations or the actions
 change, so that a result or a trained policy names the version it was made with.
 
@@ -77,6 +80,10 @@ change, so that a result or a trained policy names the version it was made with.
   (the table above) and the 56 actions above. Additions that change no vector, mask, reward
   or outcome (such as the ``rule`` and ``lives_after`` keys of ``hand_result``) keep the
   version.
+- v1: the standard game follows 002/000 on an exhausted stock (take the discard or end the
+  play, no knock; the old rule is the preset ``knock_when_exhausted``), and a hand that ends
+  on a declared or dealt 31 shows only the declarers' hands: ``hand_result`` holds the hands
+  and values each agent saw. Observations and actions are those of v0.
 """
 
 from __future__ import annotations
@@ -130,7 +137,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata = {
         "render_modes": ["human", "ansi"],
-        "name": "scat_v0",
+        "name": "scat_v1",
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -386,9 +393,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if state.is_terminal():  # the game is over, or the single hand is
             for a in self.agents:
                 self.terminations[a] = True
+        seat_of = self.agent_name_mapping
         for a in self.agents:
-            # Each agent its own dicts: one agent editing its info must not edit another's.
-            results = [r.to_dict(names) for r in new]
+            # Each agent its own dicts (one agent editing its info must not edit another's),
+            # holding only the hands that seat saw (after a 31, the declarers' and its own).
+            results = [r.seen_by(seat_of[a]).to_dict(names) for r in new]
             self.infos[a] = {
                 "lives": state.lives[self.agent_name_mapping[a]],
                 "hand_result": results[0],

@@ -25,6 +25,7 @@ Design notes (why it looks like this):
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import random
 from collections.abc import Mapping, Sequence
@@ -100,9 +101,10 @@ class FrozenDict(dict):  # type: ignore[type-arg]
 
 @dataclass(frozen=True)
 class HandResult:
-    """How one hand ended and what it cost. Everything here is public after the showdown.
+    """How one hand ended and what it cost: the full record, kept by the game.
 
-    ``values`` and ``hands`` cover the seats that were dealt in; ``lives_lost`` is what was
+    ``values`` and ``hands`` cover the seats that were dealt in; players see only the hands
+    that were shown (:attr:`shown`, :meth:`seen_by`). ``lives_lost`` is what was
     actually taken (capped by the lives a player had; all zero for a replayed hand).
     ``reason`` says how the hand ended (``"knock"``, ``"thirty_one"``, ``"dealt_thirty_one"``
     or ``"stock_exhausted"``); ``rule`` which scoring rule decided who paid, one of
@@ -127,6 +129,47 @@ class HandResult:
             table = getattr(self, name)
             if type(table) is not FrozenDict:
                 object.__setattr__(self, name, FrozenDict(table))
+        # What each seat saw, built once per seat (a view is made at every decision).
+        object.__setattr__(self, "_seen", {})
+
+    @property
+    def shown(self) -> tuple[int, ...]:
+        """The seats whose hands were shown to the whole table.
+
+        At a showdown (a knock, an exhausted stock) every hand is shown. A 31 ends the hand
+        without one: only the declarers show their cards (002 "Declaring 31": the holder
+        "shows their cards immediately"; dealt 31s likewise), and the other hands go back
+        into the pack unseen.
+        """
+        if self.reason in ("thirty_one", "dealt_thirty_one"):
+            return self.declarers
+        return tuple(self.hands)
+
+    def seen_by(self, seat: int | None) -> HandResult:
+        """This result as ``seat`` saw it: the hands and values of the seats in
+        :attr:`shown`, plus ``seat``'s own (``None``: a spectator who saw no hand).
+
+        Agents (``PlayerView.last_result``), the env's ``infos[agent]["hand_result"]`` and a
+        person at the table get this, never the full record: after a declared 31 nobody
+        learns the other hands. The full record (:attr:`hands`) stays with the game, for
+        replays once the game is over and for training statistics.
+        """
+        seen = self._seen.get(seat)  # type: ignore[attr-defined]
+        if seen is not None:
+            return seen
+        keep = set(self.shown)
+        if seat is not None and seat in self.hands:
+            keep.add(seat)
+        if len(keep) == len(self.hands):
+            seen = self
+        else:
+            seen = dataclasses.replace(
+                self,
+                values={s: v for s, v in self.values.items() if s in keep},
+                hands={s: h for s, h in self.hands.items() if s in keep},
+            )
+        self._seen[seat] = seen  # type: ignore[attr-defined]
+        return seen
 
     def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
         """The JSON-friendly form: exactly the env's ``infos[agent]["hand_result"]``.

@@ -13,7 +13,8 @@ What a seat may know, and why:
 - for each opponent, the cards it took from the discard pile and still holds;
 - the public log of this hand (who drew from the stock, took or discarded which card,
   knocked), lives, who is out, the dealer, who knocked, the stock size, the phase;
-- the results of finished hands, whose hands were shown at the showdown.
+- the last finished hand's result, with the hands that were shown (all of them at a
+  showdown, only the declarers' after a 31) and its own.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         hand_number=state.hand_number,
         log=tuple(state.log),
         legal_actions=tuple(state.legal_actions()) if mine else (),
-        last_result=state.results[-1] if state.results else None,
+        last_result=state.results[-1].seen_by(seat) if state.results else None,
     )
 
 
