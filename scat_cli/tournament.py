@@ -67,6 +67,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                        help="continue the tournament in --out, playing only missing games")
     group.add_argument("--overwrite", action="store_true",
                        help="discard the games already in --out and start again")
+    p.add_argument("--verify", choices=("sample", "all"), default="sample",
+                   help="on --resume, re-play a sample of the logged games (5%%, at least 64; "
+                        "default) or all of them, and refuse a log they do not reproduce")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar and no table on stdout (files are still written)")
@@ -117,8 +120,9 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.report import summarize, write_report
-    from training.tournament import run_tournament
+    """Play, then report, holding ``--out`` throughout: a second run on the folder is refused
+    until this one has written its last file, so the folder never mixes two runs."""
+    from training.runlock import exclusive_folder
 
     config = build_config(args)
     total = len(config.keys())
@@ -129,9 +133,29 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
+        with exclusive_folder(args.out, "tournament"):
+            return _play_and_report(config, args)
+    except OSError as exc:
+        raise CliError(os_error_line(exc, args.out)) from None
+
+
+def os_error_line(exc: OSError, out: str) -> str:
+    """An operating-system error (a full disk, a read-only folder) as one line: which file,
+    what the system said, and that the finished games are kept for ``--resume``."""
+    where = exc.filename if exc.filename is not None else out
+    what = exc.strerror or type(exc).__name__
+    return (f"cannot write {where}: {what}; the games finished so far are kept: fix this and "
+            "run the same command with --resume")
+
+
+def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:
+    from training.report import summarize, write_report
+    from training.tournament import run_tournament
+
+    try:
         result = run_tournament(
             config, args.out, workers=args.workers, resume=args.resume,
-            overwrite=args.overwrite, progress=not args.quiet,
+            overwrite=args.overwrite, progress=not args.quiet, verify=args.verify,
         )
     except KeyboardInterrupt:
         print(f"\nfinished games are kept in {args.out}/games.jsonl: run the same command "
@@ -152,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"played {result.played_now} games in {result.seconds:.1f} s "
                   f"({result.games_per_second:.1f} games/s, {result.workers} "
                   f"worker{'s' if result.workers != 1 else ''})")
+        if result.verified:
+            print(f"re-played {result.verified} logged games: each came out as logged")
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 

@@ -217,6 +217,7 @@ def test_torn_last_line_is_ignored_and_cut_off_on_resume(tmp_path):
     _run(cfg, tmp_path / "whole", workers=1)
     out = tmp_path / "torn"
     out.mkdir()
+    (out / "config.json").write_bytes((tmp_path / "whole" / "config.json").read_bytes())
     lines = (tmp_path / "whole" / "games.jsonl").read_text().splitlines(keepends=True)
     (out / "games.jsonl").write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
     assert len(read_games(out / "games.jsonl")) == 4

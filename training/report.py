@@ -27,8 +27,11 @@ interval (games taken as independent) for comparison.
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -267,7 +270,7 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_win_rates(summary: dict[str, Any], path: Path) -> None:
+def plot_win_rates(summary: dict[str, Any], path: Path | io.BytesIO) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -293,11 +296,11 @@ def plot_win_rates(summary: dict[str, Any], path: Path) -> None:
                  fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    fig.savefig(path, dpi=110, format="png", metadata={"Software": None})
     plt.close(fig)
 
 
-def plot_ratings(summary: dict[str, Any], path: Path) -> None:
+def plot_ratings(summary: dict[str, Any], path: Path | io.BytesIO) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -312,8 +315,78 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("OpenSkill Plackett-Luce mu (bars: ± 3 sigma)")
     ax.set_title("ratings", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    fig.savefig(path, dpi=110, format="png", metadata={"Software": None})
     plt.close(fig)
+
+
+# -- files ---------------------------------------------------------------------------------
+#: What the temporary file of :func:`write_atomic` is called: ``.NAME.<random>.tmp`` beside
+#: ``NAME``, unique, so two writers never share one, and recognisable, so the next run in a
+#: folder (holding its lock) can sweep up what a killed run left (:func:`stale_temp_files`).
+TEMP_SUFFIX = ".tmp"
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is out: a write may take only part of the buffer (a
+    signal, a nearly full disk), and a short write must not pass for a whole one."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def write_atomic(path: str | Path, data: bytes | str) -> None:
+    """Write ``path`` whole or not at all: into a unique temporary file beside it, then
+    ``os.replace``. A reader (or a later run) sees the old file or the new one, never half a
+    file; on any failure (a full disk, a read-only folder, Ctrl-C) the temporary file is
+    removed and the error names ``path`` itself (an ``OSError`` carries it as ``filename``).
+
+    Not fsync'ed: this guards against the process dying, not the machine losing power."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+        try:
+            write_all(fd, payload)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; results are for sharing
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def stale_temp_files(folder: Path, names: tuple[str, ...]) -> list[Path]:
+    """Temporary files of :func:`write_atomic` for ``names`` in ``folder`` (left by a run that
+    was killed mid-write), and the fixed-name ``NAME.tmp`` files earlier versions used.
+    Only call this while holding the folder's lock: then no writer of them is alive."""
+    found = []
+    for p in folder.iterdir():
+        for name in names:
+            if p.name == name + TEMP_SUFFIX or (
+                p.name.startswith(f".{name}.") and p.name.endswith(TEMP_SUFFIX)
+            ):
+                found.append(p)
+                break
+    return found
+
+
+def _png(plot: Any, summary: dict[str, Any], path: Path) -> None:
+    """Render a plot to memory, then write it atomically (never half a PNG on disk)."""
+    buffer = io.BytesIO()
+    plot(summary, buffer)
+    write_atomic(path, buffer.getvalue())
+
+
+#: Every file :func:`write_report` may write.
+REPORT_FILES = (RESULTS_FILE, MARKDOWN_FILE, TIMING_FILE, WINRATE_PNG, RATINGS_PNG)
 
 
 def write_report(
@@ -322,21 +395,20 @@ def write_report(
     timing: dict[str, Any] | None = None,
     plots: bool = True,
 ) -> dict[str, Path]:
-    """Write results.json, results.md, timing.json and the PNG plots; return their paths."""
+    """Write results.json, results.md, timing.json and the PNG plots; return their paths.
+    Each file is written atomically (:func:`write_atomic`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / RESULTS_FILE, "markdown": out / MARKDOWN_FILE}
-    paths["json"].write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n",
-                             encoding="utf-8")
-    paths["markdown"].write_text(markdown(summary), encoding="utf-8")
+    write_atomic(paths["json"], json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(paths["markdown"], markdown(summary))
     if timing is not None:
         paths["timing"] = out / TIMING_FILE
-        paths["timing"].write_text(json.dumps(timing, indent=2, sort_keys=True) + "\n",
-                                   encoding="utf-8")
+        write_atomic(paths["timing"], json.dumps(timing, indent=2, sort_keys=True) + "\n")
     if plots:
         paths["winrate_png"] = out / WINRATE_PNG
-        plot_win_rates(summary, paths["winrate_png"])
+        _png(plot_win_rates, summary, paths["winrate_png"])
         if summary["ratings"]:  # none when every table repeats a spec
             paths["ratings_png"] = out / RATINGS_PNG
-            plot_ratings(summary, paths["ratings_png"])
+            _png(plot_ratings, summary, paths["ratings_png"])
     return paths
