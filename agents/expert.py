@@ -159,7 +159,10 @@ class ExpertAgent(Agent):
         value = value3(hand, table)
         final_turn = view.knocker is not None
         if KNOCK in legal:
-            knock, why = self._knock_decision(view, model, value)
+            if final_turn:  # a second knock (Moyer): the play would end right now
+                knock, why = self._second_knock_decision(view, model, value)
+            else:
+                knock, why = self._knock_decision(view, model, value)
             if knock:
                 return KNOCK, why
         top = view.top_discard
@@ -325,9 +328,36 @@ class ExpertAgent(Agent):
         return END_PLAY, f"end the play: nothing to gain, showing {value:g}"
 
     # -- knocking ----------------------------------------------------------------------
+    def _second_knock_decision(self, view: PlayerView, model: HandModel,
+                               value: float) -> tuple[bool, str]:
+        """Knock right after the knocker (002, Doug Moyer): the hands are shown now, before
+        anyone's last draw. Knock when being lowest now is less likely than being lowest
+        after everyone's last turn, holding the hand my own draw is expected to give."""
+        x = int(value * 2)
+        p_now = 1.0  # every opponent shows at least my value: I am among the lowest
+        for s in opponents(view):
+            k = draws_made(view)[s]
+            floor = suit_points(view.known_cards[s])
+            if s == view.knocker:
+                floor = max(floor, self.params.knock_floor)
+            lt, _le = model.value_dist(k, k - 1, self.params.quiet_cap, floor)
+            p_now *= 1.0 - lt[x]
+        a, b, c = view.hand  # playing on, I draw too: judge the hand expected after it
+        later = max(value, model.potential[a * 2704 + b * 52 + c])
+        p_later = self._lose_table(view, model)[int(later * 2)]
+        if p_now < p_later:
+            return True, (f"knock too: {value:g} is lowest now with p={p_now:.2f}, "
+                          f"after the last round with p={p_later:.2f}")
+        return False, ""
+
     def _knock_decision(self, view: PlayerView, model: HandModel, value: float) -> tuple[bool, str]:
         rules = view.rules
         p = self.params
+        if rules.knock_then_draw:
+            # The computer versions: the knocker still draws and discards, so the hand to
+            # judge is the one expected after that draw.
+            a, b, c = view.hand
+            value = max(value, model.potential[a * 2704 + b * 52 + c])
         x = int(value * 2)
         dists = self.opponent_dists(view, model, if_i_knock=True)
         m = len(dists)

@@ -27,8 +27,9 @@ from scat_env.scoring import value_table
 
 #: Most draws tracked by the opponent-value model; later draws use the last row.
 MAX_DRAWS = 16
-#: Hand values are multiples of 0.5 up to 33 (Grand Cadillac) -> 2*value indexes a bin.
-NUM_BINS = 2 * 40 + 1
+#: Hand values are multiples of 0.5 up to 44 (three aces when trips beat 31) -> 2*value
+#: indexes a bin.
+NUM_BINS = 2 * 45 + 1
 
 
 def unseen_cards(view: PlayerView) -> list[int]:
@@ -136,7 +137,7 @@ _MODELS: dict[tuple, HandModel] = {}
 
 
 def hand_model(rules: Rules) -> HandModel:
-    key = rules.scoring_key
+    key = (rules.scoring_key, rules.deck)
     model = _MODELS.get(key)
     if model is None:
         model = _build_model(rules)
@@ -145,8 +146,12 @@ def hand_model(rules: Rules) -> HandModel:
 
 
 def _build_model(rules: Rules) -> HandModel:
+    """The tables for ``rules``: potentials and drawers' values over the cards of its pack
+    (the Italian pack has 40), so that the estimates are those of the game being played."""
     table = value_table(rules)
     vnp = np.asarray(table, dtype=np.float64)
+    in_pack = np.zeros(52, dtype=bool)
+    in_pack[list(rules.deck_cards)] = True
     # Potential of every unordered triple a<b<c, then copied to all six orders.
     idx = np.array([(a, b, c) for a in range(52) for b in range(a + 1, 52) for c in range(b + 1, 52)])
     a, b, c = idx[:, 0:1], idx[:, 1:2], idx[:, 2:3]
@@ -158,20 +163,21 @@ def _build_model(rules: Rules) -> HandModel:
         vnp[a * 2704 + u * 52 + c],
         vnp[a * 2704 + b * 52 + u],
     ])
-    valid = (u != a) & (u != b) & (u != c)
-    pot = (best * valid).sum(axis=1) / 49.0
+    valid = (u != a) & (u != b) & (u != c) & in_pack[u]
+    pot = (best * valid).sum(axis=1) / (len(rules.deck_cards) - 3)
     potential = np.zeros(52**3, dtype=np.float64)
     a, b, c = idx[:, 0], idx[:, 1], idx[:, 2]
     for x, y, z in ((a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)):
         potential[x * 2704 + y * 52 + z] = pot
-    return HandModel(table, vnp, potential.tolist(), potential, _draw_chains(table))
+    return HandModel(table, vnp, potential.tolist(), potential,
+                     _draw_chains(table, rules.deck_cards))
 
 
-def _draw_chains(table: list[float], chains: int = 6000) -> np.ndarray:
+def _draw_chains(table: list[float], pack: tuple[int, ...], chains: int = 6000) -> np.ndarray:
     """Values of solo greedy drawers: row = one chain, column k = value after k draws."""
     rng = random.Random(12345)
     out = np.zeros((chains, MAX_DRAWS + 2), dtype=np.float64)
-    deck = list(range(52))
+    deck = list(pack)
     for i in range(chains):
         rng.shuffle(deck)
         hand = deck[:3]

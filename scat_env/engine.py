@@ -106,8 +106,8 @@ class HandResult:
     ``values`` and ``hands`` cover the seats that were dealt in; players see only the hands
     that were shown (:attr:`shown`, :meth:`seen_by`). ``lives_lost`` is what was
     actually taken (capped by the lives a player had; all zero for a replayed hand).
-    ``reason`` says how the hand ended (``"knock"``, ``"thirty_one"``, ``"dealt_thirty_one"``
-    or ``"stock_exhausted"``); ``rule`` which scoring rule decided who paid, one of
+    ``reason`` says how the hand ended (``"knock"``, ``"second_knock"``, ``"thirty_one"``,
+    ``"dealt_thirty_one"`` or ``"stock_exhausted"``); ``rule`` which scoring rule decided who paid, one of
     :data:`scat_env.showdown.RULES` (:func:`scat_env.showdown.rule_text` says it in words).
     """
 
@@ -209,6 +209,9 @@ class HandResult:
                 why += f" after {name(self.knocker)} knocked"
         elif self.reason == "knock":
             why = f"showdown after {name(self.knocker)} knocked"  # type: ignore[arg-type]
+        elif self.reason == "second_knock":
+            why = (f"{name(self.knocker)} knocked and the next player knocked too: "  # type: ignore[arg-type]
+                   "play ended at once")
         else:
             why = "stock exhausted and play ended"
             if self.knocker is not None:
@@ -324,6 +327,7 @@ class GameState:
     single_hand: bool  # stop once the first hand is scored (phase HAND_OVER)
     rng: random.Random  # used only to shuffle; copied, not shared, by clone()
     _table: list[float]  # hand values of every three cards (scat_env.scoring.value_table)
+    _declares: bool  # a 31 is declared at once (rules.declare_31 == "auto")
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out)")
     active: list[bool] = _copied("seat still in the game")
@@ -340,6 +344,8 @@ class GameState:
     current_player: int = _value(0, "the seat to move")
     phase: Phase = _value(Phase.DRAW, "what the game waits for")
     knocker: int | None = _value(None, "the seat that knocked this hand")
+    knock_turn: int | None = _value(None, "the turn on which the knock came (second_knock: "
+                                    "the next turn may knock too)")
     last_seat: int | None = _value(None, "after a knock: the seat whose discard ends the play")
     taken: int | None = _value(None, "card taken from the discard pile this turn (may not "
                                "go back)")
@@ -382,6 +388,7 @@ class GameState:
         self.single_hand = single_hand
         self.rng = rng
         self._table = value_table(rules)
+        self._declares = rules.declare_31 == "auto"
         self.lives = [rules.start_lives] * n
         self.active = [True] * n
         self.results = []
@@ -421,9 +428,15 @@ class GameState:
         return acts
 
     def _may_knock(self) -> bool:
-        if self.knocker is not None:
-            return False
         rules = self.rules
+        knocker = self.knocker
+        if knocker is not None:
+            # 002 Doug Moyer: the player after the knocker may knock too, on that turn only.
+            if not (rules.second_knock and self.turn == self.knock_turn + 1  # type: ignore[operator]
+                    and self.current_player == self._next_active(knocker)):
+                return False
+        elif not rules.first_turn_knock and self.turn < sum(self.active):
+            return False  # the computer versions: no knock on a player's first turn
         if not self.stock and not rules.knock_when_stock_exhausted:
             return False
         if rules.min_knock or rules.knock_needs_flush:
@@ -465,7 +478,7 @@ class GameState:
             self.log.append((seat, EV_DISCARD, action))
             self.taken = self.drawn = None
             a, b, c = hand
-            if self._table[a * 2704 + b * 52 + c] >= THIRTY_ONE:
+            if self._table[a * 2704 + b * 52 + c] >= THIRTY_ONE and self._declares:
                 self._end_hand("thirty_one", declarers=(seat,))
             elif seat == self.last_seat:
                 self._end_hand("knock")
@@ -485,10 +498,16 @@ class GameState:
             self.log.append((seat, EV_TAKE, card))
             self.phase = _DISCARD
         elif action == KNOCK:
-            self.knocker = seat
-            self.last_seat = self._prev_active(seat)
             self.log.append((seat, EV_KNOCK, None))
-            self._next_turn(seat)
+            if self.knocker is not None:  # a second knock ends the play at once (Moyer)
+                self._end_hand("second_knock")
+                return
+            self.knocker = seat
+            self.knock_turn = self.turn
+            self.last_seat = self._prev_active(seat)
+            if not self.rules.knock_then_draw:
+                self._next_turn(seat)
+            # else the computer versions: the knocker goes on to draw and discard
         else:  # END_PLAY
             self.log.append((seat, EV_END_PLAY, None))
             self._end_hand("stock_exhausted")
@@ -593,6 +612,15 @@ class GameState:
         state.drawn = drawn
         state.knocker = knocker
         state.last_seat = state._prev_active(knocker) if knocker is not None else None
+        if knocker is not None:
+            # Turns start with a draw-phase decision; the knock's turn is how many of them
+            # came before it (knock_then_draw: the knocker's own draw follows in that turn).
+            starts = (EV_DRAW_STOCK, EV_TAKE, EV_KNOCK)
+            kinds = [kind for _, kind, _ in log]
+            if EV_KNOCK in kinds:
+                state.knock_turn = sum(k in starts for k in kinds[: kinds.index(EV_KNOCK)])
+            else:
+                state.knock_turn = turn - 1
         return state
 
     def hand_value(self, seat: int) -> float:
@@ -661,7 +689,7 @@ class GameState:
             self.stock = deck[:pos:-1]  # remaining cards, top (deck[pos+1]) at the end
             self.known = [0] * self.num_players
             self.log = []
-            self.knocker = self.last_seat = self.taken = self.drawn = None
+            self.knocker = self.knock_turn = self.last_seat = self.taken = self.drawn = None
             self.turn = 0
             self.current_player = seats[0]
             self.phase = _DRAW
@@ -670,7 +698,7 @@ class GameState:
                 s for s in seats
                 if t[self.hands[s][0] * 2704 + self.hands[s][1] * 52 + self.hands[s][2]]
                 >= THIRTY_ONE
-            )
+            ) if self._declares else ()
             if not declarers:
                 return
             self._end_hand("dealt_thirty_one", declarers=declarers, deal_next=False)

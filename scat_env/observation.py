@@ -130,6 +130,16 @@ def _scalar_start(num_players: int) -> int:
     return max(spans[p.name].stop for p in PIECES if p.symmetry == "card")
 
 
+def observed_values(rules: Rules) -> list[float]:
+    """The value table as the observation reads it: values above 41 (three of a kind when
+    trips beat 31: 32 to 44) are read as 41, so that every entry stays in ``[0, 1]``; the
+    cards themselves still tell the trips apart. Other games never exceed 33."""
+    table = value_table(rules)
+    if max(table) <= 41.0:
+        return table
+    return [v if v <= 41.0 else 41.0 for v in table]
+
+
 class ObservationEncoder:
     """Encodes views of one game size and rule set; create once, call :meth:`encode` often.
 
@@ -145,7 +155,7 @@ class ObservationEncoder:
         self.rules = rules
         self.size = observation_size(n)
         self.layout = spans = layout(n)
-        self._table = value_table(rules)
+        self._table = observed_values(rules)
         self._start_lives = float(rules.start_lives)
         # Offsets as attributes: dict lookups add up at one encode per env step.
         self._hand = spans["hand"].start
@@ -154,6 +164,9 @@ class ObservationEncoder:
         self._pile = spans["discard_pile"].start
         self._known = spans["known_cards"].start
         self._unseen = spans["unseen"]
+        # Cards not in the pack (the Italian 40) are never "unseen": nobody can hold them.
+        self._outside_pack = [self._unseen.start + c for c in range(52)
+                              if c not in set(rules.deck_cards)]
         self._scalars = at = _scalar_start(n)
         self._blank = [0.0] * (self.size - at)
         s = {name: slice(span.start - at, span.stop - at) for name, span in spans.items()
@@ -175,6 +188,7 @@ class ObservationEncoder:
         unseen = unseen_span.start
         seen = [unseen + c for c in hand]
         seen += [unseen + c for c in pile]
+        seen += self._outside_pack
         base = self._hand
         ones = [base + c for c in hand]
         base = self._pile

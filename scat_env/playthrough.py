@@ -31,6 +31,9 @@ GAMES: tuple[tuple[str, int, str, int], ...] = (
     ("standard_6p", 6, "standard", 3),
     ("cadillac_3p", 3, "cadillac", 4),
     ("gin_3p", 3, "gin", 5),
+    ("italian_3p", 3, "italian", 6),
+    ("computer_3p", 3, "computer", 7),
+    ("moyer_second_knock_4p", 4, "moyer_second_knock", 8),
 )
 
 

@@ -19,8 +19,14 @@ from typing import Any
 KNOCK_MODES = ("lowest", "gin")
 KNOCKER_TIES = ("safe", "all", "knocker_only")
 ALL_OUT = ("replay", "last_life")
-LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters")
-DECKS = ("standard",)
+LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters", "tokens")
+DECKS = ("standard", "italian")
+DECLARE_31 = ("auto", "never")
+#: Extra stops a Ride the Bus game may add after "on the stairs" (002 Ride the Bus).
+BUS_EXTRA_STOPS = ("on the second step", "asking the driver to stop")
+#: Ranks missing from the Italian 40-card pack (002, Antonio di Sebastiano): 8, 9 and 10
+#: (rank indices of :data:`scat_env.cards.RANK_NAMES`).
+ITALIAN_MISSING_RANKS = (6, 7, 8)
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
@@ -59,6 +65,22 @@ class Rules:
       the standard game: 002 and 000 ("Draw pile exhausted") leave the player to move two
       choices, take the previous discard or end the play. ``True`` keeps a knock as a
       third choice (preset ``knock_when_exhausted``).
+    - ``deck``: ``"standard"`` (52 cards) or ``"italian"`` (40 cards, no 8, 9 or 10;
+      002, Antonio di Sebastiano).
+    - ``trips_beat_31``: three of a kind beats 31 and ranks among itself by rank, aces
+      highest (Italian); values 32 (three 2s) to 44 (three aces).
+    - ``declare_31``: ``"auto"`` (a 31 is declared as soon as it is made or dealt and ends
+      the hand, standard) or ``"never"`` (no declaring: a 31 is just a high hand and its
+      holder knocks as usual; Italian).
+    - ``first_turn_knock``: may a player knock on their first turn of a hand (standard: yes;
+      the computer versions of 002 "Scat software": no).
+    - ``knock_then_draw``: the knocker goes on to draw and discard in the same turn (the
+      computer versions) instead of keeping the hand.
+    - ``second_knock``: after a knock the next player may knock too, ending the play at
+      once (002, Doug Moyer).
+    - ``extra_stops``: Ride the Bus extra stops after "on the stairs" ("on the second
+      step", "asking the driver to stop"), one more life each for every player; only with
+      ``lives_name: bus``.
     - ``all_out``: what happens when one hand would eliminate every remaining player:
       ``"replay"`` the hand with lives unchanged (002 Scoring, the all-on-the-county draw)
       or everyone stays on their ``"last_life"`` (variant 1).
@@ -80,6 +102,12 @@ class Rules:
     knock_needs_flush: bool = False
     knock_when_stock_exhausted: bool = False
     all_out: str = "replay"
+    trips_beat_31: bool = False
+    declare_31: str = "auto"
+    first_turn_knock: bool = True
+    knock_then_draw: bool = False
+    second_knock: bool = False
+    extra_stops: int = 0
 
     # One flat check per field, in field order: splitting it would scatter the validation
     # of one dataclass over helpers that each see a few fields, so it stays above C901's 20.
@@ -96,13 +124,26 @@ class Rules:
                 raise bad(name, f"must be {' or '.join(t.__name__ for t in types)}")
 
         check_type("name", (str,))
-        for name in ("deck", "lives_name", "knock_mode", "knocker_tie", "all_out"):
+        for name in ("deck", "lives_name", "knock_mode", "knocker_tie", "all_out",
+                     "declare_31"):
             check_type(name, (str,))
-        for name in ("pennies", "knocker_loss", "knocker_loss_on_31", "min_knock"):
+        for name in ("pennies", "knocker_loss", "knocker_loss_on_31", "min_knock",
+                     "extra_stops"):
             check_type(name, (int,))
         for name in ("county", "straight_flush", "knock_needs_flush",
-                     "knock_when_stock_exhausted"):
+                     "knock_when_stock_exhausted", "trips_beat_31", "first_turn_knock",
+                     "knock_then_draw", "second_knock"):
             check_type(name, (bool,))
+        if self.declare_31 not in DECLARE_31:
+            raise bad("declare_31", f"must be one of {DECLARE_31}")
+        if not 0 <= self.extra_stops <= len(BUS_EXTRA_STOPS):
+            raise bad("extra_stops", f"must be between 0 and {len(BUS_EXTRA_STOPS)}")
+        if self.extra_stops and self.lives_name != "bus":
+            raise bad("extra_stops", "is a Ride the Bus rule: it needs lives_name 'bus'")
+        if self.trips_beat_31 and (self.three_of_a_kind is not None
+                                   or self.three_aces is not None):
+            raise bad("trips_beat_31", "already values three of a kind; leave "
+                      "three_of_a_kind and three_aces null")
         if self.deck not in DECKS:
             raise bad("deck", f"must be one of {DECKS}")
         if self.lives_name not in LIVES_NAMES:
@@ -138,17 +179,19 @@ class Rules:
     @property
     def start_lives(self) -> int:
         """Losses a player can take before elimination, county life included."""
-        return self.pennies + int(self.county)
+        return self.pennies + int(self.county) + self.extra_stops
 
     @property
     def deck_cards(self) -> tuple[int, ...]:
-        """The card ids in play; the engine never assumes 52 so other packs can follow."""
+        """The card ids in play (ids of :mod:`scat_env.cards`: ``rank + 13 * suit``)."""
+        if self.deck == "italian":
+            return tuple(c for c in range(52) if c % 13 not in ITALIAN_MISSING_RANKS)
         return tuple(range(52))
 
     @property
     def scoring_key(self) -> tuple[Any, ...]:
         """The fields that change hand values (used to cache value tables)."""
-        return (self.three_of_a_kind, self.three_aces, self.straight_flush)
+        return (self.three_of_a_kind, self.three_aces, self.straight_flush, self.trips_beat_31)
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated again)."""
@@ -253,6 +296,23 @@ PRESETS: dict[str, dict[str, Any]] = {
         "three_of_a_kind": 30,
         "three_aces": 33,
     },
+    # 002 Ride the Bus: "on the second step" and "asking the driver to stop" added for
+    # every player: seven losses put you off the bus.
+    "ride_the_bus_extra_stops": {"pennies": 5, "county": False, "lives_name": "bus",
+                                 "extra_stops": 2},
+    # 002 Doug Moyer: after a knock the next player may knock too and end the play at once;
+    # the lowest simply lose one (no extra cost for a knocker); an all-out hand is redealt.
+    "moyer_second_knock": {"second_knock": True, "knocker_loss": 1, "knocker_tie": "all"},
+    # 002 Scat software: knock, then draw and discard in the same turn; no knock on a
+    # player's first turn. The hand points decide who loses a life, as at a showdown.
+    "computer": {"knock_then_draw": True, "first_turn_knock": False},
+    # 002 Antonio di Sebastiano: the 40-card Italian pack (no 8, 9, 10); three of a kind
+    # beats 31 and ranks among itself (aces highest); no declaring, players knock as usual;
+    # three tokens and a player who loses the last plays on until losing again; after a
+    # knock the lowest lose one token.
+    "italian": {"deck": "italian", "trips_beat_31": True, "declare_31": "never",
+                "pennies": 3, "county": True, "lives_name": "tokens", "knocker_loss": 1,
+                "knocker_tie": "all"},
     # 002 Gin (Angie Barry), 000: a knock promises the highest hand; three letters G-I-N
     # and you are out; trips 30.5.
     "gin": {
@@ -265,6 +325,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+#: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
+#: after "on the stairs".
 _BUS_POSITIONS = (
     "seated",
     "standing at the back",
@@ -285,9 +347,15 @@ def lives_label(rules: Rules, lives: int) -> str:
     if rules.lives_name == "letters":
         return "GIN"[:lost] or "clean"
     if rules.lives_name == "bus":
-        if lost < len(_BUS_POSITIONS) - 1 and rules.start_lives == 5:
-            return _BUS_POSITIONS[lost]
+        stops = _BUS_POSITIONS[:-1] + BUS_EXTRA_STOPS[: rules.extra_stops]
+        if rules.start_lives == 5 + rules.extra_stops and lost < len(stops):
+            return stops[lost]
         return f"{lives} stop{'s' if lives != 1 else ''} left"
+    if rules.lives_name == "tokens":
+        tokens = lives - int(rules.county)
+        if tokens <= 0:
+            return "playing on, no tokens"
+        return f"{tokens} token{'s' if tokens != 1 else ''}"
     coins = lives - int(rules.county)
     unit = "nickel" if rules.lives_name == "nickels" else "penn"
     if coins <= 0:

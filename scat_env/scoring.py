@@ -5,6 +5,7 @@ value"); that total is never below the highest single card, so "or the highest c
 no separate case. The options of :class:`~scat_env.rules.Rules` add special three-card
 hands: three of a kind (30 or 30.5), three aces (Grand Cadillac, 33) and straight flushes
 (30; A-K-Q is 31 anyway). With the ace high only, A-2-3 is not a straight (see RULES.md).
+In the Italian game three of a kind beats 31 and ranks among itself (:data:`TRIPS_BASE`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from .rules import Rules
 
 _STANDARD = Rules()
 THIRTY_ONE = 31.0
+#: With ``trips_beat_31`` three of a kind counts ``TRIPS_BASE + rank index``: 32 for three
+#: 2s up to 44 for three aces, above any 31 and ordered by rank (002, the Italian game).
+TRIPS_BASE = 32.0
 
 
 def _suit_best(cards: Iterable[int]) -> float:
@@ -34,6 +38,8 @@ def value_of(cards: Sequence[int], rules: Rules = _STANDARD) -> float:
     a, b, c = cards
     ra, rb, rc = CARD_RANK[a], CARD_RANK[b], CARD_RANK[c]
     if ra == rb == rc:
+        if rules.trips_beat_31:
+            return TRIPS_BASE + ra  # above 31, ranked among themselves (Italian)
         if ra == ACE_RANK and rules.three_aces is not None:
             return max(value, float(rules.three_aces))
         if rules.three_of_a_kind is not None:

@@ -46,11 +46,13 @@ def stack(
     upcard: str,
     stock: str | Sequence[str] = (),
     dealer: int | None = None,
+    pack: Sequence[int] = range(52),
 ) -> list[int]:
     """A full deck (top first) that deals ``hands[seat]`` to each seat still in.
 
     ``hands[seat] is None`` marks a seat that is out of the game (it gets no cards).
     ``dealer`` defaults to the last seat, so seat 0 receives the first card and moves first.
+    ``pack``: the cards of the game's pack (``rules.deck_cards``; the Italian pack has 40).
     """
     n = len(hands)
     dealer = n - 1 if dealer is None else dealer
@@ -67,7 +69,7 @@ def stack(
     top.extend(parse_cards(stock) if isinstance(stock, str) else [parse_card(c) for c in stock])
     if len(set(top)) != len(top):
         raise ValueError(f"a card is named twice in the scenario: {cards_str(top)}")
-    return top + [c for c in range(52) if c not in set(top)]
+    return top + [c for c in pack if c not in set(top)]
 
 
 def game(
@@ -91,7 +93,7 @@ def game(
     dealer = n - 1 if dealer is None else dealer
     if isinstance(rules, str):
         rules = Rules.preset(rules)
-    deck = stack(hands, upcard, stock, dealer)
+    deck = stack(hands, upcard, stock, dealer, (rules or Rules()).deck_cards)
     if lives is None:
         # Seeded: the hands after the stacked one are shuffled by the state's own rng, and
         # an unseeded rng made scenarios flaky (a dealt 31 in the NEXT hand is scored in the

@@ -19,7 +19,6 @@ from scat_env.observation import ObservationEncoder, action_mask
 from scat_env.view import make_view
 
 MAX_TURNS = 300  # the env's default per-hand cap
-FULL_DECK = list(range(52))
 
 tables = st.integers(min_value=2, max_value=10)
 presets = st.sampled_from(list(PRESETS))
@@ -31,14 +30,14 @@ def snapshot(s: GameState) -> tuple:
     return (s.num_players, s.rules, tuple(s.lives), tuple(s.active),
             tuple(tuple(h) for h in s.hands), tuple(s.known), tuple(s.stock),
             tuple(s.discard), tuple(s.log), tuple(s.results), s.hand_number, s.turn,
-            s.knocker, s.last_seat, s.taken, s.drawn, s.current_player, s.phase, s.dealer,
+            s.knocker, s.knock_turn, s.last_seat, s.taken, s.drawn, s.current_player, s.phase, s.dealer,
             s.rng.getstate())
 
 
 def check_state(s: GameState, encoder: ObservationEncoder) -> None:
-    # 52 cards conserved, no duplicates
+    # every card of the pack (52, or the Italian 40) conserved, no duplicates
     cards = [c for h in s.hands for c in h] + s.stock + s.discard
-    assert sorted(cards) == FULL_DECK, "cards lost or duplicated"
+    assert sorted(cards) == list(s.rules.deck_cards), "cards lost or duplicated"
     # lives never negative; out exactly when no lives are left
     assert all(x >= 0 for x in s.lives)
     assert s.active == [x > 0 for x in s.lives]

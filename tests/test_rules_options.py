@@ -26,13 +26,15 @@ H11B = "AD 2C 3H"
 
 @pytest.mark.parametrize(
     "field,value",
-    [("name", 5), ("deck", "italian"), ("pennies", -1), ("pennies", 21), ("pennies", "3"),
+    [("name", 5), ("deck", "tarot"), ("pennies", -1), ("pennies", 21), ("pennies", "3"),
      ("pennies", True), ("county", 1), ("lives_name", "coins"), ("knock_mode", "highest"),
      ("knocker_tie", "none"), ("knocker_loss", 0), ("knocker_loss", 3),
      ("knocker_loss_on_31", 3), ("three_of_a_kind", 31), ("three_of_a_kind", "30"),
      ("three_aces", 29), ("three_aces", 41), ("straight_flush", "yes"), ("min_knock", -1),
      ("min_knock", 32), ("min_knock", 17.5), ("knock_needs_flush", 1),
-     ("knock_when_stock_exhausted", None), ("all_out", "draw")],
+     ("knock_when_stock_exhausted", None), ("all_out", "draw"), ("trips_beat_31", 1),
+     ("declare_31", "sometimes"), ("first_turn_knock", None), ("knock_then_draw", "no"),
+     ("second_knock", 0), ("extra_stops", 1), ("extra_stops", -1), ("extra_stops", 3)],
 )
 def test_invalid_rule_values_name_the_field(field, value):
     with pytest.raises(ValueError, match=rf"Rules\.{field}"):

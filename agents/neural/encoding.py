@@ -28,9 +28,9 @@ from scat_env.observation import (
     ObservationEncoder,
     layout,
     observation_size,
+    observed_values,
 )
 from scat_env.rules import Rules
-from scat_env.scoring import value_table
 from scat_env.view import PlayerView
 
 DEFAULT_MAX_PLAYERS = 6
@@ -156,7 +156,7 @@ class PaddedEncoder:
         self.advice_at = advice_offset(max_players)
         self.size = policy_observation_size(max_players, advice)
         self._advisor = ExpertAgent() if advice else None
-        self._table = value_table(rules)
+        self._table = observed_values(rules)
         self._encoders: dict[int, tuple[ObservationEncoder, np.ndarray]] = {}
 
     def _for(self, n: int) -> tuple[ObservationEncoder, np.ndarray]:
