@@ -92,21 +92,21 @@ def _wait_until_gone(group: int) -> None:
 
 
 def _kill_and_resume(out: Path, games: int, workers: int, kills: int, span: float,
-                     seed: int) -> tuple[int, int]:
-    """Start ``scat tournament --resume`` ``kills`` times, each killed (SIGKILL, the
-    tournament process only) after a random delay up to ``span`` seconds unless it finished
-    first; then once more to the end. Returns (runs killed, runs that finished first)."""
-    rng = random.Random(seed)
-    killed = finished = 0
-    for _ in range(kills + 1):
+                     rng: random.Random) -> int:
+    """Start ``scat tournament --resume`` and kill it (SIGKILL, the tournament process only)
+    after a random delay up to ``span`` seconds, again and again until a run finishes before
+    its kill comes, or ``kills`` kills are spent (then one run goes to the end). Returns how
+    many runs were killed."""
+    killed = 0
+    while True:
         proc = subprocess.Popen(
             [sys.executable, "-m", "scat_cli", *_args(out, games, workers, "--resume")],
             cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             start_new_session=True,
         )
-        last = killed + finished == kills
         try:
-            _, err = proc.communicate(timeout=300 if last else rng.uniform(0.0, span))
+            _, err = proc.communicate(
+                timeout=rng.uniform(0.0, span) if killed < kills else 300)
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
@@ -115,36 +115,38 @@ def _kill_and_resume(out: Path, games: int, workers: int, kills: int, span: floa
             continue
         assert proc.returncode == 0, err
         assert not err  # no traceback from a resumed run, nor from a worker
-        finished += 1
-        if last:
-            break
-    return killed, finished
+        return killed
+
+
+def _survive(tmp_path: Path, reference, games: int, workers: int, target: int,
+             seed: int) -> tuple[int, int]:
+    """Tournaments of ``games`` played from an empty folder to the end under random kills,
+    one after another, until ``target`` kills have been survived; each ends with the bytes
+    of an uninterrupted run. Returns (kills, tournaments)."""
+    files, seconds = reference(games)
+    rng = random.Random(seed)
+    killed = cycles = 0
+    while killed < target:
+        out = tmp_path / f"out{cycles}"
+        killed += _kill_and_resume(out, games, workers, kills=target - killed, span=seconds,
+                                   rng=rng)
+        cycles += 1
+        _assert_whole(out)
+        assert _files(out) == files
+    print(f"workers={workers}: {killed} kills survived in {cycles} tournaments of {games} games")
+    return killed, cycles
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_killed_at_random_moments_and_resumed_it_ends_byte_identical(
         tmp_path, reference, workers):
-    files, seconds = reference(300)
-    out = tmp_path / "out"
-    killed, finished = _kill_and_resume(out, 300, workers, kills=6, span=seconds,
-                                        seed=workers)
-    print(f"workers={workers}: {killed} kills survived, {finished} runs finished first")
-    assert killed >= 2
-    _assert_whole(out)
-    assert _files(out) == files
+    _survive(tmp_path, reference, 300, workers, target=5, seed=workers)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_killed_many_times_it_ends_byte_identical(tmp_path, reference, workers):
-    files, seconds = reference(3000)
-    out = tmp_path / "out"
-    killed, finished = _kill_and_resume(out, 3000, workers, kills=40, span=seconds,
-                                        seed=100 + workers)
-    print(f"workers={workers}: {killed} kills survived, {finished} runs finished first")
-    assert killed >= 20
-    _assert_whole(out)
-    assert _files(out) == files
+    _survive(tmp_path, reference, 3000, workers, target=60, seed=100 + workers)
 
 
 # -- a full disk -------------------------------------------------------------------------------
