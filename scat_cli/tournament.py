@@ -141,11 +141,19 @@ def run(args: argparse.Namespace) -> int:
 
 def os_error_line(exc: OSError, out: str) -> str:
     """An operating-system error (a full disk, a read-only folder) as one line: which file,
-    what the system said, and that the finished games are kept for ``--resume``."""
+    what the system said, and, when games were logged, that ``--resume`` continues."""
+    from training.tournament import GAMES_FILE
+
     where = exc.filename if exc.filename is not None else out
-    what = exc.strerror or type(exc).__name__
-    return (f"cannot write {where}: {what}; the games finished so far are kept: fix this and "
-            "run the same command with --resume")
+    line = f"cannot write {where}: {exc.strerror or type(exc).__name__}"
+    try:
+        kept = os.path.getsize(os.path.join(out, GAMES_FILE)) > 0
+    except OSError:
+        kept = False
+    if kept:
+        line += ("; the games finished so far are kept: fix this and run the same command "
+                 "with --resume")
+    return line
 
 
 def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:

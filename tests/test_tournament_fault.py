@@ -284,3 +284,12 @@ def test_a_folder_without_write_permission_is_one_line(tmp_path, capsys):
         out.chmod(0o755)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write" in err
+
+
+def test_an_out_that_is_a_file_is_one_line(tmp_path, capsys):
+    out = tmp_path / "taken"
+    out.write_text("mine")
+    assert main(_args(out, 24, 1)) == 2
+    err = capsys.readouterr().err
+    assert err == f"scat tournament: error: cannot write {out}: File exists\n"
+    assert out.read_text() == "mine"
