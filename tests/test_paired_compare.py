@@ -10,6 +10,7 @@ import pytest
 
 from training import paired as pc
 from training.evaluate import tournament_evaluation
+from training.tournament import TournamentConfig
 
 
 def _evaluate(spec: str, folder: Path, seed: int = 1, games: int = 12) -> dict:
@@ -88,6 +89,24 @@ def test_bad_folders_give_clear_errors(tmp_path):
         cfg = {"seed": 0, "rules": "standard", "num_players": 2, "seating": "rotations",
                "tables": [["greedy", "random"]]}
         (tmp_path / f / "random_x2" / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match="config.json: not a tournament config: no 'games'"):
+        pc.compare(tmp_path / "a", tmp_path / "b")
+    for f in ("a", "b"):
+        cfg = TournamentConfig(tables=(("greedy", "random"),), games=4, seating="rotations")
+        (tmp_path / f / "random_x2" / "config.json").write_text(json.dumps(cfg.to_dict()))
     (tmp_path / "a" / "random_x2" / "games.jsonl").write_text("not json\n{}\n")
     with pytest.raises(ValueError, match="games.jsonl:1"):
         pc.compare(tmp_path / "a", tmp_path / "b")
+
+
+def test_an_edited_evaluation_log_is_refused_naming_its_line(tmp_path, capsys):
+    _evaluate("greedy", tmp_path / "a", games=4)
+    _evaluate("greedy", tmp_path / "b", games=4)
+    log = tmp_path / "b" / "random_x2" / "games.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    rec = json.loads(lines[1])
+    rec["winner"] = 1 - rec["winner"]
+    log.write_text(lines[0] + json.dumps(rec) + "\n" + "".join(lines[2:]))
+    assert pc.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "random_x2/games.jsonl:2: winner is" in err

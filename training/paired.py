@@ -28,7 +28,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from .tournament import CONFIG_FILE, GAMES_FILE, read_games
+from .tournament import CONFIG_FILE, GAMES_FILE, TournamentConfig, read_games
 
 
 def evaluated_wins(games: list[dict]) -> dict[tuple[int, int], bool]:
@@ -74,7 +74,14 @@ def _setting(folder: Path) -> tuple[dict, list[dict]]:
     if not config_path.exists():
         raise ValueError(f"{folder}: no {CONFIG_FILE}; expected a tournament folder written by "
                          "python -m training.evaluate --out")
-    return json.loads(config_path.read_text()), read_games(folder / GAMES_FILE)
+    try:
+        recorded = json.loads(config_path.read_text(encoding="utf-8"))
+        config = TournamentConfig.from_dict(recorded)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{config_path}: {str(exc)[:200]}") from None
+    # Every record checked against its config, as a resume checks it: a log edited or
+    # copied from another evaluation is refused naming its line, never paired.
+    return recorded, read_games(folder / GAMES_FILE, config=config)
 
 
 def compare(folder_a: Path, folder_b: Path) -> list[dict]:

@@ -257,6 +257,30 @@ class TournamentConfig:
             for k in range(len(seats))
         ]
 
+    @classmethod
+    def from_dict(cls, recorded: Any) -> TournamentConfig:
+        """The configuration a ``config.json`` records, rebuilt from its fields and refused
+        unless it writes back identical (a rules file edited since, a field added or
+        changed by hand, another version's format): ValueError, one line."""
+        if not isinstance(recorded, dict):
+            raise ValueError("not a tournament config")
+        try:
+            config = cls(tables=tuple(tuple(t) for t in recorded["tables"]),
+                         games=recorded["games"], rules=recorded["rules"],
+                         seed=recorded["seed"], seating=recorded["seating"],
+                         single_hand=recorded["single_hand"], max_turns=recorded["max_turns"])
+        except KeyError as exc:
+            raise ValueError(f"not a tournament config: no {exc}") from None
+        except TypeError:
+            raise ValueError("not a tournament config: a field has the wrong type") from None
+        rebuilt = config.to_dict()
+        if rebuilt != recorded:
+            diff = sorted(str(k)[:40] for k in set(rebuilt) | set(recorded)
+                          if rebuilt.get(k) != recorded.get(k))
+            raise ValueError(f"a tournament config that does not add up (differs in: "
+                             f"{', '.join(diff[:8])})")
+        return config
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["tables"] = [list(t) for t in self.tables]
