@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import pickle
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +35,7 @@ from torch import nn
 from agents.neural.encoding import policy_observation_size
 from agents.neural.forward import NumpyPolicy
 from scat_env import Rules
+from scat_env.engine import short_repr
 
 from .config import PPOConfig, make_rules
 from .policy_net import (
@@ -198,6 +198,9 @@ def build_learner(cfg: PPOConfig, warm: bool) -> Learner:
 
 def save_checkpoint(path: Path, learner: Learner, runner: Runner, cfg: PPOConfig, rules: Rules,
                     state: dict[str, Any]) -> None:
+    """Write ``checkpoint.pt`` atomically: tensors and plain values only (the rollout state
+    as :meth:`Runner.state_dict`), so :func:`load_checkpoint` reads it with
+    ``torch.load(weights_only=True)`` and resuming runs no code from the file."""
     data = policy_payload(learner.net, cfg.max_players, rules, dataclasses.asdict(cfg),
                           state.get("last_eval"))
     data.update({
@@ -207,7 +210,7 @@ def save_checkpoint(path: Path, learner: Learner, runner: Runner, cfg: PPOConfig
         "history": state["history"],
         "torch_rng": torch.get_rng_state(),
         "gen_rng": learner.gen.get_state(),
-        "runner": pickle.dumps(runner, protocol=pickle.HIGHEST_PROTOCOL),
+        "rollout": runner.state_dict(),
     })
     if learner.critic is not None:
         data["critic"] = {k: v.detach().clone() for k, v in learner.critic.state_dict().items()}
@@ -215,40 +218,97 @@ def save_checkpoint(path: Path, learner: Learner, runner: Runner, cfg: PPOConfig
 
 
 def load_checkpoint(path: Path, cfg: PPOConfig) -> dict[str, Any]:
+    """Read ``path`` (``torch.load(weights_only=True)``: tensors and plain values, nothing
+    that runs) and check that it belongs to a run of ``cfg``'s network. The rollout state is
+    checked field by field when the runner takes it (:func:`resume_from`)."""
     data = load_file(path, kinds=(CHECKPOINT_KIND,))
-    saved = data["config"]
+    saved = data.get("config")
+    if not isinstance(saved, dict):
+        raise ValueError(f"{str(path)!r}: the checkpoint holds no config")
     # Options added later default to off in checkpoints written before them.
     defaults = {"advice": False, "privileged_critic": False}
     for key in ("max_players", "hidden", "layers", "advice", "privileged_critic"):
         if saved.get(key, defaults.get(key)) != getattr(cfg, key):
             raise ValueError(f"{str(path)!r} does not match the config: {key} is "
-                             f"{saved.get(key)!r} in the checkpoint, {getattr(cfg, key)!r} in the config")
-    try:
-        data["runner_obj"] = pickle.loads(data["runner"])
-    except Exception as exc:
-        raise ValueError(f"{str(path)!r}: the saved rollout state cannot be read ({exc})") from None
+                             f"{short_repr(saved.get(key))} in the checkpoint, "
+                             f"{getattr(cfg, key)!r} in the config")
+    if "rollout" not in data:
+        old = " (an older checkpoint whose rollout state is a pickle, which is never loaded)"
+        raise ValueError(f"{str(path)!r} holds no rollout state{old if 'runner' in data else ''}: "
+                         "it cannot be resumed; start a new run (init_from can start from its "
+                         "policy)")
+    for key, kind in (("counters", dict), ("history", list), ("optimizer", dict),
+                      ("torch_rng", torch.Tensor), ("gen_rng", torch.Tensor)):
+        if not isinstance(data.get(key), kind):
+            raise ValueError(f"{str(path)!r}: bad checkpoint field {key!r} "
+                             f"(expected a {kind.__name__})")
+    if cfg.privileged_critic and not isinstance(data.get("critic"), dict):
+        raise ValueError(f"{str(path)!r}: bad checkpoint field 'critic' (expected a dict)")
     return data
 
 
-def resume_from(path: Path, cfg: PPOConfig, learner: Learner, log: Log
+def _check_counters(counters: dict[str, Any], where: str) -> dict[str, Any]:
+    """The step counters of a checkpoint, range-checked."""
+    out: dict[str, Any] = {}
+    for key in ("update", "samples", "env_steps"):
+        value = counters.get(key)
+        if type(value) is not int or not 0 <= value < 2**62:
+            raise ValueError(f"{where}: bad checkpoint field 'counters.{key}': "
+                             f"{short_repr(value)}")
+        out[key] = value
+    elapsed = counters.get("elapsed_s")
+    if type(elapsed) not in (int, float) or not 0 <= elapsed < 1e12:
+        raise ValueError(f"{where}: bad checkpoint field 'counters.elapsed_s': "
+                         f"{short_repr(elapsed)}")
+    out["elapsed_s"] = float(elapsed)
+    return out
+
+
+def _restore_learner(learner: Learner, data: dict[str, Any], where: str) -> None:
+    """Weights, optimizer and generators from a checkpoint; a part that does not fit is one
+    ``ValueError`` naming it."""
+    parts: list[tuple[str, Callable[[], Any]]] = [
+        ("state_dict", lambda: learner.net.load_state_dict(data["state_dict"])),
+        ("optimizer", lambda: learner.opt.load_state_dict(data["optimizer"])),
+        ("torch_rng", lambda: torch.set_rng_state(data["torch_rng"])),
+        ("gen_rng", lambda: learner.gen.set_state(data["gen_rng"])),
+    ]
+    if learner.critic is not None:
+        parts.insert(1, ("critic", lambda: learner.critic.load_state_dict(data["critic"])))  # type: ignore[union-attr]
+    for name, load in parts:
+        try:
+            load()
+        except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ValueError(f"{where}: bad checkpoint field {name!r}: {first[:200]}") from None
+
+
+def resume_from(path: Path, cfg: PPOConfig, learner: Learner, rules: Rules, log: Log
                 ) -> tuple[Runner, dict[str, Any]]:
-    """Load the checkpoint at ``path`` into ``learner``; return its runner and counters."""
+    """Load the checkpoint at ``path`` into ``learner``; return its runner and counters.
+    Everything is checked before the run continues; a bad field is one ``ValueError``."""
     if not path.exists():
         raise ValueError(f"--resume: no checkpoint at {str(path)!r}")
+    where = repr(str(path))
     data = load_checkpoint(path, cfg)
-    learner.net.load_state_dict(data["state_dict"])
-    if learner.critic is not None:
-        learner.critic.load_state_dict(data["critic"])
-    learner.opt.load_state_dict(data["optimizer"])
+    saved_rules = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    if data.get("rules") != saved_rules:
+        raise ValueError(f"{where} was written under other rules than the config's "
+                         f"{cfg.rules!r}")
+    counters = _check_counters(data["counters"], where)
+    check_handoff(cfg)
+    # A runner under the config's budget fields (total_samples, time limit may be raised on
+    # resume), holding the saved games, players, samples and generators.
+    runner = Runner(cfg, rules, cfg.seed)
+    try:
+        runner.load_state_dict(data["rollout"], learner.net.state_dict())
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    _restore_learner(learner, data, where)
     for group in learner.opt.param_groups:  # the config's lr wins (a resume may change it)
         group["lr"] = cfg.lr
-    torch.set_rng_state(data["torch_rng"])
-    learner.gen.set_state(data["gen_rng"])
-    runner = data["runner_obj"]
-    runner.cfg = cfg  # budget fields (total_samples, time limit) may be raised on resume
-    check_handoff(cfg)
-    state = {**new_state(), **data["counters"], "history": data["history"],
-             "last_eval": data["metrics"] or None}
+    state = {**new_state(), **counters, "history": data["history"],
+             "last_eval": data.get("metrics") or None}
     log(f"resumed {path} at update {state['update']}, {state['samples']:,} samples")
     return runner, state
 
@@ -331,7 +391,7 @@ def _train(cfg: PPOConfig, out_dir: str | Path, resume: bool, log: Log) -> dict[
     rules = make_rules(cfg.rules)
     learner = build_learner(cfg, warm=not resume)
     if resume:
-        runner, state = resume_from(ckpt_path, cfg, learner, log)
+        runner, state = resume_from(ckpt_path, cfg, learner, rules, log)
     else:
         runner, state = Runner(cfg, rules, cfg.seed), new_state()
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
@@ -366,8 +426,7 @@ def _train(cfg: PPOConfig, out_dir: str | Path, resume: bool, log: Log) -> dict[
         state["samples"] += new
         state["env_steps"] = runner.env_steps
         if u % cfg.snapshot_every_updates == 0:
-            runner.snapshots.append(NumpyPolicy(learner.net.state_dict(), cfg.layers,
-                                                cfg.max_players))
+            runner.add_snapshot(learner.net.state_dict())
         speed = {"samples_per_s": new / (t2 - t0),
                  "env_steps_per_s": (runner.env_steps - env0) / (t2 - t0),
                  "collect_s": t1 - t0, "update_s": t2 - t1}
