@@ -12,9 +12,9 @@ Files:
 - *training checkpoint* (``kind = "scat-ppo-checkpoint"``, a torch file written atomically
   and read with ``torch.load(weights_only=True)``): the policy fields plus the optimizer,
   RNG states, step counters and the rollout state (for ``--resume``). A checkpoint is also
-  a valid policy for ``ppo:PATH`` where torch is installed, and playing it runs no pickled
-  code. Resuming does: the rollout state is a pickle (:func:`training.ppo.load_checkpoint`),
-  so resume only from a run folder you trust.
+  a valid policy for ``ppo:PATH`` where torch is installed. Neither playing nor resuming
+  runs code from it: the rollout state is tensors and plain values too
+  (:meth:`training.rollout.Runner.state_dict`), checked field by field on resume.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from agents.neural.policy_file import (
     is_policy_file,
     load_policy,
     save_policy,
+    torch_load_error,
 )
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.rules import Rules
@@ -122,20 +123,27 @@ class PolicyNet(nn.Module):
 
 # -- files ---------------------------------------------------------------------------------
 def atomic_save(obj: Any, path: str | os.PathLike[str]) -> None:
-    """``torch.save`` to a temp file in the same folder, then ``os.replace``: a crash
-    mid-write leaves the previous file intact."""
+    """``torch.save`` to a temp file in the same folder, then ``os.replace``: a crash or a
+    full disk mid-write leaves the previous file intact and no temp file behind. An
+    operating-system error (read-only folder, no space) is one ``ValueError`` line."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        os.close(fd)
         torch.save(obj, tmp)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a policy file is for sharing
         os.replace(tmp, path)
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    except RuntimeError:  # torch reports a short write (a full disk) as "enforce fail ..."
+        raise ValueError(f"cannot write {str(path)!r}: the write failed (is the disk "
+                         "full?)") from None
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
 
 
@@ -181,9 +189,7 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, not a torch file, foreign pickle...
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{str(path)!r} is not a readable scat policy/checkpoint "
-                         f"(corrupt or truncated?): {first[:200]}") from None
+        raise torch_load_error(repr(str(path)), exc) from None
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{str(path)!r} is not a {' or '.join(kinds)} file (found {found!r})")

@@ -235,9 +235,10 @@ def save_policy(path: str | os.PathLike[str], arrays: Mapping[str, Any],
     blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     np.savez(buffer, **weights, **{METADATA: blob})
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(buffer.getvalue())
         umask = os.umask(0)
@@ -245,8 +246,10 @@ def save_policy(path: str | os.PathLike[str], arrays: Mapping[str, Any],
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a policy file is for sharing
         load_policy(tmp)
         os.replace(tmp, path)
+    except OSError as exc:  # a read-only folder, a full disk: one line, the old file kept
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
 
 
@@ -269,9 +272,7 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, foreign pickle...
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ValueError(f"{where} is not a readable scat policy (corrupt or truncated?): "
-                         f"{first[:200]}") from None
+        raise torch_load_error(where, exc) from None
     if not isinstance(data, dict) or data.get("kind") not in _LEGACY_KINDS:
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{where} is not a {POLICY_KIND} file (found {found!r})")
@@ -287,6 +288,27 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
             "metrics")
     meta = {k: data[k] for k in keep if k in data}
     return PolicyFile(arrays, meta)
+
+
+def torch_load_error(where: str, exc: BaseException) -> ValueError:
+    """The one line to show when ``torch.load(weights_only=True)`` refuses a file.
+
+    Never torch's own text as it is: it advises re-running with ``weights_only=False``,
+    which would run whatever code a crafted file holds. A file that asks for a Python object
+    other than tensors and plain values is named as such; anything else (a truncated or
+    foreign file) gets torch's one informative line (no line about ``weights_only``, cut
+    to 160 characters)."""
+    text = str(exc).strip()
+    if "global" in text.lower():  # "Unsupported global: GLOBAL posix.system ..."
+        return ValueError(f"{where} is not a scat-env policy/checkpoint file: it holds Python "
+                          "objects other than tensors and plain values (refused, nothing of "
+                          "it was run)")
+    noise = ("weights_only", "weights only", "documentation", "file an issue")
+    lines = [line.strip() for line in text.splitlines()
+             if line.strip() and not any(word in line.lower() for word in noise)]
+    detail = (lines or [type(exc).__name__])[0][:160]
+    return ValueError(f"{where} is not a scat-env policy/checkpoint file (corrupt or "
+                      f"truncated?): {detail}")
 
 
 def _is_torch_file(path: str | os.PathLike[str]) -> bool:
