@@ -3,28 +3,212 @@
 It plays through :class:`agents.policy.PolicyAgent` (same padded input, same options
 ``:sample``, ``:full``, ``:sym``); loading needs torch and sb3-contrib, imported only when
 such a spec is built.
+
+The zip is read here, never by SB3's own loader: SB3's ``data`` member holds cloudpickled
+objects (the policy class, the spaces, schedules) that its loader unpickles, so a crafted
+zip would run code. :func:`read_sb3_zip` reads only ``policy.pth`` (and, to resume training,
+``policy.optimizer.pth`` and two counters of ``data`` parsed as plain JSON) with
+``torch.load(weights_only=True)``, checks every weight's name, dtype and shape, and builds the
+policy from what those shapes say (an MLP of known layout over the scat observation of a
+known table size) rather than from anything the file asks for.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from scat_env.actions import NUM_ACTIONS
+
 from .base import Agent
 from .neural.encoding import policy_observation_size
+from .neural.policy_file import MAX_HIDDEN, MAX_LAYERS, PLAYERS_RANGE, torch_load_error
 from .policy import PolicyAgent, parse_policy_spec
 from .registry import register
 
+#: Largest ``policy.pth`` / ``policy.optimizer.pth`` read (a 4096x16 MLP is ~ 1 GB: refused
+#: long before); larger members are refused unread.
+MAX_WEIGHTS_BYTES = 256 * 2**20
+#: Largest ``data`` member read (it is JSON; ours are a few kB).
+MAX_DATA_BYTES = 4 * 2**20
+
+
+@dataclass
+class SB3File:
+    """What :func:`read_sb3_zip` takes from an SB3 zip: the policy weights, the layer
+    sizes they imply, the table size of their input, and for a resume the optimizer state
+    and step counters."""
+
+    weights: dict[str, Any]
+    pi_arch: list[int]
+    vf_arch: list[int]
+    max_players: int
+    optimizer: dict[str, Any] | None = None
+    num_timesteps: int = 0
+    n_updates: int = 0
+
+    def build_policy(self) -> Any:
+        """A ``MaskableActorCriticPolicy`` of this layout holding these weights (eval mode)."""
+        import gymnasium as gym
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        obs = gym.spaces.Box(0.0, 1.0, (policy_observation_size(self.max_players),),
+                             dtype=np.float32)
+        policy = MaskableActorCriticPolicy(obs, gym.spaces.Discrete(NUM_ACTIONS), lambda _: 0.0,
+                                           net_arch={"pi": self.pi_arch, "vf": self.vf_arch})
+        policy.load_state_dict(self.weights)
+        policy.eval()
+        return policy
+
+
+def _member(zf: zipfile.ZipFile, name: str, where: str, limit: int) -> bytes:
+    """One member of the zip, refused unread when it says it is larger than ``limit`` and
+    cut off there whatever it says."""
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise ValueError(f"{where} is not a stable-baselines3 model zip (no {name!r})") from None
+    if info.file_size > limit:
+        raise ValueError(f"{where}: {name} is too large ({info.file_size:,} bytes)")
+    with zf.open(info) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{where}: {name} is too large")
+    return data
+
+
+def _torch_member(zf: zipfile.ZipFile, name: str, where: str) -> Any:
+    import torch
+
+    blob = _member(zf, name, where, MAX_WEIGHTS_BYTES)
+    try:
+        return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
+    except Exception as exc:  # foreign pickle, truncated file...
+        raise torch_load_error(f"{where} ({name})", exc) from None
+
+
+def _layers(weights: dict[str, Any], prefix: str, size: int, where: str) -> list[int]:
+    """The hidden sizes of the MLP under ``prefix`` (``Linear`` at even indices, each fed by
+    the one before), checked against the bounds policy files have."""
+    sizes: list[int] = []
+    while f"{prefix}.{2 * len(sizes)}.weight" in weights and len(sizes) <= MAX_LAYERS:
+        w = weights[f"{prefix}.{2 * len(sizes)}.weight"]
+        if w.dim() != 2 or w.shape[1] != size or not 1 <= w.shape[0] <= MAX_HIDDEN:
+            raise ValueError(f"{where}: {prefix}.{2 * len(sizes)}.weight has shape "
+                             f"{list(w.shape)}; expected [1..{MAX_HIDDEN}, {size}]")
+        size = int(w.shape[0])
+        sizes.append(size)
+    if not 1 <= len(sizes) <= MAX_LAYERS:
+        raise ValueError(f"{where}: {prefix} has {len(sizes)} layers, expected 1 to {MAX_LAYERS}")
+    return sizes
+
+
+def _expected_shapes(obs: int, pi: list[int], vf: list[int]) -> dict[str, tuple[int, ...]]:
+    shapes: dict[str, tuple[int, ...]] = {}
+    for prefix, sizes in (("mlp_extractor.policy_net", pi), ("mlp_extractor.value_net", vf)):
+        fan_in = obs
+        for i, h in enumerate(sizes):
+            shapes[f"{prefix}.{2 * i}.weight"] = (h, fan_in)
+            shapes[f"{prefix}.{2 * i}.bias"] = (h,)
+            fan_in = h
+    shapes.update({"action_net.weight": (NUM_ACTIONS, pi[-1]), "action_net.bias": (NUM_ACTIONS,),
+                   "value_net.weight": (1, vf[-1]), "value_net.bias": (1,)})
+    return shapes
+
+
+def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int]:
+    """(policy layers, value layers, table size) of SB3 MLP weights, every tensor checked:
+    names, float32, shapes that chain, a scat observation in, the scat actions out, finite."""
+    import torch
+
+    if not isinstance(weights, dict) or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in weights.items()):
+        raise ValueError(f"{where}: policy.pth is not a table of named tensors")
+    first = weights.get("mlp_extractor.policy_net.0.weight")
+    if first is None or first.dim() != 2:
+        raise ValueError(f"{where}: policy.pth holds no MlpPolicy weights "
+                         "(mlp_extractor.policy_net.0.weight)")
+    obs = int(first.shape[1])
+    lo, hi = PLAYERS_RANGE
+    players = next((n for n in range(lo, hi + 1) if policy_observation_size(n) == obs), None)
+    if players is None:
+        raise ValueError(f"{where}: observation size {obs} matches no scat table size")
+    pi = _layers(weights, "mlp_extractor.policy_net", obs, where)
+    vf = _layers(weights, "mlp_extractor.value_net", obs, where)
+    shapes = _expected_shapes(obs, pi, vf)
+    if set(weights) != set(shapes):
+        missing, extra = sorted(set(shapes) - set(weights)), sorted(set(weights) - set(shapes))
+        raise ValueError(f"{where}: policy.pth does not fit an MlpPolicy (missing "
+                         f"{missing[:3] or 'none'}, unexpected {[e[:40] for e in extra[:3]] or 'none'})")
+    for name, shape in shapes.items():
+        t = weights[name]
+        if t.dtype != torch.float32 or tuple(t.shape) != shape:
+            raise ValueError(f"{where}: {name} is {t.dtype}{list(t.shape)}, expected "
+                             f"float32{list(shape)}")
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{where}: {name} holds a value that is not finite")
+    return pi, vf, players
+
+
+def _counter(data: dict[str, Any], key: str, where: str) -> int:
+    value = data.get(key, 0)
+    if type(value) is not int or not 0 <= value < 2**62:
+        raise ValueError(f"{where}: data field {key!r} must be a whole number, got "
+                         f"{str(value)[:40]!r}")
+    return value
+
+
+def read_sb3_zip(path: str | os.PathLike[str], optimizer: bool = False) -> SB3File:
+    """Read an SB3 (Maskable)PPO zip without SB3's loader, so nothing in it runs.
+
+    Reads ``policy.pth`` (and with ``optimizer``: ``policy.optimizer.pth`` and the
+    ``num_timesteps`` / ``_n_updates`` counters of ``data``, parsed as JSON; its pickled
+    entries are never decoded). Any problem is one ``ValueError`` line naming the file."""
+    where = repr(str(path))
+    if not os.path.isfile(path):
+        raise ValueError(f"sb3 policy file {where} does not exist")
+    try:
+        zf = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile):
+        raise ValueError(f"{where} is not a stable-baselines3 zip (corrupt or truncated?)") from None
+    with zf:
+        try:
+            weights = _torch_member(zf, "policy.pth", where)
+            pi, vf, players = _check_weights(weights, where)
+            out = SB3File(weights, pi, vf, players)
+            if optimizer:
+                out.optimizer = _torch_member(zf, "policy.optimizer.pth", where)
+                if not isinstance(out.optimizer, dict):
+                    raise ValueError(f"{where}: policy.optimizer.pth is not an optimizer state")
+                try:
+                    data = json.loads(_member(zf, "data", where, MAX_DATA_BYTES))
+                except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                    raise ValueError(f"{where}: its data member is not JSON") from None
+                if not isinstance(data, dict):
+                    raise ValueError(f"{where}: its data member is not a JSON object")
+                out.num_timesteps = _counter(data, "num_timesteps", where)
+                out.n_updates = _counter(data, "_n_updates", where)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise ValueError(f"{where} is not a readable stable-baselines3 zip (corrupt or "
+                             f"truncated?): {str(exc)[:120]}") from None
+    return out
+
 
 class SB3Policy:
-    """Adapter giving an SB3 (Maskable)PPO model the ``logits(obs, mask)`` interface."""
+    """Adapter giving an SB3 (Maskable) actor-critic policy the ``logits(obs, mask)``
+    interface."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, policy: Any) -> None:
         import torch
 
-        self.model = model
+        self.policy = policy
         self.torch = torch
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -32,36 +216,22 @@ class SB3Policy:
         with torch.no_grad():
             single = obs.ndim == 1
             t = torch.as_tensor(obs[None] if single else obs, dtype=torch.float32)
-            dist = self.model.policy.get_distribution(t)
+            dist = self.policy.get_distribution(t)
             logits = dist.distribution.logits.numpy()
             logits = logits[0] if single else logits
         return np.where(mask, logits, np.float32(-1e9))
 
 
 @lru_cache(maxsize=8)
-def _load_sb3(path: str) -> tuple[Any, int]:
-    import os
-    import zipfile
-
-    if not os.path.isfile(path):
-        raise ValueError(f"sb3 policy file {path!r} does not exist")
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{path!r} is not a stable-baselines3 zip (corrupt or truncated?)")
+def _load_sb3(path: str) -> tuple[SB3Policy, int]:
     try:
-        from sb3_contrib import MaskablePPO
+        import sb3_contrib  # noqa: F401
+        import torch  # noqa: F401
     except ImportError:
         raise ValueError(f"sb3:{path} needs stable-baselines3 and sb3-contrib "
                          "(pip install 'scat-env[train]')") from None
-    try:
-        model = MaskablePPO.load(path, device="cpu")
-    except Exception as exc:
-        raise ValueError(f"{path!r}: cannot load as a MaskablePPO model ({exc})") from None
-
-    size = model.observation_space.shape[0]
-    max_players = next((n for n in range(2, 11) if policy_observation_size(n) == size), None)
-    if max_players is None:
-        raise ValueError(f"{path!r}: observation size {size} matches no scat table size")
-    return SB3Policy(model), max_players
+    loaded = read_sb3_zip(path)
+    return SB3Policy(loaded.build_policy()), loaded.max_players
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:
@@ -72,3 +242,5 @@ def _make_sb3(arg: str | None, seed: int | None) -> Agent:
 
 register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: "
          "sb3:PATH.zip[:sample][:full][:sym[=N]]")
+
+__all__ = ["SB3File", "SB3Policy", "read_sb3_zip"]

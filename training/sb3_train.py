@@ -10,7 +10,9 @@ Self-play: every ``snapshot_every_samples`` samples the current model is saved u
 
 Resume: ``--resume`` reloads ``OUT/checkpoint.zip`` (weights, optimizer, step counter) and
 ``OUT/state.json`` (evaluation history, snapshots); the envs restart with fresh games, so
-unlike the native trainer an SB3 resume is not bit-exact.
+unlike the native trainer an SB3 resume is not bit-exact. The zip is not read by SB3's
+loader (which unpickles objects from it): :func:`agents.sb3.read_sb3_zip` reads its weights
+and optimizer with ``torch.load(weights_only=True)`` into a model built from the config.
 """
 
 from __future__ import annotations
@@ -45,6 +47,70 @@ def make_vec_env(cfg: SB3Config) -> Any:
     return DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
 
 
+def read_checkpoint(path: Path, cfg: SB3Config) -> Any:
+    """The weights, optimizer and counters of an SB3 checkpoint, read without SB3's loader
+    (:func:`agents.sb3.read_sb3_zip`), and checked against the config's network."""
+    from agents.sb3 import read_sb3_zip
+
+    saved = read_sb3_zip(path, optimizer=True)
+    want = [cfg.hidden] * cfg.layers
+    if (saved.pi_arch, saved.vf_arch, saved.max_players) != (want, want, cfg.max_players):
+        raise ValueError(f"{str(path)!r} does not match the config: its network is "
+                         f"{saved.pi_arch} for {saved.max_players} players, the config's "
+                         f"{want} for {cfg.max_players}")
+    return saved
+
+
+def restore(model: Any, saved: Any, path: Path) -> None:
+    """Put a checkpoint's weights, optimizer state and counters into a model built from
+    the config; a part that does not fit is one ``ValueError``."""
+    for name, load in (("policy.pth", lambda: model.policy.load_state_dict(saved.weights)),
+                       ("policy.optimizer.pth",
+                        lambda: model.policy.optimizer.load_state_dict(saved.optimizer))):
+        try:
+            load()
+        except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+            raise ValueError(f"{str(path)!r}: {name} does not fit the model: {first}") from None
+    model.num_timesteps = saved.num_timesteps
+    model._n_updates = saved.n_updates
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """``state.json`` (evaluation history, snapshot paths, elapsed seconds), checked."""
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ValueError(f"{str(path)!r} is not a readable state file") from None
+    ok = (isinstance(state, dict) and isinstance(state.get("history"), list)
+          and isinstance(state.get("snapshots"), list)
+          and all(isinstance(s, str) for s in state["snapshots"])
+          and type(state.get("elapsed_s")) in (int, float) and state["elapsed_s"] >= 0)
+    if not ok:
+        raise ValueError(f"{str(path)!r}: expected history, snapshots and elapsed_s")
+    return state
+
+
+def write_atomically(path: Path, write: Any) -> None:
+    """``write(tmp)`` to a unique temp name beside ``path``, then ``os.replace``: a failed
+    write (a full disk, a read-only folder) leaves the previous file intact, no temp file
+    behind, and is one ``ValueError`` line."""
+    import tempfile
+
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp" + path.suffix,
+                                   dir=path.parent)
+        os.close(fd)
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = print) -> dict[str, Any]:
     """Train (or continue) an SB3 run in ``out_dir``; returns the final summary. The folder
     is held for the whole run (:mod:`training.runlock`)."""
@@ -73,38 +139,34 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     ckpt = out / "checkpoint.zip"
     state_path = out / "state.json"
     state: dict[str, Any] = {"history": [], "snapshots": [], "elapsed_s": 0.0}
-    if resume:
-        if not ckpt.exists():
-            raise ValueError(f"--resume: no checkpoint at {str(ckpt)!r}")
-        try:
-            model = MaskablePPO.load(ckpt, env=env, device="cpu")
-        except Exception as exc:
-            raise ValueError(f"{str(ckpt)!r}: cannot load checkpoint ({exc})") from None
+    if resume and not ckpt.exists():
+        raise ValueError(f"--resume: no checkpoint at {str(ckpt)!r}")
+    saved = read_checkpoint(ckpt, cfg) if resume else None
+    model = MaskablePPO(
+        "MlpPolicy", env, learning_rate=cfg.lr, n_steps=cfg.rollout_samples_per_env,
+        batch_size=cfg.minibatch_samples, n_epochs=cfg.epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip, ent_coef=cfg.ent_coef,
+        seed=cfg.seed, device="cpu", verbose=0,
+        policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers},
+        tensorboard_log=str(out / "tb"))
+    if saved is not None:
+        restore(model, saved, ckpt)
         if state_path.exists():
-            state = json.loads(state_path.read_text())
+            state = read_state(state_path)
         for snap in state["snapshots"]:
             env.env_method("add_opponent", f"sb3:{snap}", cfg.snapshot_weight)
         log(f"resumed {ckpt} at {model.num_timesteps:,} samples")
     else:
-        model = MaskablePPO(
-            "MlpPolicy", env, learning_rate=cfg.lr, n_steps=cfg.rollout_samples_per_env,
-            batch_size=cfg.minibatch_samples, n_epochs=cfg.epochs, gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip, ent_coef=cfg.ent_coef,
-            seed=cfg.seed, device="cpu", verbose=0,
-            policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers},
-            tensorboard_log=str(out / "tb"))
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
 
     def evaluate(games: int, seed: int) -> dict[str, Any]:
-        pol = SB3Policy(model)
+        pol = SB3Policy(model.policy)
         return evaluate_agent(lambda s: PolicyAgent(pol, cfg.max_players, seed=s), rules,
                               cfg.eval_opponents, cfg.eval_players, games, seed)
 
     def save() -> None:
-        tmp = out / "checkpoint.tmp.zip"
-        model.save(tmp)
-        os.replace(tmp, ckpt)
-        state_path.write_text(json.dumps(state, indent=2))
+        write_atomically(ckpt, model.save)
+        write_atomically(state_path, lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
 
     t_start = time.perf_counter()
     elapsed0 = state["elapsed_s"]
