@@ -88,10 +88,28 @@ def run(args: argparse.Namespace) -> int:
         overrides["progress"] = False
     trainer, cfg = load_config(args.config, overrides)
     out = Path(args.out or Path("runs") / cfg.name)
+    try:
+        summary = _train_in(out, trainer, cfg, args)
+    except OSError as exc:  # a read-only folder, a full disk: one line, exit status 2
+        where = f" {exc.filename!s:.200}" if exc.filename else ""
+        raise CliError(f"cannot write{where}: {exc.strerror or exc}") from None
+    if "final_eval" in summary:
+        from training.evaluate import format_report
+
+        print(format_report(summary["final_eval"], "Final evaluation"))
+    written = [out / "report.md", out / "summary.json", out / "learning_curve.png"]
+    print("wrote " + ", ".join(str(p) for p in written if p.exists()))
+    return 0
+
+
+def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) -> dict[str, object]:
+    """Hold ``out``, check it, train, write the report; returns the run's summary.
+
+    The lock is held from the folder check to the report: a second run cannot pass the
+    check, nor --overwrite delete a running run's files. Checkpoints are written atomically
+    (a failed write keeps the previous one), so a run stopped here by a full disk resumes."""
     from training.runlock import exclusive_folder
 
-    # Held from the folder check to the report: a second run cannot pass the check, nor
-    # --overwrite delete a running run's files.
     with exclusive_folder(out, "training run"):
         prepare_run_folder(out, args.resume, args.overwrite)
         print(f"scat train: {trainer} trainer, run folder {out}", file=sys.stderr)
@@ -103,10 +121,4 @@ def run(args: argparse.Namespace) -> int:
         from training.evaluate import run_report
 
         (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
-    if "final_eval" in summary:
-        from training.evaluate import format_report
-
-        print(format_report(summary["final_eval"], "Final evaluation"))
-    written = [out / "report.md", out / "summary.json", out / "learning_curve.png"]
-    print("wrote " + ", ".join(str(p) for p in written if p.exists()))
-    return 0
+    return summary
