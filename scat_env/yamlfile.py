@@ -59,8 +59,11 @@ def read_yaml(path: str | Path, what: str) -> Any:
         raise ValueError(f"{what} {str(p)!r} is not valid YAML: not UTF-8 text") from None
     except OSError as exc:
         raise ValueError(f"{what} {str(p)!r} cannot be read: {one_line(str(exc))}") from None
-    loader = _NoAliases(text)
+    loader = None
     try:
+        # The reader checks the text for characters YAML forbids (a vertical tab, most
+        # control characters) as it is built, so building it is inside the try too.
+        loader = _NoAliases(text)
         return loader.get_single_data()
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()
@@ -69,4 +72,5 @@ def read_yaml(path: str | Path, what: str) -> Any:
     except RecursionError:
         raise ValueError(f"{what} {str(p)!r} is nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

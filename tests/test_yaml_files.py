@@ -113,3 +113,14 @@ def test_one_line_keeps_both_ends_of_a_long_message():
     text = "start " + "x" * 1000 + "\n end"
     short = one_line(text, 60)
     assert len(short) <= 60 and short.startswith("start") and short.endswith("end")
+
+
+@pytest.mark.parametrize("text", ["0\x0b...\n", "pennies: 3\x07\n", "name: \x1b[2J\n"])
+def test_characters_yaml_forbids_are_one_line(tmp_path, text):
+    """PyYAML checks the characters while it builds its reader, before parsing: that check
+    too must end in the loader's one line, not in PyYAML's ReaderError."""
+    path = tmp_path / "control.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="is not valid YAML") as err:
+        read_yaml(path, "rules file")
+    assert "\n" not in str(err.value) and len(str(err.value)) <= MAX_MESSAGE + 100
