@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from scat_env.yamlfile import one_line
+
 from .base import Agent
 
 Factory = Callable[[str | None, int | None], Agent]
@@ -43,16 +45,26 @@ def available() -> dict[str, str]:
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from its spec string. Unknown specs raise ``ValueError``."""
+    """Build an agent from its spec string. A bad spec raises ``ValueError``: one line of at
+    most :data:`scat_env.yamlfile.MAX_MESSAGE` characters, whatever the spec holds (specs
+    come from command lines, saved games and configs, and factories quote their argument,
+    so a megabyte-long spec would otherwise become a megabyte-long error)."""
     _load_builtin()
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+        raise ValueError(one_line(f"agent spec must be a non-empty string, got {spec!r}"))
     spec = spec.strip()
     name, sep, arg = spec.partition(":")
     if name not in _FACTORIES:
-        raise ValueError(
-            f"unknown agent spec {spec!r}; known agents: {', '.join(sorted(_FACTORIES))}"
-        )
-    agent = _FACTORIES[name][0](arg if sep else None, seed)
+        raise ValueError(one_line(
+            f"unknown agent spec {spec[:60]!r}{'...' if len(spec) > 60 else ''}; "
+            f"known agents: {', '.join(sorted(_FACTORIES))}"))
+    try:
+        agent = _FACTORIES[name][0](arg if sep else None, seed)
+    except ValueError as exc:
+        raise ValueError(one_line(str(exc))) from None
+    except OSError as exc:  # a file the spec names that the system will not read
+        shown = spec if len(spec) <= 60 else spec[:57] + "..."
+        raise ValueError(one_line(f"agent spec {shown!r}: cannot read its file: "
+                                  f"{exc.strerror or type(exc).__name__}")) from None
     agent.spec = spec
     return agent

@@ -193,3 +193,15 @@ def hidden_variant(state: GameState, rng: random.Random) -> GameState:
             break
     rng.shuffle(other.stock)
     return other
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many inputs each fuzzed reader was given (tests/fuzz_inputs.py), when any was."""
+    import sys
+
+    fuzz = sys.modules.get("fuzz_inputs")
+    if fuzz is None or not fuzz.TRIED:
+        return
+    terminalreporter.section("fuzz: inputs tried per reader (accepted)")
+    for what, count in sorted(fuzz.TRIED.items()):
+        terminalreporter.write_line(f"{what}: {count} ({fuzz.ACCEPTED[what]} accepted)")

@@ -33,9 +33,38 @@ from typing import Any
 
 from scat_env import DEFAULT_MAX_TURNS, Rules
 from scat_env.rewards import check_shaping
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.yamlfile import one_line, read_yaml
 
 TRAINERS = ("native", "sb3")
+
+
+#: The largest value of each count. Past these a run cannot fit in memory or finish (a
+#: ``hidden: 100000000`` asked torch for petabytes, ``max_players: 1000000`` for an
+#: observation of millions of numbers), or its policy file could not be read back
+#: (:mod:`agents.neural.policy_file` refuses wider or deeper networks as corrupt), so the
+#: config is refused before anything is allocated. Every shipped config is far inside them.
+COUNT_LIMITS: dict[str, int] = {
+    "hidden": 4096,  # agents.neural.policy_file.MAX_HIDDEN
+    "layers": 16,  # agents.neural.policy_file.MAX_LAYERS
+    "parallel_games": 1 << 16,
+    "n_envs": 1024,
+    "rollout_samples": 1 << 21,  # 2M samples of 608 float32: ~5 GB of observations
+    "rollout_samples_per_env": 1 << 21,
+    "minibatch_samples": 1 << 21,
+    "epochs": 1000,
+    "total_samples": 10**12,
+    "torch_threads": 1024,
+    "snapshot_pool": 256,
+    "snapshot_every_updates": 10**9,
+    "checkpoint_every_updates": 10**9,
+    "max_turns": 10**6,
+    "eval_games": 10**7,
+    "final_eval_games": 10**7,
+    "final_eval_workers": 1024,
+}
+#: Seeds are what numpy's and torch's generators accept alike.
+SEED_RANGE = (0, 2**63 - 1)
 
 
 def _positive_ints(cfg: Any, names: tuple[str, ...], where: str) -> None:
@@ -43,6 +72,56 @@ def _positive_ints(cfg: Any, names: tuple[str, ...], where: str) -> None:
         value = getattr(cfg, name)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{where}: {name} must be a positive int, got {value!r}")
+        if value > COUNT_LIMITS.get(name, value):
+            raise ValueError(f"{where}: {name} must be at most {COUNT_LIMITS[name]:,}, "
+                             f"got {value:,}")
+
+
+def _counts(cfg: Any, names: tuple[str, ...], where: str) -> None:
+    """Whole numbers that may be 0 (0 turns the thing off), within :data:`COUNT_LIMITS`."""
+    for name in names:
+        value = getattr(cfg, name)
+        high = COUNT_LIMITS.get(name, 10**12)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
+            raise ValueError(f"{where}: {name} must be a whole number from 0 to {high:,}, "
+                             f"got {value!r}")
+
+
+def _is_weight(value: Any) -> bool:
+    """A finite number >= 0 (nan and inf compare in ways that let them through ``< 0``)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and 0 <= value < float("inf"))
+
+
+def _common(cfg: Any, where: str) -> None:
+    """The fields both trainers share: seed, table sizes, opponents, evaluation."""
+    low, high = SEED_RANGE
+    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or not low <= cfg.seed <= high:
+        raise ValueError(f"{where}: seed must be a whole number from 0 to 2**63-1, "
+                         f"got {cfg.seed!r}")
+    if (not isinstance(cfg.max_players, int) or isinstance(cfg.max_players, bool)
+            or not MIN_PLAYERS <= cfg.max_players <= MAX_PLAYERS):
+        raise ValueError(f"{where}: max_players must be a whole number from {MIN_PLAYERS} to "
+                         f"{MAX_PLAYERS}, got {cfg.max_players!r}")
+    if not isinstance(cfg.opponents, dict) or not cfg.opponents or any(
+            not isinstance(k, str) or not k.strip() for k in cfg.opponents):
+        raise ValueError(f"{where}: opponents must map agent specs (or self, snapshot) to "
+                         f"weights, got {cfg.opponents!r}")
+    weights = list(cfg.opponents.values())
+    if not all(map(_is_weight, weights)) or sum(weights) <= 0:
+        raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
+                         f"got {cfg.opponents!r}")
+    for name in ("eval_players", "player_counts"):
+        counts = getattr(cfg, name)
+        if not isinstance(counts, list) or any(
+                not isinstance(n, int) or isinstance(n, bool)
+                or not MIN_PLAYERS <= n <= cfg.max_players for n in counts):
+            raise ValueError(f"{where}: {name} must be ints in {MIN_PLAYERS}..max_players="
+                             f"{cfg.max_players}, got {counts!r}")
+    if not isinstance(cfg.eval_opponents, list) or any(
+            not isinstance(s, str) or not s.strip() for s in cfg.eval_opponents):
+        raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
+                         f"got {cfg.eval_opponents!r}")
 
 
 #: The values each number may take: ``(low, high, low_open, high_open)``. Outside them PPO
@@ -163,14 +242,17 @@ class PPOConfig:
     progress: bool = True  # progress bar on stderr
 
     def __post_init__(self) -> None:
+        _common(self, "ppo config")
         self._check_tables()
         _positive_ints(self, ("parallel_games", "rollout_samples", "minibatch_samples", "epochs",
                               "hidden", "layers", "total_samples", "torch_threads",
                               "checkpoint_every_updates", "snapshot_pool",
-                              "snapshot_every_updates", "max_turns"), "ppo config")
-        if not isinstance(self.critic_warmup_updates, int) or self.critic_warmup_updates < 0:
-            raise ValueError("ppo config: critic_warmup_updates must be an int >= 0, "
-                             f"got {self.critic_warmup_updates!r}")
+                              "snapshot_every_updates", "max_turns", "final_eval_workers"),
+                       "ppo config")
+        _counts(self, ("critic_warmup_updates", "eval_every_updates", "eval_games",
+                       "final_eval_games"), "ppo config")
+        if self.hand_reward_decay_samples is not None:
+            _positive_ints(self, ("hand_reward_decay_samples",), "ppo config")
         check_shaping(self.shaping, "ppo config: ")
         _in_ranges(self, "ppo config")
 
@@ -183,12 +265,12 @@ class PPOConfig:
                 not isinstance(n, int) or not 2 <= n <= self.max_players for n in self.player_counts):
             raise bad(f"player_counts must be ints in 2..max_players={self.max_players}, "
                       f"got {self.player_counts!r}")
-        if self.player_weights is not None and len(self.player_weights) != len(self.player_counts):
-            raise bad("player_weights must have one weight per player count")
-        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(
-                self.opponents.values()) <= 0:
-            raise bad(f"opponents needs positive weights, got {self.opponents!r}")
-        if not 0 <= self.random_lives <= 1:
+        if self.player_weights is not None and (
+                len(self.player_weights) != len(self.player_counts)
+                or not all(map(_is_weight, self.player_weights)) or sum(self.player_weights) <= 0):
+            raise bad("player_weights must have one finite weight >= 0 per player count, "
+                      f"not all 0, got {self.player_weights!r}")
+        if not _is_weight(self.random_lives) or not 0 <= self.random_lives <= 1:
             raise bad(f"random_lives must be a share in [0, 1], got {self.random_lives!r}")
         if self.handoff is None:
             return
@@ -243,8 +325,12 @@ class SB3Config:
     def __post_init__(self) -> None:
         if self.vec_env not in ("dummy", "subproc"):
             raise ValueError(f"sb3 config: vec_env must be dummy or subproc, got {self.vec_env!r}")
+        _common(self, "sb3 config")
         _positive_ints(self, ("n_envs", "rollout_samples_per_env", "minibatch_samples", "epochs",
-                              "total_samples"), "sb3 config")
+                              "total_samples", "hidden", "layers", "torch_threads"),
+                       "sb3 config")
+        _counts(self, ("snapshot_every_samples", "eval_every_samples", "eval_games",
+                       "final_eval_games", "checkpoint_every_samples"), "sb3 config")
         check_shaping(self.shaping, "sb3 config: ")
         _in_ranges(self, "sb3 config")
 
@@ -277,12 +363,13 @@ def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
         raise ValueError(f"{str(path)!r}: expected a mapping of config fields")
     raw = {**raw, **(overrides or {})}
     trainer = raw.pop("trainer", "native")
-    if trainer not in TRAINERS:
+    if not isinstance(trainer, str) or trainer not in TRAINERS:
         raise ValueError(f"{str(path)!r}: trainer must be one of {TRAINERS}, got {trainer!r}")
     raw.setdefault("name", path.stem)
     cls = CONFIG_CLASSES[trainer]
     known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(raw) - known)
+    # YAML keys may be numbers or null (``1: 2``): named as text, never sorted mixed.
+    unknown = sorted(repr(k) if not isinstance(k, str) else k for k in set(raw) - known)
     if unknown:
         raise ValueError(f"{str(path)!r}: unknown field(s) for trainer {trainer!r}: "
                          f"{', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -291,10 +378,20 @@ def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
         problem = _type_problem(value, hints[name])
         if problem:
             raise ValueError(f"{str(path)!r}: field {name!r} {problem} (got {value!r})")
+    _check_name(path, raw["name"])
     try:
         return trainer, cls(**raw)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{str(path)!r}: {exc}") from None
+
+
+def _check_name(path: Path, name: Any) -> None:
+    """A run's name is its default folder, ``runs/<name>``: a plain folder name, so a
+    config cannot send a run (and its ``--overwrite``) outside ``runs/``."""
+    if (not isinstance(name, str) or not name.strip() or not name.isprintable()
+            or "/" in name or "\\" in name or name in (".", "..") or len(name) > 100):
+        raise ValueError(f"{str(path)!r}: field 'name' must be a plain folder name (printable, "
+                         f"no '/', at most 100 characters), got {name!r}")
 
 
 def _type_problem(value: Any, hint: Any) -> str | None:

@@ -1,0 +1,283 @@
+"""What the fuzz tests share: strange values, structured mutations of valid files, limits.
+
+The fuzz tests (``tests/test_fuzz_loaders.py``, ``tests/test_fuzz_cli.py``) feed every
+reader of outside input (rules and training YAML, policy files and policy-set manifests,
+saves and replays, tournament logs, agent specs) with *valid files changed in one place*:
+one field set to a strange value (a wrong type, a huge number, nan, deep nesting, control
+characters, markup, a very long string), a field dropped or added, the text cut short, a
+byte flipped. Random bytes alone would be refused by the first parser and test nothing
+behind it; a valid file changed once reaches every check after the parser.
+
+The property is always the same: the reader returns a result or raises its documented
+error (``ValueError``) with one line of bounded length, and it does so within a time and
+memory limit (:func:`bounded`), so a file that asks for gigabytes or never ends fails the
+test instead of the machine.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import resource
+import signal
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+#: Longest error line accepted: the loaders keep messages to 300 characters
+#: (scat_env.yamlfile.MAX_MESSAGE); a file path in front of it may add a little.
+MAX_ERROR = 400
+#: Time and memory one input may take (a real file of any kind loads in well under both).
+SECONDS = 10.0
+EXTRA_MEMORY = 1 << 30
+
+#: Inputs tried per reader in this run (printed at the end of the run by conftest).
+TRIED: collections.Counter[str] = collections.Counter()
+#: Of those, how many were accepted (the rest were refused with one clear line).
+ACCEPTED: collections.Counter[str] = collections.Counter()
+
+
+def fuzz_settings(examples: int, slow_examples: int, slow: bool = False) -> settings:
+    """Reproducible settings: the same examples on every run (a landing must not depend
+    on luck), ``slow`` for the long variant in the slow tier."""
+    return settings(
+        max_examples=slow_examples if slow else examples,
+        derandomize=True,
+        database=None,
+        deadline=None,  # the hard limit is bounded(); hypothesis' deadline flakes under load
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+class Timeout(BaseException):
+    """An input took longer than :data:`SECONDS`. A BaseException so that a reader's own
+    ``except Exception`` cannot turn it into an ordinary refusal."""
+
+
+def _virtual_memory() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@contextlib.contextmanager
+def bounded(seconds: float = SECONDS, extra_memory: int = EXTRA_MEMORY) -> Iterator[None]:
+    """Run the block with at most ``extra_memory`` more address space than now and an
+    alarm after ``seconds``: a reader that allocates past it gets ``MemoryError``, one
+    that runs past it :class:`Timeout`, and both fail the property."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = _virtual_memory() + extra_memory
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise Timeout(f"an input took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        signal.signal(signal.SIGALRM, previous)
+
+
+def check_error_line(message: str, what: str) -> None:
+    """The refusal is one clear line: not empty, no line break, bounded."""
+    assert message.strip(), f"{what}: an empty error message"
+    assert "\n" not in message and "\r" not in message, f"{what}: a multi-line error: {message[:500]!r}"
+    assert len(message) <= MAX_ERROR, f"{what}: a {len(message)}-character error: {message[:500]!r}..."
+    assert "Traceback" not in message, f"{what}: a traceback in the message: {message[:500]!r}"
+
+
+def result_or_one_line(what: str, load: Callable[[], Any],
+                       errors: tuple[type[BaseException], ...] = (ValueError,)) -> Any:
+    """``load()`` within :func:`bounded`; its result, or None when it refused the input
+    with one of ``errors`` in one clear line. Anything else (another exception, a memory
+    or time overrun) propagates and fails the test."""
+    TRIED[what] += 1
+    try:
+        with bounded():
+            result = load()
+    except errors as exc:
+        check_error_line(str(exc), what)
+        return None
+    ACCEPTED[what] += 1
+    return result
+
+
+# -- strange values ------------------------------------------------------------------------
+class Deep:
+    """A list nested ``depth`` deep, written out as text (a serializer would recurse)."""
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
+
+    @property
+    def marker(self) -> str:
+        return f"@@deep{self.depth}@@"
+
+    @property
+    def text(self) -> str:
+        return "[" * self.depth + "]" * self.depth
+
+
+ODD_TEXT = [
+    "", " ", "\x00", "\x1b[2J\x1b[H", "\x1b]0;owned\x07", "[bold red]x[/]", "[/]", "\r\rX",
+    "\u202eevil", "é", "🂡", "NaN", "null", "~", "../../../etc/passwd", "/dev/zero", "/tmp",
+    "x" * 5000, "1e999", "-0", "0x1F", "²", "１２", "\t\n", "'\"", "%s%n", "{0}", "!!python/object",
+]
+ODD_NUMBERS = [
+    0, -1, 1, 2, 10, 11, 31, 2**31, 2**63, 2**64 + 1, -(2**63), 10**30, -(10**30), 10**400,
+    0.5, -0.0, 1e-300, 1e308, float("nan"), float("inf"), float("-inf"), True, False,
+]
+
+
+def strange_values() -> st.SearchStrategy[Any]:
+    """Values a tampered or broken file may hold where a field is expected."""
+    scalars = st.one_of(
+        st.none(), st.sampled_from(ODD_NUMBERS), st.sampled_from(ODD_TEXT),
+        st.integers(), st.floats(), st.text(max_size=20),
+    )
+    return st.one_of(
+        scalars,
+        st.lists(scalars, max_size=4),
+        st.dictionaries(st.one_of(st.text(max_size=8), st.integers(-3, 12)), scalars, max_size=3),
+        st.integers(1, 5000).map(Deep),
+        st.integers(0, 20_000).map(lambda n: list(range(n))),  # a long list
+    )
+
+
+# -- structured mutations ---------------------------------------------------------------------
+def _paths(doc: Any, prefix: tuple = (), depth: int = 0) -> list[tuple]:
+    """Every place in ``doc`` a value sits (dict keys and list indices), the root first."""
+    out = [prefix]
+    if depth > 6:
+        return out
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += _paths(v, (*prefix, k), depth + 1)
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc[:12]):
+            out += _paths(v, (*prefix, i), depth + 1)
+    return out
+
+
+def _copy(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {k: _copy(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_copy(v) for v in doc]
+    return doc
+
+
+def _set(doc: Any, path: tuple, value: Any, how: str) -> Any:
+    """``doc`` with the value at ``path`` replaced (``how='set'``) or removed (``'drop'``),
+    or a key added beside it (``'add'``)."""
+    if not path:
+        return value if how == "set" else doc
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    last = path[-1]
+    if how == "set":
+        parent[last] = value
+    elif how == "drop":
+        del parent[last]
+    elif isinstance(parent, dict):
+        parent[value if isinstance(value, (str, int)) and not isinstance(value, bool)
+               else "unexpected_field"] = value
+    else:
+        parent.append(value)
+    return doc
+
+
+@st.composite
+def mutated_doc(draw: st.DrawFn, docs: list[Any]) -> Any:
+    """One of ``docs`` (valid documents) with one or two places changed."""
+    doc = _copy(draw(st.sampled_from(docs)))
+    for _ in range(draw(st.integers(1, 2))):
+        paths = _paths(doc)
+        path = draw(st.sampled_from(paths))
+        how = draw(st.sampled_from(["set", "set", "set", "drop", "add"]))
+        doc = _set(doc, path, draw(strange_values()), how)
+    return doc
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, Deep):
+        return obj.marker
+    raise TypeError(type(obj).__name__)
+
+
+def _undeep(text: str, doc_text_markers: list[Deep]) -> str:
+    for deep in doc_text_markers:
+        for quoted in (json.dumps(deep.marker), f"'{deep.marker}'", deep.marker):
+            text = text.replace(quoted, deep.text)
+    return text
+
+
+def _deeps(doc: Any) -> list[Deep]:
+    if isinstance(doc, Deep):
+        return [doc]
+    if isinstance(doc, dict):
+        return [d for v in doc.values() for d in _deeps(v)]
+    if isinstance(doc, list):
+        return [d for v in doc for d in _deeps(v)]
+    return []
+
+
+def to_json(doc: Any) -> str:
+    """``doc`` as JSON (nan and inf as JSON's readers write them; :class:`Deep` as text)."""
+    return _undeep(json.dumps(doc, default=_default, ensure_ascii=False), _deeps(doc))
+
+
+def to_yaml(doc: Any, block: bool) -> str:
+    """``doc`` as YAML, block style or flow style (JSON is YAML's flow style)."""
+    deeps = _deeps(doc)
+    if not block:
+        return to_json(doc)
+    clean = _replace_deep(doc)
+    try:
+        text = yaml.safe_dump(clean, sort_keys=False, allow_unicode=True)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return to_json(doc)
+    return _undeep(text, deeps)
+
+
+def _replace_deep(doc: Any) -> Any:
+    if isinstance(doc, Deep):
+        return doc.marker
+    if isinstance(doc, dict):
+        return {k: _replace_deep(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_replace_deep(v) for v in doc]
+    return doc
+
+
+@st.composite
+def damaged_bytes(draw: st.DrawFn, data: bytes) -> bytes:
+    """``data`` cut short, with a byte flipped, or with a few odd bytes inserted."""
+    how = draw(st.sampled_from(["truncate", "flip", "insert", "flip_many"]))
+    if not data:
+        return draw(st.binary(max_size=64))
+    at = draw(st.integers(0, len(data) - 1))
+    if how == "truncate":
+        return data[:at]
+    if how == "flip":
+        return data[:at] + bytes([data[at] ^ draw(st.integers(1, 255))]) + data[at + 1:]
+    if how == "flip_many":
+        out = bytearray(data)
+        for _ in range(draw(st.integers(2, 16))):
+            i = draw(st.integers(0, len(out) - 1))
+            out[i] ^= draw(st.integers(1, 255))
+        return bytes(out)
+    odd = draw(st.sampled_from([b"\x00", b"\xff\xfe", b"\x1b[2J", b"[[[[[[", b"{", b"\n\n",
+                                b"*a", b"&a ", b"!!python/object:os.system", b"\xe2\x80\xae"]))
+    return data[:at] + odd + data[at:]

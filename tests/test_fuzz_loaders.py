@@ -1,0 +1,435 @@
+"""Fuzz every reader of outside input: a result or one clear line, in bounded time and memory.
+
+Each test takes valid files of one kind (the shipped rules and training configs, the shipped
+policy-set manifest, a small policy file, a finished and an unfinished saved game, a small
+tournament's log) and changes them in one or two places (``tests/fuzz_inputs.py``: strange
+values, dropped and added fields, text cut short, flipped bytes), then asks the reader for
+it. The property: the reader returns, or raises ``ValueError`` with one line of at most
+``MAX_ERROR`` characters, within ``SECONDS`` and ``EXTRA_MEMORY``; anything else (another
+exception, a traceback-sized message, a memory or time overrun) is a failure that
+hypothesis shrinks to the smallest such input.
+
+The default run tries a few hundred inputs per reader (reproducible: ``derandomize``); the
+``slow`` variants try ten times as many. ``pytest -q tests/test_fuzz_loaders.py`` prints how
+many inputs each reader was given and how many it accepted (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from fuzz_inputs import (
+    check_error_line,
+    damaged_bytes,
+    fuzz_settings,
+    mutated_doc,
+    result_or_one_line,
+    to_json,
+    to_yaml,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.neural.encoding import policy_observation_size
+from agents.neural.policy_file import (
+    METADATA,
+    content_hash,
+    expected_shapes,
+    load_any,
+    load_policy,
+    save_policy,
+)
+from agents.neural.policy_set import load_policy_set
+from agents.registry import make_agent
+from scat_env import Rules
+from training.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES_FILES = sorted((ROOT / "configs" / "rules").glob("*.yaml"))
+TRAIN_FILES = sorted((ROOT / "configs" / "train").glob("*.yaml"))
+
+
+def _yaml_docs(paths: list[Path]) -> list[Any]:
+    return [yaml.safe_load(p.read_text()) for p in paths]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+# -- YAML files: rules, training configs, policy-set manifests --------------------------------
+RULES_DOCS = _yaml_docs(RULES_FILES) + [{"preset": "ride_the_bus", "pennies": 2},
+                                         {"preset": "standard"}]
+TRAIN_DOCS = _yaml_docs(TRAIN_FILES)
+SET_DOCS = [yaml.safe_load((ROOT / "policies" / "scat_ppo_set.yaml").read_text()),
+            {"format": "scat-policy-set", "policies": {"default": "a.npz"}, "symmetry": 8}]
+
+
+@st.composite
+def yaml_text(draw: st.DrawFn, docs: list[Any]) -> bytes:
+    """A valid document changed in one or two places, written as YAML (block or flow);
+    sometimes damaged again as bytes."""
+    text = to_yaml(draw(mutated_doc(docs)), block=draw(st.booleans())).encode("utf-8", "replace")
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(damaged_bytes(text))
+    return text
+
+
+def _fuzz_yaml(folder: Path, docs: list[Any], what: str, load: Any, examples: int) -> None:
+    path = folder / f"{what}.yaml"
+
+    @fuzz_settings(examples, examples)
+    @given(yaml_text(docs))
+    def check(text: bytes) -> None:
+        path.write_bytes(text)
+        result_or_one_line(what, lambda: load(path))
+
+    check()
+
+
+def _rules(path: Path) -> Rules:
+    return Rules.from_yaml(path)
+
+
+def _train(path: Path) -> Any:
+    return load_config(path)
+
+
+def _policy_set(path: Path) -> Any:
+    return load_policy_set(str(path))
+
+
+@pytest.mark.parametrize("what, docs, load", [
+    ("rules file", RULES_DOCS, _rules),
+    ("training config", TRAIN_DOCS, _train),
+    ("policy-set manifest", SET_DOCS, _policy_set),
+], ids=["rules", "training_config", "policy_set"])
+def test_yaml_readers_answer_any_file_with_a_result_or_one_line(folder, what, docs, load):
+    _fuzz_yaml(folder, docs, what, load, 150)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what, docs, load", [
+    ("rules file", RULES_DOCS, _rules),
+    ("training config", TRAIN_DOCS, _train),
+    ("policy-set manifest", SET_DOCS, _policy_set),
+], ids=["rules", "training_config", "policy_set"])
+def test_yaml_readers_fuzzed_long(folder, what, docs, load):
+    _fuzz_yaml(folder, docs, what, load, 3000)
+
+
+# Inputs the fuzzer found, kept as plain cases so they stay checked whatever it draws next.
+@pytest.mark.parametrize("text", [
+    "1: 2\nfoo: 3\n",                 # a number and a name among the unknown keys
+    "null: 1\npennies: 2\n",          # a null key
+    "pennies: .nan\n",
+    "preset: [a, b]\n",
+    "name: " + "x" * 20000 + "\npennies: 99\n",
+])
+def test_odd_keys_and_values_in_a_rules_file_are_one_line(tmp_path, text):
+    path = tmp_path / "rules.yaml"
+    path.write_text(text)
+    result_or_one_line("rules file (kept cases)", lambda: Rules.from_yaml(path))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1: 2\n", "unknown field(s)"),
+    ("null: 1\nlr: 0.1\n", "unknown field(s)"),
+    ("opponents: {greedy: .nan}\n", "opponents needs finite weights"),
+    ("opponents: {greedy: .inf}\n", "opponents needs finite weights"),
+    ("opponents: {1: 1.0}\n", "opponents must map agent specs"),
+    ("player_weights: [.nan, 1, 1]\n", "player_weights must have one finite weight"),
+    ("hidden: 100000000\n", "hidden must be at most 4,096"),
+    ("layers: 1000\n", "layers must be at most 16"),
+    ("max_players: 1000000\nplayer_counts: [500000]\n", "max_players must be a whole number"),
+    ("rollout_samples: 100000000000\n", "rollout_samples must be at most"),
+    ("parallel_games: 100000000\n", "parallel_games must be at most"),
+    ("seed: -1\n", "seed must be a whole number from 0"),
+    ("seed: 100000000000000000000000\n", "seed must be a whole number from 0"),
+    ("eval_players: [2, 99]\n", "eval_players must be ints in 2..max_players"),
+    ("eval_opponents: ['']\n", "eval_opponents must be a list of agent specs"),
+    ("eval_games: -1\n", "eval_games must be a whole number from 0"),
+    ("final_eval_workers: 0\n", "final_eval_workers must be a positive int"),
+    ("name: ../../elsewhere\n", "field 'name' must be a plain folder name"),
+    ("name: \"\\e[2J\"\n", "field 'name' must be a plain folder name"),
+    ("trainer: [native]\n", "trainer must be one of"),
+    ("trainer: sb3\nhidden: 100000\n", "hidden must be at most 4,096"),
+    ("trainer: sb3\nopponents: {greedy: -1}\n", "opponents needs finite weights"),
+])
+def test_training_config_values_no_run_could_use_are_refused(tmp_path, text, message):
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as err:
+        load_config(path)
+    check_error_line(str(err.value), "training config")
+    assert message in str(err.value)
+
+
+# -- policy files (.npz) ----------------------------------------------------------------------
+def _small_policy(path: Path) -> Path:
+    arch = {"obs_size": policy_observation_size(6), "hidden": 8, "layers": 1, "max_players": 6}
+    rng = np.random.default_rng(0)
+    arrays = {k: rng.normal(size=s).astype(np.float32) for k, s in expected_shapes(arch).items()}
+    save_policy(path, arrays, {"arch": arch, "max_players": 6, "num_actions": 56,
+                               "rules": {"pennies": 3}, "config": {"lr": 3e-4}, "metrics": {}})
+    return path
+
+
+def npy_bytes(header: str, payload: bytes = b"") -> bytes:
+    """A ``.npy`` member with any header text (version 1.0), so a test can claim any shape
+    or dtype without allocating it."""
+    head = header.encode("latin1")
+    pad = (64 - (10 + len(head) + 1) % 64) % 64
+    head += b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head + payload
+
+
+def _members(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def _write_zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_STORED) -> None:
+    with zipfile.ZipFile(path, "w", method) as zf:
+        for name, blob in members.items():
+            zf.writestr(name, blob)
+
+
+def _metadata_member(meta_text: bytes) -> bytes:
+    return npy_bytes(f"{{'descr': '|u1', 'fortran_order': False, 'shape': ({len(meta_text)},), }}",
+                     meta_text)
+
+
+SHAPES = st.one_of(
+    st.lists(st.integers(0, 70), max_size=3).map(tuple),
+    st.sampled_from([(10**9,), (10**9, 10**9), (2**62,), (2**40, 2**40), (-1,), (0,)]),
+)
+DTYPES = st.sampled_from(["<f4", ">f4", "<f8", "|u1", "<i8", "|O", "<U3", "|b1", "<f2"])
+
+
+@st.composite
+def policy_bytes(draw: st.DrawFn, members: dict[str, bytes], meta: dict[str, Any],
+                 arrays: dict[str, np.ndarray]) -> bytes | dict[str, bytes]:
+    """A policy file changed one way: its metadata (re-hashed or not), one array's header
+    (any dtype or shape, however large, with little data behind it), members dropped or
+    added, or the file's bytes damaged."""
+    how = draw(st.sampled_from(["metadata", "metadata", "array", "members", "bytes", "bytes"]))
+    out = dict(members)
+    if how == "metadata":
+        changed = draw(mutated_doc([meta]))
+        text = to_json(changed)
+        if draw(st.booleans()):  # re-hashed: only the checks of the content itself remain
+            try:
+                parsed = json.loads(text)
+                if isinstance(parsed, dict):
+                    parsed["sha256"] = content_hash(arrays, parsed)
+                    text = json.dumps(parsed)
+            except (ValueError, TypeError, RecursionError):
+                pass
+        out[METADATA + ".npy"] = _metadata_member(text.encode("utf-8", "replace"))
+        return out
+    if how == "array":
+        name = draw(st.sampled_from(sorted(members)))
+        header = (f"{{'descr': '{draw(DTYPES)}', 'fortran_order': {draw(st.booleans())}, "
+                  f"'shape': {draw(SHAPES)!r}, }}")
+        out[name] = npy_bytes(header, draw(st.binary(max_size=64)))
+        return out
+    if how == "members":
+        name = draw(st.sampled_from(sorted(members)))
+        if draw(st.booleans()):
+            del out[name]
+        else:
+            out[draw(st.sampled_from(["extra.npy", "x/../../evil.npy", "trunk.9.weight.npy"]))] = (
+                members[name])
+        return out
+    with open_bytes(members) as data:
+        return draw(damaged_bytes(data))
+
+
+class open_bytes:
+    """The bytes of a zip holding ``members`` (a context manager for symmetry of use)."""
+
+    def __init__(self, members: dict[str, bytes]) -> None:
+        import io
+
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as zf:
+            for name, blob in members.items():
+                zf.writestr(name, blob)
+        self.data = buffer.getvalue()
+
+    def __enter__(self) -> bytes:
+        return self.data
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _fuzz_policy_files(folder: Path, examples: int) -> None:
+    good = _small_policy(folder / "good.npz")
+    loaded = load_policy(good)
+    members = _members(good)
+    path = folder / "fuzzed.npz"
+
+    @fuzz_settings(examples, examples)
+    @given(policy_bytes(members, dict(loaded.metadata), loaded.arrays), st.booleans())
+    def check(content: bytes | dict[str, bytes], through_any: bool) -> None:
+        if isinstance(content, dict):
+            _write_zip(path, content)
+        else:
+            path.write_bytes(content)
+        load = load_any if through_any else load_policy
+        result_or_one_line("policy file", lambda: load(path))
+
+    check()
+
+
+def test_policy_files_answer_any_content_with_a_result_or_one_line(folder):
+    _fuzz_policy_files(folder, 200)
+
+
+@pytest.mark.slow
+def test_policy_files_fuzzed_long(folder):
+    _fuzz_policy_files(folder, 4000)
+
+
+def _set_method(data: bytes, method: int) -> bytes:
+    """``data`` (a zip) with every member's compression method field set to ``method``."""
+    out = bytearray(data)
+    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        i = out.find(signature)
+        while i >= 0:
+            out[i + offset:i + offset + 2] = struct.pack("<H", method)
+            i = out.find(signature, i + 4)
+    return bytes(out)
+
+
+def _set_encrypted(data: bytes) -> bytes:
+    out = bytearray(data)
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        i = out.find(signature)
+        while i >= 0:
+            out[i + offset] |= 1
+            i = out.find(signature, i + 4)
+    return bytes(out)
+
+
+def _corrupt_deflate(members: dict[str, bytes]) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, blob in members.items():
+            zf.writestr(name, blob)
+    data = bytearray(buffer.getvalue())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).infolist()[0]
+    start = info.header_offset + 30 + len(info.filename.encode()) + 5
+    for k in range(24):
+        data[start + k] ^= 0x55
+    return bytes(data)
+
+
+def _with_metadata(members: dict[str, bytes], meta_text: bytes) -> dict[str, bytes]:
+    return {**members, METADATA + ".npy": _metadata_member(meta_text)}
+
+
+# Files the fuzzer found (or that it reaches too rarely to rely on), kept as plain cases.
+POLICY_CASES: dict[str, Any] = {
+    "unsupported compression method": lambda m, d: _set_method(d, 99),
+    "encrypted members": lambda m, d: _set_encrypted(d),
+    "corrupt deflate stream": lambda m, d: _corrupt_deflate(m),
+    "metadata nested 100,000 deep": lambda m, d: _with_metadata(m, b"[" * 100_000 + b"]" * 100_000),
+    "a .npy header of 20 KB": lambda m, d: {**m, METADATA + ".npy": npy_bytes("x" * 20_000, b"x")},
+    "a .npy header that is not a dict": lambda m, d: {**m, "pi.bias.npy": npy_bytes("[1, 2]")},
+    "num_actions a 100 KB string": lambda m, d: _with_metadata(m, json.dumps(
+        {**json.loads(_meta_text(m)), "num_actions": "x" * 100_000}).encode()),
+    "kind a long list": lambda m, d: _with_metadata(m, json.dumps(
+        {**json.loads(_meta_text(m)), "kind": ["z"] * 50_000}).encode()),
+    "hidden a 100 KB string": lambda m, d: _with_metadata(m, json.dumps(
+        {**json.loads(_meta_text(m)), "arch": {"hidden": "y" * 100_000}}).encode()),
+}
+
+
+def _meta_text(members: dict[str, bytes]) -> bytes:
+    blob = members[METADATA + ".npy"]
+    return blob[10 + struct.unpack("<H", blob[8:10])[0]:]
+
+
+@pytest.mark.parametrize("case", sorted(POLICY_CASES))
+def test_damaged_policy_files_are_one_line(tmp_path, case):
+    good = _small_policy(tmp_path / "good.npz")
+    members, data = _members(good), good.read_bytes()
+    content = POLICY_CASES[case](members, data)
+    path = tmp_path / "bad.npz"
+    if isinstance(content, dict):
+        _write_zip(path, content)
+    else:
+        path.write_bytes(content)
+    for load in (load_policy, load_any):
+        loaded = result_or_one_line(f"policy file ({case})", lambda load=load: load(path))
+        assert loaded is None, f"{case}: the damaged file loaded"
+        with pytest.raises(ValueError) as err:
+            load(path)
+        assert "allow_pickle" not in str(err.value) and "weights_only=False" not in str(
+            err.value), f"{case}: the error advises loading the file unsafely"
+
+
+# -- agent specs ------------------------------------------------------------------------------
+VALID_SPECS = ["random", "greedy", "threshold", "threshold:25", "threshold:never", "expert",
+               "expert:beta=0.4", "expert:beta=0.4,risk=0.6", "ismcts:20", "ppo:scat_ppo_set",
+               "ppo:scat_ppo_set:sample", "ppo:scat_ppo_set:sym=2", "ppo:scat_ppo_set:full"]
+SPEC_PARTS = ["", ":", "::", ",", "=", "nan", "inf", "-inf", "1e999", "0", "-1", "100001",
+              "9" * 5000, "²", "１２", "\x00", "\x1b[2J", "[bold]", " ", "sym", "sym=0",
+              "sym=577", "sample", "argmax", "full", "beta=", "=1", "/dev/zero", "/tmp",
+              "../../etc/passwd", ".yaml", ".npz", ".zip", "x" * 3000, "é", "\n"]
+
+
+@st.composite
+def agent_specs(draw: st.DrawFn) -> str:
+    """A valid spec with a part inserted, replaced or appended."""
+    spec = draw(st.sampled_from(VALID_SPECS))
+    part = draw(st.one_of(st.sampled_from(SPEC_PARTS), st.text(max_size=8)))
+    how = draw(st.sampled_from(["append", "insert", "replace_arg", "replace_all"]))
+    if how == "append":
+        return spec + part
+    if how == "insert":
+        at = draw(st.integers(0, len(spec)))
+        return spec[:at] + part + spec[at:]
+    if how == "replace_arg":
+        return spec.partition(":")[0] + ":" + part
+    return part
+
+
+def _fuzz_specs(examples: int) -> None:
+    @fuzz_settings(examples, examples)
+    @given(agent_specs(), st.one_of(st.none(), st.integers(0, 2**63)))
+    def check(spec: str, seed: int | None) -> None:
+        result_or_one_line("agent spec", lambda: make_agent(spec, seed=seed))
+
+    check()
+
+
+def test_agent_specs_answer_any_string_with_an_agent_or_one_line():
+    _fuzz_specs(300)
+
+
+@pytest.mark.slow
+def test_agent_specs_fuzzed_long():
+    _fuzz_specs(5000)
+
+
+@pytest.mark.parametrize("spec", ["x" * 100_000, "threshold:" + "x" * 100_000,
+                                  "expert:" + "beta=1," * 20_000, "ismcts:" + "9" * 5000,
+                                  "ppo:" + "a/" * 30_000 + "p.npz"])
+def test_a_long_agent_spec_gives_a_short_error(spec):
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    check_error_line(str(err.value), "agent spec")
