@@ -147,6 +147,20 @@ def atomic_save(obj: Any, path: str | os.PathLike[str]) -> None:
             os.unlink(tmp)
 
 
+def remove_stale_temps(folder: str | os.PathLike[str], names: tuple[str, ...]) -> list[str]:
+    """Delete the temp files that a killed writer left beside ``names`` in ``folder``
+    (``NAME.<random>.tmp...``, as :func:`atomic_save` and the policy-file writer name them);
+    returns what was removed. Only for a folder this process holds
+    (:func:`training.runlock.exclusive_folder`): no other writer can be mid-write there."""
+    removed = []
+    for name in names:
+        for path in Path(folder).glob(f"{name}.*.tmp*"):
+            if path.is_file():
+                path.unlink()
+                removed.append(path.name)
+    return removed
+
+
 def policy_payload(net: PolicyNet, max_players: int, rules: Rules, config: dict[str, Any],
                    metrics: dict[str, Any] | None = None) -> dict[str, Any]:
     """The fields every policy file and checkpoint share."""

@@ -46,6 +46,7 @@ from .policy_net import (
     layer_init,
     load_file,
     policy_payload,
+    remove_stale_temps,
     warm_start,
 )
 from .progress import BudgetBar
@@ -387,6 +388,8 @@ def _train(cfg: PPOConfig, out_dir: str | Path, resume: bool, log: Log) -> dict[
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "checkpoint.pt"
+    # A run killed mid-write leaves its temp file; the folder is ours (locked), so it goes.
+    remove_stale_temps(out, ("checkpoint.pt", POLICY_FILE))
     torch.set_num_threads(cfg.torch_threads)
     rules = make_rules(cfg.rules)
     learner = build_learner(cfg, warm=not resume)

@@ -737,8 +737,10 @@ def agent_from_plain(plain: Any, what: str, r: _Reader, allowed: list[str]) -> A
 
 
 # -- games ------------------------------------------------------------------------------------
-#: GameState fields rebuilt from the rules (and ``num_players``/``single_hand``), not stored.
-DERIVED_FIELDS = ("rules", "_table", "_declares")
+#: GameState fields rebuilt by its constructor, not stored: the rules (the run's own) and
+#: the private fields, which the engine derives from them (value table, rule switches).
+DERIVED_FIELDS = ("rules",) + tuple(f.name for f in dataclasses.fields(GameState)
+                                    if f.name.startswith("_"))
 #: Public log event kinds of the engine (``EV_*``).
 LOG_KINDS = tuple(v for k, v in vars(_engine).items() if k.startswith("EV_"))
 #: Fields of a stored game, in :class:`~scat_env.engine.GameState`'s declaration order.
@@ -807,6 +809,10 @@ def game_from_plain(plain: Any, rules: Rules, what: str) -> GameState:
         "dealer": seat,
         "hands": lambda v, w: r.seq(v, w, n, n, lambda x, ww: r.seq(x, ww, 0, 4, card)),
         "known": lambda v, w: r.seq(v, w, n, n, lambda x, ww: r.integer(x, ww, 0, 2**52 - 1)),
+        "looked": lambda v, w: r.seq(v, w, n, n, r.boolean),
+        "quiet": lambda v, w: r.seq(v, w, n, n, lambda x, ww: r.integer(x, ww, 0, 2**52 - 1)),
+        "pending": lambda v, w: tuple(r.seq(v, w, 0, n, seat)),
+        "declared": lambda v, w: tuple(r.seq(v, w, 0, n, seat)),
         "stock": lambda v, w: r.seq(v, w, 0, len(deck), card),
         "discard": lambda v, w: r.seq(v, w, 0, len(deck), card),
         "log": lambda v, w: r.seq(v, w, 0, 100_000, lambda x, ww: log_entry(x, ww, r, seat, card)),
@@ -819,7 +825,7 @@ def game_from_plain(plain: Any, rules: Rules, what: str) -> GameState:
         "taken": lambda v, w: None if v is None else card(v, w),
         "drawn": lambda v, w: None if v is None else card(v, w),
     }
-    missing = set(GAME_FIELDS) - set(readers)
+    missing = set(GAME_FIELDS) - set(readers)  # (readers of fields an engine lacks: unused)
     if missing:  # a field added to GameState that this reader does not know
         raise ValueError(f"rollout state: this scat-env cannot read the game field(s) {sorted(missing)}")
     for name in GAME_FIELDS:
@@ -830,8 +836,9 @@ def game_from_plain(plain: Any, rules: Rules, what: str) -> GameState:
 
 def check_game(state: GameState, rules: Rules, what: str) -> None:
     """The invariants a game waiting for a decision keeps: every card of the pack exactly
-    once in the hands, the stock and the discard pile; three cards per seat still in (four
-    for the player discarding), none for a seat that is out; the player to move is in."""
+    once in the hands, the stock and the discard pile; the player to move is in; and while
+    drawing or discarding three cards per seat still in (four for the player discarding),
+    none for a seat that is out."""
     if state.is_terminal():
         return
     cards = [c for h in state.hands for c in h] + state.stock + state.discard
@@ -840,7 +847,7 @@ def check_game(state: GameState, rules: Rules, what: str) -> None:
                          "every card of the pack exactly once")
     if state.active != [v > 0 for v in state.lives]:
         raise ValueError(f"rollout state: {what}.active does not match its lives")
-    for s, hand in enumerate(state.hands):
+    for s, hand in enumerate(state.hands if state.phase in (Phase.DRAW, Phase.DISCARD) else ()):
         want = 0 if not state.active[s] else (
             4 if state.phase is Phase.DISCARD and s == state.current_player else 3)
         if len(hand) != want:

@@ -129,10 +129,13 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     from agents.sb3 import SB3Policy
 
     from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
+    from .policy_net import remove_stale_temps
     from .progress import BudgetBar
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    # A run killed mid-write leaves its temp file; the folder is ours (locked), so it goes.
+    remove_stale_temps(out, ("checkpoint.zip", "state.json"))
     torch.set_num_threads(cfg.torch_threads)
     rules = make_rules(cfg.rules)
     env = make_vec_env(cfg)
