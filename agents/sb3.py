@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from scat_env.actions import NUM_ACTIONS
+from scat_env.actions import END_PLAY, NUM_ACTIONS
 
 from .base import Agent
 from .neural.encoding import policy_observation_size
@@ -50,6 +50,7 @@ class SB3File:
     pi_arch: list[int]
     vf_arch: list[int]
     max_players: int
+    actions: int = NUM_ACTIONS
     optimizer: dict[str, Any] | None = None
     num_timesteps: int = 0
     n_updates: int = 0
@@ -61,7 +62,7 @@ class SB3File:
 
         obs = gym.spaces.Box(0.0, 1.0, (policy_observation_size(self.max_players),),
                              dtype=np.float32)
-        policy = MaskableActorCriticPolicy(obs, gym.spaces.Discrete(NUM_ACTIONS), lambda _: 0.0,
+        policy = MaskableActorCriticPolicy(obs, gym.spaces.Discrete(self.actions), lambda _: 0.0,
                                            net_arch={"pi": self.pi_arch, "vf": self.vf_arch})
         policy.load_state_dict(self.weights)
         policy.eval()
@@ -110,7 +111,8 @@ def _layers(weights: dict[str, Any], prefix: str, size: int, where: str) -> list
     return sizes
 
 
-def _expected_shapes(obs: int, pi: list[int], vf: list[int]) -> dict[str, tuple[int, ...]]:
+def _expected_shapes(obs: int, pi: list[int], vf: list[int], actions: int
+                     ) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
     for prefix, sizes in (("mlp_extractor.policy_net", pi), ("mlp_extractor.value_net", vf)):
         fan_in = obs
@@ -118,14 +120,15 @@ def _expected_shapes(obs: int, pi: list[int], vf: list[int]) -> dict[str, tuple[
             shapes[f"{prefix}.{2 * i}.weight"] = (h, fan_in)
             shapes[f"{prefix}.{2 * i}.bias"] = (h,)
             fan_in = h
-    shapes.update({"action_net.weight": (NUM_ACTIONS, pi[-1]), "action_net.bias": (NUM_ACTIONS,),
+    shapes.update({"action_net.weight": (actions, pi[-1]), "action_net.bias": (actions,),
                    "value_net.weight": (1, vf[-1]), "value_net.bias": (1,)})
     return shapes
 
 
-def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int]:
-    """(policy layers, value layers, table size) of SB3 MLP weights, every tensor checked:
-    names, float32, shapes that chain, a scat observation in, the scat actions out, finite."""
+def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int, int]:
+    """(policy layers, value layers, table size, actions) of SB3 MLP weights, every tensor
+    checked: names, float32, shapes that chain, a scat observation in, scat actions out (the
+    draw-and-discard game's, or the whole action space), finite."""
     import torch
 
     if not isinstance(weights, dict) or not all(
@@ -142,7 +145,11 @@ def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int]
         raise ValueError(f"{where}: observation size {obs} matches no scat table size")
     pi = _layers(weights, "mlp_extractor.policy_net", obs, where)
     vf = _layers(weights, "mlp_extractor.value_net", obs, where)
-    shapes = _expected_shapes(obs, pi, vf)
+    out = weights.get("action_net.bias")
+    actions = int(out.shape[0]) if out is not None and out.dim() == 1 else NUM_ACTIONS
+    if not END_PLAY < actions <= NUM_ACTIONS:
+        actions = NUM_ACTIONS  # reported below as a shape that does not fit
+    shapes = _expected_shapes(obs, pi, vf, actions)
     if set(weights) != set(shapes):
         missing, extra = sorted(set(shapes) - set(weights)), sorted(set(weights) - set(shapes))
         raise ValueError(f"{where}: policy.pth does not fit an MlpPolicy (missing "
@@ -154,7 +161,7 @@ def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int]
                              f"float32{list(shape)}")
         if not bool(torch.isfinite(t).all()):
             raise ValueError(f"{where}: {name} holds a value that is not finite")
-    return pi, vf, players
+    return pi, vf, players, actions
 
 
 def _counter(data: dict[str, Any], key: str, where: str) -> int:
@@ -181,8 +188,8 @@ def read_sb3_zip(path: str | os.PathLike[str], optimizer: bool = False) -> SB3Fi
     with zf:
         try:
             weights = _torch_member(zf, "policy.pth", where)
-            pi, vf, players = _check_weights(weights, where)
-            out = SB3File(weights, pi, vf, players)
+            pi, vf, players, actions = _check_weights(weights, where)
+            out = SB3File(weights, pi, vf, players, actions)
             if optimizer:
                 out.optimizer = _torch_member(zf, "policy.optimizer.pth", where)
                 if not isinstance(out.optimizer, dict):
@@ -219,6 +226,10 @@ class SB3Policy:
             dist = self.policy.get_distribution(t)
             logits = dist.distribution.logits.numpy()
             logits = logits[0] if single else logits
+        missing = mask.shape[-1] - logits.shape[-1]
+        if missing > 0:  # a policy of the draw-and-discard actions only: it never calls
+            pad = np.full((*logits.shape[:-1], missing), -1e9, dtype=logits.dtype)
+            logits = np.concatenate([logits, pad], axis=-1)
         return np.where(mask, logits, np.float32(-1e9))
 
 
