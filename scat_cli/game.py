@@ -5,6 +5,13 @@ included, sees only its own :class:`scat_env.PlayerView`. Every decision is save
 made (a JSON replay, see :mod:`scat_cli.savegame`), so quitting, Ctrl-C, a closed input or a
 crash never loses a game: ``scat play --resume FILE`` re-simulates it and carries on,
 opponents included. The command line around it is :mod:`scat_cli.play`.
+
+While the game is on, nothing shown or written names a card the person has not seen: the
+seed is neither printed nor written in clear (the save seals it, see
+:mod:`scat_cli.savegame`), a declared 31 shows only the declarers' hands, and an agent that
+breaks (an illegal move, an exception) is never quoted, since its error would list its legal
+moves, i.e. its cards. Its seat is taken over by :data:`~scat_cli.savegame.REPLACEMENT_AGENTS`
+and the takeover is saved, so a resume or a replay plays the game exactly as it went.
 """
 
 from __future__ import annotations
@@ -19,9 +26,21 @@ from agents.base import Agent
 from agents.registry import make_agent
 from scat_env import GameState, PlayerView, Rules, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
+from scat_env.engine import as_action
 
+from . import keystore
+from .errors import CliError
 from .humanio import HELP, HINT, MENU, QUIT, InputError, menu_options, parse_command, yes
-from .savegame import HUMAN, PlayerEntry, SavedGame, agent_seed
+from .savegame import (
+    HUMAN,
+    REPLACEMENT_AGENTS,
+    PlayerEntry,
+    SavedGame,
+    SaveError,
+    agent_seed,
+    check_writable,
+    make_replacement,
+)
 from .tui import (
     action_markup,
     agent_label,
@@ -96,6 +115,8 @@ class PlaySession:
         self.labels = [agent_label(p.agent) for p in game.players]
         self.agents = build_agents(game)
         self.state = game.resimulate(agents=self.agents)
+        for r in game.replacements:
+            self.labels[r.seat] = agent_label(r.agent)
         self._hint_agent: Agent | None = None
         self._shown = len(game.results) if game.actions else 0
         self._hand_seen = self.state.hand_number if game.actions else 0
@@ -116,7 +137,25 @@ class PlaySession:
             time.sleep(self.delay)
 
     def save(self) -> None:
-        self.game.save(self.save_path)
+        """Save now; a save that fails ends the game in one line, the last good save kept
+        (saves are written whole: a failed one leaves the previous file as it was)."""
+        try:
+            self.game.save(self.save_path)
+        except SaveError as exc:
+            kept = (f"; the last good save is kept: scat play --resume {self.save_path}"
+                    if self.save_path.is_file() else "")
+            raise CliError(f"{exc}{kept}") from None
+
+    def check_can_save(self) -> None:
+        """Before the first move: the save location takes a file and the key exists (a game
+        that cannot be saved is refused now, not after the person has played it)."""
+        try:
+            check_writable(self.save_path)
+            if self.game.sealed:
+                keystore.load_key(create=True)
+        except (SaveError, keystore.SealError) as exc:
+            raise CliError(str(exc)) from None
+        self.save()
 
     def confirm_quit(self) -> None:
         """Ask once; raise :class:`Quit` on yes (or on Ctrl-C / end of input here)."""
@@ -137,9 +176,11 @@ class PlaySession:
     # -- the game loop -----------------------------------------------------------------
     def run(self) -> int:
         g = self.game
+        self.check_can_save()
         verb = "Resuming" if g.actions else "New game"
+        # No seed here: it deals every hand. It is shown when the game is over.
         self.print(f"[bold]{verb}[/]: {g.num_players} players, {g.rules.name} rules, "
-                   f"seed {g.seed}.")
+                   f"game {g.game_id}.")
         opponents = [(p.name, p.agent) for s, p in enumerate(g.players) if s != self.human]
         self.print(f"Opponents: {seats_by_spec(opponents)}.", soft_wrap=True)
         self.print(f"[dim]Saved as you play to {self.save_path} · ? for help[/]",
@@ -168,7 +209,8 @@ class PlaySession:
         self.print(summary_view(self.state.results, self.names, self.state.winner, g.rules,
                                 self.human, knocks))
         self.save()
-        self.print(f"Replay saved to {self.save_path}\nWatch it again with: scat replay "
+        self.print(f"Seed {g.seed}: the game is reproducible from the replay.\n"
+                   f"Replay saved to {self.save_path}\nWatch it again with: scat replay "
                    f"{self.save_path}", soft_wrap=True)
         return 0
 
@@ -187,12 +229,48 @@ class PlaySession:
                 if self._redraw:
                     self.show_table(make_view(state, self.human))
                 self.pause()
-                action = self.agents[seat].act(make_view(state, seat))  # type: ignore[union-attr]
+                action = self._agent_move(seat)
             top_before = state.discard[-1] if state.discard else None
             state.apply_action(action)
             self.game.record(state, seat, action)
             self.save()
             self._announce(seat, action, top_before)
+
+    def _agent_move(self, seat: int) -> int:
+        """The move of the agent at ``seat``; an agent that breaks is replaced, not quoted.
+
+        The engine's error for an illegal move lists the mover's legal actions (its cards),
+        and an agent's own exception may say anything, so the person is told in one line
+        which seat was taken over and by whom, nothing more. The takeover is saved with the
+        decision it starts at, so resume and replay build the same agent at the same point.
+        """
+        state = self.state
+        while True:
+            agent = self.agents[seat]
+            try:
+                action = as_action(agent.act(make_view(state, seat)))  # type: ignore[union-attr]
+                if state.is_legal(action):
+                    return action
+                what = "made a move the rules do not allow"
+            except Exception as exc:  # any agent error: its text may name its cards
+                what = f"failed ({type(exc).__name__})"
+            spec = self._replacement_for(seat)
+            self.game.replace_agent(seat, spec)
+            self.agents[seat] = make_replacement(spec, self.game.players[seat].seed)
+            name = escape(self.names[seat])
+            self.print(f"[yellow]{name} ({escape(self.labels[seat])}) {what}; the {spec} "
+                       f"agent plays that seat from here on. Your game goes on.[/]")
+            self.labels[seat] = agent_label(spec)
+
+    def _replacement_for(self, seat: int) -> str:
+        """The first of :data:`REPLACEMENT_AGENTS` not yet tried at ``seat``."""
+        tried = {self.game.players[seat].agent}
+        tried |= {r.agent for r in self.game.replacements if r.seat == seat}
+        for spec in REPLACEMENT_AGENTS:
+            if spec not in tried:
+                return spec
+        raise CliError(f"no agent can play {self.names[seat]}'s seat (every replacement "
+                       "broke); the last good save is kept")
 
     def _announce(self, seat: int, action: int, top_before: int | None) -> None:
         state = self.state
@@ -217,7 +295,8 @@ class PlaySession:
         while self._shown < len(results):
             result = results[self._shown]
             self._shown += 1
-            self.print(showdown_view(result, self.game.rules, self.names))
+            # As the person saw it: after a declared 31 the other hands stay hidden.
+            self.print(showdown_view(result.seen_by(self.human), self.game.rules, self.names))
             if not self.state.is_terminal() or self._shown < len(results):
                 self._wait_for_enter()
 

@@ -10,7 +10,7 @@ Examples::
     scat play                                  # 3 players, standard rules, the shipped policies
     scat play --players 4 --opponents greedy --rules ride_the_bus
     scat play --opponents expert,ppo:scat_ppo_set --seed 7 --fast
-    scat play --resume ~/.scat/replays/scat-20250101-120000-3p-seed7.json
+    scat play --resume ~/.scat/replays/scat-20250101-120000-3p-3f9c01ab.json
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ import argparse
 from pathlib import Path
 
 from .errors import CliError
+
+#: Seeds are sealed as JSON integers: any size would do, this bound keeps them ordinary.
+MAX_SEED = 2**63
 
 
 def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, list[str]]:
@@ -75,7 +78,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--rules", default=None,
                    help="rules preset or a rules YAML file (default standard)")
     p.add_argument("--seed", type=int, default=None,
-                   help="game seed (shuffles and opponents); default random")
+                   help="game seed (shuffles and opponents); default random. It is sealed in "
+                        "the save like a random one and shown when the game is over")
     p.add_argument("--name", default="You", help="your name at the table (default You)")
     p.add_argument("--delay", type=float, default=0.8, metavar="SECONDS",
                    help="pause before each opponent move (default 0.8)")
@@ -95,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from scat_env import Rules
 
     from .game import PlaySession, new_game
+    from .keystore import SealError
     from .savegame import (
         HUMAN,
         ReplayError,
@@ -107,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.delay < 0:
         raise CliError(f"--delay must be >= 0, got {args.delay}")
+    if args.seed is not None and not 0 <= args.seed < MAX_SEED:
+        raise CliError(f"--seed must be between 0 and 2**63 - 1, got {str(args.seed)[:30]}")
     if args.resume:
         game = SavedGame.load(args.resume)
         if game.status == "finished":
@@ -115,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
             )
         if game.human_seat is None:
             raise CliError(f"{args.resume} is a game between agents; nothing to resume")
+        try:
+            game.check_resume(args.resume)  # no take-backs: not behind the game's last save
+        except SealError as exc:
+            raise CliError(str(exc)) from None
         ignored = [o for o in ("players", "opponents", "rules", "seed")
                    if getattr(args, o) is not None]
         save_path = Path(args.save or args.resume).expanduser()
@@ -133,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
         game = new_game(players, [portable_spec(s) for s in specs], rules, seed,
                         args.name.strip())
         ignored = []
-        save_path = Path(args.save).expanduser() if args.save else default_path(seed, players)
+        save_path = (Path(args.save).expanduser() if args.save
+                     else default_path(game.game_id, players))
     try:
         session = PlaySession(game, save_path, color=not args.no_color, delay=args.delay,
                               fast=args.fast, width=args.width)

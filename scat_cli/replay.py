@@ -17,7 +17,9 @@ import argparse
 import time
 from pathlib import Path
 
-from scat_env import Phase, make_view
+from rich.console import RenderableType
+
+from scat_env import HandResult, Phase, make_view
 from scat_env.actions import DRAW_STOCK, END_PLAY, KNOCK
 
 from .savegame import ReplayError, SavedGame
@@ -76,13 +78,21 @@ class Viewer:
         self.console.print(table_view(view, self.names, self.labels, revealed=revealed,
                                       width=self.console.width))
 
+    def _showdown(self, result: HandResult) -> RenderableType:
+        """A hand's end as the watched seat saw it (after a declared 31 the other hands
+        stay hidden), or every hand with ``--reveal``."""
+        shown = result if self.reveal else result.seen_by(self.seat)
+        return showdown_view(shown, self.game.rules, self.names)
+
     def run(self) -> int:
         game = self.game
         print_ = self.console.print
         players = seats_by_spec([(p.name, p.agent) for p in game.players])
+        # The seed of a game in progress would deal its cards: it is shown once it is over.
+        seed = f"seed {game.seed}" if game.status == "finished" else f"game {game.game_id}"
         print_(
             f"[bold]Replay[/] of a {game.num_players}-player game, {game.rules.name} rules, "
-            f"seed {game.seed}, {game.created or 'date unknown'} "
+            f"{seed}, {game.created or 'date unknown'} "
             f"({'finished' if game.status == 'finished' else 'unfinished'}).\n"
             f"Players: {players}."
         )
@@ -94,7 +104,7 @@ class Viewer:
         for seat, action in game.actions:
             if state.hand_number != hand_seen:
                 while shown < len(state.results):  # dealt 31s scored before any play
-                    print_(showdown_view(state.results[shown], game.rules, self.names))
+                    print_(self._showdown(state.results[shown]))
                     shown += 1
                 hand_seen = state.hand_number
                 self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
@@ -117,7 +127,7 @@ class Viewer:
                     if last.reason == "thirty_one" and seat in last.declarers:
                         print_(f"[bold green]{self.names[seat]} declared 31![/]")
                     while shown < len(state.results):
-                        print_(showdown_view(state.results[shown], game.rules, self.names))
+                        print_(self._showdown(state.results[shown]))
                         shown += 1
                 if not state.is_terminal() and not self._step_pause():
                     stopped = True

@@ -8,28 +8,58 @@ against the engine's, so a replay cannot silently show a different game than the
 played, and a resumed game continues exactly where it stopped (opponents included: they
 are rebuilt with the same seeds and asked for their moves again, which must match).
 
-The format (``"format": "scat-replay", "version": 2``)::
+**A game in progress keeps its cards hidden.** The seed alone gives every hand and the whole
+stock order, and each opponent's seed is derived from it, so while a person's game is in
+progress no seed is written in clear: the seeds are *sealed* (:mod:`scat_cli.keystore`: XOR
+with an HMAC-SHA256 keystream under the user's secret key and a random per-game nonce) and
+the whole document carries an HMAC under the same key. The file name holds the date, the
+number of players and a random game id, never the seed; nothing on screen shows it until the
+game is over. Opening such a save needs the key, so another account or machine cannot resume
+or read it, and any edit (``human_seat``, players, decisions cut or changed) breaks the HMAC
+and is refused in one line. A ledger beside the key records, per game id, how far the latest
+save got; a save behind it (cut short, or an older copy put back) does not resume: no
+take-backs. When the game is over the file is rewritten with everything in clear: anyone
+can replay and verify it, no key needed.
+
+The limit: the machine's owner can read the key file and the process's memory (and delete
+the ledger). The seal keeps cards off the screen, out of the file name and out of a save
+shared with someone else; it does not defend a game against the owner of the machine.
+
+The format (``"format": "scat-replay", "version": 3``)::
 
     {
-      "format": "scat-replay", "version": 2,
+      "format": "scat-replay", "version": 3,
       "status": "in_progress" | "finished",
+      "game_id": "3f9c01ab",
       "created": "2025-01-01T12:00:00", "updated": "...",
-      "num_players": 3, "seed": 7, "first_dealer": 2,
+      "num_players": 3, "seed": 7, "first_dealer": 2,   # seed null while sealed
       "rules": {... every field of scat_env.Rules ...},
       "human_seat": 0,                      # null for a game between agents
       "players": [{"name": "You", "agent": "human", "seed": null},
-                  {"name": "Bob", "agent": "expert", "seed": 7001}, ...],
+                  {"name": "Bob", "agent": "expert", "seed": 7001}, ...],  # null while sealed
+      "replacements": [{"seat": 1, "from_action": 40, "agent": "expert"}],
       "actions": [[1, "stock"], [1, "d:7C"], [2, "take"], [0, "knock"], ...],
       "results": [{"hand_number": 1, "reason": "knock", "rule": "lowest",
                    "hands": {"player_0": ["KH", "8H", "5H"], ...}, ...}],
-      "winner": 0                           # null until the game is over
+      "winner": 0,                          # null until the game is over
+      "sealed": {"nonce": "...", "key_id": "...", "seeds": "..."},  # only while in progress
+      "mac": "..."                          # only while in progress
     }
+
+``replacements`` lists the seats whose agent broke (an illegal move or an exception) and
+the agent that played the seat from that decision on, so a resume or a replay re-simulates
+the game exactly. While the game is in progress, ``results`` hold each hand as the person
+saw it (:meth:`scat_env.HandResult.seen_by`: after a declared 31 the other hands stay
+hidden); a finished game holds the full records.
 
 Actions are written with :func:`scat_env.actions.action_short` so a person can read a file;
 each hand result is :meth:`scat_env.HandResult.to_dict`, the form the env reports it in.
-Version 1 files (whose hand results had a form of their own) still load and resume: their
-decisions are re-simulated and checked as always, and their results are rewritten in the
-version 2 form, since there is nothing left to compare the old form with.
+Version 2 files (no game id, no seal, the seed in clear) and version 1 files (whose hand
+results had a form of their own) still load and resume: their decisions are re-simulated
+and checked as always, and they are written back as version 3.
+
+A file is at most :data:`MAX_FILE_BYTES` and nested at most :data:`MAX_DEPTH` deep; both
+are checked before the JSON is parsed, so a hostile file costs one line, not a crash.
 """
 
 from __future__ import annotations
@@ -37,50 +67,109 @@ from __future__ import annotations
 import json
 import os
 import random
-from collections.abc import Callable, Sequence
+import re
+import secrets
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from scat_env import GameState, HandResult, Rules, make_view, parse_card
-from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_short, action_str
+from scat_env.actions import NUM_ACTIONS, action_short, action_str
+
+from . import keystore
+from .keystore import SealError, os_error_text
 
 FORMAT = "scat-replay"
-VERSION = 2
-#: Versions this module reads; see the module docstring for version 1.
-READS = (1, 2)
+VERSION = 3
+#: Versions this module reads; see the module docstring for versions 1 and 2.
+READS = (1, 2, 3)
 HUMAN = "human"
 #: Environment variable that moves the default replay folder (tests point it at a tmp dir).
 REPLAY_DIR_ENV = "SCAT_REPLAY_DIR"
+#: The largest file read as a saved game (a long game is a few hundred KiB).
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: The deepest nesting of lists and objects a saved game may have (a real one has 5).
+MAX_DEPTH = 32
+#: The agent that takes over a broken agent's seat, and the one after it if that breaks too.
+REPLACEMENT_AGENTS = ("expert", "random")
 
-_SHORT_ACTIONS = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
+#: Every non-discard action by its short name ("stock", "take", "knock", "end", ...).
+_SHORT_ACTIONS = {action_short(a): a for a in range(52, NUM_ACTIONS)}
+_GAME_ID = re.compile(r"[0-9a-z-]{1,40}")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class ReplayError(ValueError):
     """A saved game that cannot be read or does not re-simulate to what it records."""
 
 
+class SaveError(ValueError):
+    """A saved game that cannot be written (a folder in the way, no permission, a full disk)."""
+
+
 def replay_dir() -> Path:
-    """Where games are saved by default: ``$SCAT_REPLAY_DIR`` or ``~/.scat/replays``."""
+    """Where games are saved by default: ``$SCAT_REPLAY_DIR``, else ``replays`` in
+    :func:`scat_cli.keystore.scat_home` (``~/.scat/replays``)."""
     env = os.environ.get(REPLAY_DIR_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".scat" / "replays"
+    return Path(env).expanduser() if env else keystore.scat_home() / "replays"
 
 
-def default_path(seed: int, num_players: int) -> Path:
+def new_game_id() -> str:
+    """A short random id: names the game in its file name and in the ledger, and says
+    nothing about its cards."""
+    return secrets.token_hex(4)
+
+
+def default_path(game_id: str, num_players: int) -> Path:
+    """``scat-DATE-TIME-Np-ID.json`` in :func:`replay_dir`: no seed in the name."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return replay_dir() / f"scat-{stamp}-{num_players}p-seed{seed}.json"
+    return replay_dir() / f"scat-{stamp}-{num_players}p-{game_id}.json"
 
 
 def agent_seed(game_seed: int, seat: int) -> int:
     """The seed of the agent at ``seat``: the same rule as :func:`agents.match.play_game`, so
-    a game saved here and the same seat line-up in the match runner play alike."""
+    a game saved here and the same seat line-up in the match runner play alike. It gives the
+    game seed away, so it is sealed like the seed while the game is in progress."""
     return game_seed * 1000 + seat
 
 
 def new_seed() -> int:
     """A fresh game seed when the user gives none: every game must be replayable."""
     return random.SystemRandom().randrange(1, 2**31)
+
+
+def check_writable(path: Path) -> None:
+    """``SaveError`` in one line unless a save can be written at ``path``: checked before
+    the first move, so a game is never played into a file that cannot hold it."""
+    if path.is_dir():
+        raise SaveError(f"cannot save to {path}: it is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise SaveError(f"cannot save to {path}: {os_error_text(exc)}") from None
+
+
+def check_depth(text: str, source: str) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_DEPTH` before parsing it (the parser
+    recurses once per level). Strings are blanked first, so brackets inside names do not
+    count; the scan stops at the first level too deep."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = 0
+    for ch in brackets:
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ReplayError(f"{source}: nested more than {MAX_DEPTH} levels deep; "
+                                  "not a saved game")
+        else:
+            depth -= 1
 
 
 #: The longest player name kept (a table row has room for about this much).
@@ -108,12 +197,12 @@ def parse_action(token: str) -> int:
     """Inverse of :func:`action_short`: ``"stock"``, ``"take"``, ``"knock"``, ``"end"``,
     ``"d:KH"``."""
     if not isinstance(token, str):
-        raise ValueError(f"not an action token: {token!r}")
+        raise ValueError(f"not an action token: {str(token)[:30]!r}")
     if token in _SHORT_ACTIONS:
         return _SHORT_ACTIONS[token]
     if token.startswith("d:"):
         return parse_card(token[2:])
-    raise ValueError(f"not an action token: {token!r}")
+    raise ValueError(f"not an action token: {str(token)[:30]!r}")
 
 
 def result_record(result: HandResult) -> dict[str, Any]:
@@ -158,6 +247,32 @@ class PlayerEntry:
     seed: int | None = None
 
 
+@dataclass(frozen=True)
+class Replacement:
+    """From decision ``from_action`` on, ``agent`` plays ``seat`` (its agent broke there)."""
+
+    seat: int
+    from_action: int
+    agent: str
+
+
+def make_replacement(spec: str, seed: int | None) -> Any:
+    """The agent that takes over a broken seat, built the same way on every re-simulation:
+    seeded with the seat's own seed, reset, and asked from the decision it took over."""
+    from agents.registry import make_agent
+
+    agent = make_agent(spec, seed=seed)
+    agent.reset(seed)
+    return agent
+
+
+def _legacy_game_id(data: dict[str, Any]) -> str:
+    """A stable id for a version 1 or 2 file (they had none), from what names the game: so
+    the ledger also refuses an older copy of such a game once it has been resumed."""
+    ident = keystore.canonical([data.get("created"), data.get("seed"), data.get("players")])
+    return "v2-" + keystore.actions_hash([ident.decode()])[:16]
+
+
 @dataclass
 class SavedGame:
     """Setup plus decisions of one game; see the module docstring for the file format."""
@@ -173,12 +288,30 @@ class SavedGame:
     status: str = "in_progress"
     winner: int | None = None
     created: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+    game_id: str = field(default_factory=new_game_id)
+    #: The per-game nonce of the seal (hex): the same for every save of one game.
+    nonce: str = field(default_factory=keystore.new_nonce)
+    replacements: list[Replacement] = field(default_factory=list)
     #: Read from a version 1 file: results are counted, then rewritten in today's form.
     old_results: bool = False
+    #: Read from a file that holds full results while in progress (version 1 or 2).
+    full_results: bool = False
 
     @property
     def names(self) -> list[str]:
         return [p.name for p in self.players]
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the file keeps the seeds sealed: a person's game still in progress."""
+        return self.status == "in_progress" and self.human_seat is not None
+
+    def result_form(self, result: HandResult) -> dict[str, Any]:
+        """How ``result`` is recorded: as the person saw it while their game is in
+        progress (a declared 31 hides the other hands), in full once it is over."""
+        if self.sealed and not self.full_results:
+            return result_record(result.seen_by(self.human_seat))
+        return result_record(result)
 
     # -- building the state -----------------------------------------------------------
     def new_state(self) -> GameState:
@@ -196,17 +329,24 @@ class SavedGame:
         self.actions.append((seat, action))
         self.sync(state)
 
+    def replace_agent(self, seat: int, spec: str) -> None:
+        """Note that ``spec`` plays ``seat`` from the next decision on."""
+        self.replacements.append(Replacement(seat, len(self.actions), spec))
+
     def sync(self, state: GameState) -> None:
         """Bring results, status and winner up to date with ``state``."""
-        for result in state.results[len(self.results):]:
-            self.results.append(result_record(result))
-        if state.is_terminal():
+        if state.is_terminal() and self.status != "finished":
             self.status = "finished"
             self.winner = state.winner
+            self.full_results = False
+            self.results = [result_record(r) for r in state.results]  # now in full
+            return
+        for result in state.results[len(self.results):]:
+            self.results.append(self.result_form(result))
 
     def resimulate(
         self,
-        agents: Sequence[Any | None] | None = None,
+        agents: list[Any | None] | None = None,
         on_step: Callable[[GameState, int, int], None] | None = None,
         upto: int | None = None,
     ) -> GameState:
@@ -214,12 +354,15 @@ class SavedGame:
 
         With ``agents`` (one per seat, ``None`` for the human), each agent is asked for its
         move at its turn and must choose the recorded one: that both checks the file and
-        leaves the agents exactly as they were when the game was saved. ``upto`` stops after
-        that many decisions (result checks cover the hands finished by then). Raises
-        :class:`ReplayError` naming the first disagreement.
+        leaves the agents exactly as they were when the game was saved. A seat listed in
+        ``replacements`` gets its new agent in ``agents`` (the list is changed in place) at
+        the decision it took over. ``upto`` stops after that many decisions (result checks
+        cover the hands finished by then). Raises :class:`ReplayError` naming the first
+        disagreement, and never a card: an agent's move names cards of its hand.
         """
         state = self.new_state()
         actions = self.actions if upto is None else self.actions[:upto]
+        takeovers = {(r.from_action, r.seat): r.agent for r in self.replacements}
         checked = 0
         for i, (seat, action) in enumerate(actions):
             where = f"decision {i + 1} (hand {state.hand_number}, {self.names[seat]})"
@@ -232,15 +375,11 @@ class SavedGame:
                 )
             if not state.is_legal(action):
                 raise ReplayError(f"{where}: {action_str(action)} is not legal here")
+            if agents is not None and (i, seat) in takeovers:
+                agents[seat] = make_replacement(takeovers[i, seat], self.players[seat].seed)
             agent = agents[seat] if agents is not None else None
             if agent is not None:
-                chosen = agent.act(make_view(state, seat))
-                if chosen != action:
-                    raise ReplayError(
-                        f"{where}: {self.players[seat].agent} now plays {action_str(chosen)} "
-                        f"where the saved game has {action_str(action)}; the agent changed "
-                        "since the game was saved"
-                    )
+                self._ask_again(agent, state, seat, action, where)
             state.apply_action(action)
             while checked < len(state.results):
                 self._check_result(state.results[checked], checked)
@@ -248,27 +387,47 @@ class SavedGame:
             if on_step is not None:
                 on_step(state, seat, action)
         if upto is None:
-            if checked != len(self.results):
-                raise ReplayError(
-                    f"the file records {len(self.results)} finished hands, the decisions "
-                    f"re-simulate to {checked}"
-                )
-            if self.status == "finished" and not state.is_terminal():
-                raise ReplayError("the file says the game is finished, but it is not over")
-            if self.status != "finished" and state.is_terminal():
-                raise ReplayError("the file says the game is in progress, but it is over")
-            if state.is_terminal() and state.winner != self.winner:
-                raise ReplayError(
-                    f"the winner re-simulates as seat {state.winner}, the file says {self.winner}"
-                )
+            self._check_end(state, checked)
         return state
+
+    def _ask_again(self, agent: Any, state: GameState, seat: int, action: int,
+                   where: str) -> None:
+        """The agent at ``seat`` must choose the recorded ``action`` again. The message
+        names no move: while the game is in progress an agent's discard names its cards."""
+        spec = self.players[seat].agent
+        try:
+            chosen = agent.act(make_view(state, seat))
+        except Exception as exc:  # an agent's error text may name its cards
+            raise ReplayError(f"{where}: {spec} failed ({type(exc).__name__}) where the saved "
+                              "game has its move; the agent changed since it was saved") from None
+        if chosen != action:
+            raise ReplayError(f"{where}: {spec} now plays differently from the saved game; "
+                              "the agent changed since the game was saved")
+
+    def _check_end(self, state: GameState, checked: int) -> None:
+        if checked != len(self.results):
+            raise ReplayError(
+                f"the file records {len(self.results)} finished hands, the decisions "
+                f"re-simulate to {checked}"
+            )
+        if self.status == "finished" and not state.is_terminal():
+            raise ReplayError("the file says the game is finished, but it is not over")
+        if self.status != "finished" and state.is_terminal():
+            raise ReplayError("the file says the game is in progress, but it is over")
+        if state.is_terminal() and state.winner != self.winner:
+            raise ReplayError(
+                f"the winner re-simulates as seat {state.winner}, the file says {self.winner}"
+            )
+        if self.full_results and self.sealed:  # an old file in progress: today's form now
+            self.full_results = False
+            self.results = [self.result_form(r) for r in state.results]
 
     def _check_result(self, result: HandResult, index: int) -> None:
         if index >= len(self.results):
             raise ReplayError(
                 f"hand {result.hand_number} ends in the re-simulation but not in the file"
             )
-        got, want = result_record(result), self.results[index]
+        got, want = self.result_form(result), self.results[index]
         if self.old_results:
             self.results[index] = got
             return
@@ -280,11 +439,17 @@ class SavedGame:
             )
 
     # -- JSON -------------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def actions_json(self) -> list[list[Any]]:
+        return [[s, action_short(a)] for s, a in self.actions]
+
+    def to_json(self, key: bytes | None = None) -> dict[str, Any]:
+        """The file's JSON. A person's game in progress is sealed under ``key`` (default:
+        the user's key, created on first use) and signed; anything else is in clear."""
+        data: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "status": self.status,
+            "game_id": self.game_id,
             "created": self.created,
             "updated": datetime.now().isoformat(timespec="seconds"),
             "num_players": self.num_players,
@@ -293,14 +458,47 @@ class SavedGame:
             "rules": self.rules.to_dict(),
             "human_seat": self.human_seat,
             "players": [{"name": p.name, "agent": p.agent, "seed": p.seed} for p in self.players],
-            "actions": [[s, action_short(a)] for s, a in self.actions],
+            "replacements": [{"seat": r.seat, "from_action": r.from_action, "agent": r.agent}
+                             for r in self.replacements],
+            "actions": self.actions_json(),
             "results": self.results,
             "winner": self.winner,
         }
+        if not self.sealed:
+            return data
+        key = key if key is not None else keystore.load_key(create=True)
+        assert key is not None
+        seeds = {"seed": self.seed, "agents": [p.seed for p in self.players]}
+        data["seed"] = None
+        for p in data["players"]:
+            p["seed"] = None
+        data["sealed"] = {"nonce": self.nonce, "key_id": keystore.key_id(key),
+                          "seeds": keystore.seal(key, self.nonce, seeds)}
+        data["mac"] = keystore.mac(key, data)
+        return data
 
     @classmethod
-    def from_json(cls, data: Any, source: str = "replay") -> SavedGame:
-        """Parse and validate the JSON form; any problem is one :class:`ReplayError` line."""
+    def from_json(cls, data: Any, source: str = "replay", key: bytes | None = None) -> SavedGame:
+        """Parse and validate the JSON form; any problem is one :class:`ReplayError` line.
+        A sealed game is opened with ``key`` (default: the user's key)."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ReplayError(f"{source}: not a scat replay (no \"format\": \"{FORMAT}\")")
+        version = data.get("version")
+        if version not in READS or isinstance(version, bool):
+            raise ReplayError(
+                f"{source}: replay version {str(version)[:20]} is not supported "
+                f"(this scat reads versions {', '.join(map(str, READS))})"
+            )
+        if "sealed" in data or "mac" in data:
+            data = _unsealed(data, source, key)
+        elif version >= 3 and data.get("status") == "in_progress" and (
+                data.get("human_seat") is not None):
+            raise ReplayError(f"{source}: a game in progress must be sealed, and this one is "
+                              "not: the file was changed")
+        return cls._parse(data, source)
+
+    @classmethod
+    def _parse(cls, data: dict[str, Any], source: str) -> SavedGame:
         def need(key: str, types: type | tuple[type, ...]) -> Any:
             if key not in data:
                 raise ReplayError(f"{source}: missing field {key!r}")
@@ -308,42 +506,44 @@ class SavedGame:
             if not isinstance(value, types) or isinstance(value, bool) and bool not in (
                 types if isinstance(types, tuple) else (types,)
             ):
-                raise ReplayError(f"{source}: field {key!r} has the wrong type ({value!r})")
+                raise ReplayError(f"{source}: field {key!r} has the wrong type "
+                                  f"({str(value)[:40]!r})")
             return value
 
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ReplayError(f"{source}: not a scat replay (no \"format\": \"{FORMAT}\")")
-        if data.get("version") not in READS:
-            raise ReplayError(
-                f"{source}: replay version {data.get('version')!r} is not supported "
-                f"(this scat reads versions {', '.join(map(str, READS))})"
-            )
         n = need("num_players", int)
         try:
             rules = Rules.from_dict(need("rules", dict), source=f"{source}: rules")
-            players = [
-                PlayerEntry(check_name(p["name"]), str(p["agent"]), p.get("seed"))
-                for p in need("players", list)
-            ]
+            players = [_player(p) for p in need("players", list)]
             actions = []
             for item in need("actions", list):
                 seat, token = item
-                if not isinstance(seat, int) or not 0 <= seat < n:
-                    raise ValueError(f"bad seat {seat!r}")
+                if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
+                    raise ValueError(f"bad seat {str(seat)[:20]!r}")
                 actions.append((seat, parse_action(token)))
+            replacements = [_replacement(r, n, len(actions))
+                            for r in data.get("replacements") or []]
         except (ValueError, TypeError, KeyError) as exc:
             raise ReplayError(f"{source}: {exc}") from None
         if len(players) != n:
             raise ReplayError(f"{source}: {len(players)} players listed for {n} seats")
         human = data.get("human_seat")
-        if human is not None and (not isinstance(human, int) or not 0 <= human < n):
-            raise ReplayError(f"{source}: bad human_seat {human!r}")
+        humans = [s for s, p in enumerate(players) if p.agent == HUMAN]
+        if humans != ([] if human is None else [human]):
+            raise ReplayError(f"{source}: human_seat {str(human)[:20]!r} does not match the "
+                              "players (the person's seat is the one whose agent is 'human')")
+        if any(r.seat == human for r in replacements):
+            raise ReplayError(f"{source}: the person's seat cannot have been taken over")
         status = need("status", str)
         if status not in ("in_progress", "finished"):
-            raise ReplayError(f"{source}: unknown status {status!r}")
+            raise ReplayError(f"{source}: unknown status {status[:20]!r}")
         results = need("results", list)
         if not all(isinstance(r, dict) for r in results):
             raise ReplayError(f"{source}: results must be a list of objects")
+        version = data["version"]
+        game_id = data.get("game_id") if version >= 3 else _legacy_game_id(data)
+        if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+            raise ReplayError(f"{source}: bad game_id {str(game_id)[:20]!r}")
+        sealed = data.get("sealed")
         return cls(
             num_players=n,
             rules=rules,
@@ -355,28 +555,113 @@ class SavedGame:
             results=results,
             status=status,
             winner=data.get("winner"),
-            created=str(data.get("created", "")),
-            old_results=data["version"] == 1,
+            created=str(data.get("created", ""))[:40],
+            game_id=game_id,
+            nonce=sealed["nonce"] if sealed else keystore.new_nonce(),
+            replacements=replacements,
+            old_results=version == 1,
+            full_results=version < 3,
         )
 
     def save(self, path: str | Path) -> Path:
-        """Write atomically (temp file + rename) so a crash never leaves half a save."""
+        """Write atomically (a unique temp file, renamed) so a crash or a full disk never
+        leaves half a save: the previous save stays whole. A person's game is then noted in
+        the ledger (:func:`scat_cli.keystore.ledger_record`). Errors: :class:`SaveError`."""
         p = Path(path).expanduser()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
-        os.replace(tmp, p)
+        text = json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+        try:
+            if p.is_dir():
+                raise IsADirectoryError(21, "it is a folder; give a file name")
+            p.parent.mkdir(parents=True, exist_ok=True)
+            keystore.atomic_write(p, text.encode("utf-8"))
+        except OSError as exc:
+            raise SaveError(f"cannot save the game to {p}: {os_error_text(exc)}") from None
+        if self.human_seat is not None:
+            try:
+                keystore.ledger_record(self.game_id, self.actions_json(),
+                                       self.status == "finished")
+            except OSError as exc:
+                raise SaveError(f"cannot update the ledger {keystore.ledger_path()}: "
+                                f"{os_error_text(exc)}") from None
         return p
 
+    def check_resume(self, source: str) -> None:
+        """Refuse a save behind the game's latest one (``SealError``): no take-backs."""
+        keystore.ledger_check(self.game_id, self.actions_json(), source)
+
     @classmethod
-    def load(cls, path: str | Path) -> SavedGame:
+    def load(cls, path: str | Path, key: bytes | None = None) -> SavedGame:
+        """Read a saved game, bounded: at most :data:`MAX_FILE_BYTES`, nested at most
+        :data:`MAX_DEPTH` deep, both checked before parsing."""
         p = Path(path).expanduser()
         if not p.is_file():
             raise ReplayError(f"no saved game at {p}")
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            size = p.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise ReplayError(f"{p} is {size / 2**20:.1f} MiB; a saved game is at most "
+                                  f"{MAX_FILE_BYTES // 2**20} MiB")
+            text = p.read_bytes()[:MAX_FILE_BYTES + 1].decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise ReplayError(f"{p} is not valid JSON: {exc}") from None
-        return cls.from_json(data, source=str(p))
+        except OSError as exc:
+            raise ReplayError(f"cannot read {p}: {os_error_text(exc)}") from None
+        check_depth(text, str(p))
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReplayError(f"{p} is not valid JSON: {exc}") from None
+        return cls.from_json(data, source=str(p), key=key)
 
+
+def _player(p: Any) -> PlayerEntry:
+    if not isinstance(p, dict):
+        raise ValueError("a player must be an object")
+    seed = p.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise ValueError(f"bad agent seed {str(seed)[:20]!r}")
+    agent = p["agent"]
+    if not isinstance(agent, str) or not agent or len(agent) > 500:
+        raise ValueError(f"bad agent spec {str(agent)[:30]!r}")
+    return PlayerEntry(check_name(p["name"]), agent, seed)
+
+
+def _replacement(r: Any, num_players: int, num_actions: int) -> Replacement:
+    if not isinstance(r, dict):
+        raise ValueError("a replacement must be an object")
+    seat, start, agent = r.get("seat"), r.get("from_action"), r.get("agent")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < num_players:
+        raise ValueError(f"replacement: bad seat {str(seat)[:20]!r}")
+    if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start <= num_actions:
+        raise ValueError(f"replacement: bad from_action {str(start)[:20]!r}")
+    if agent not in REPLACEMENT_AGENTS:
+        raise ValueError(f"replacement: agent {str(agent)[:30]!r} is not one scat puts in")
+    return Replacement(seat, start, agent)
+
+
+def _unsealed(data: dict[str, Any], source: str, key: bytes | None) -> dict[str, Any]:
+    """``data`` with its seeds opened, once the key and the MAC say it is this user's own
+    save, unchanged. Any refusal is one line that says why."""
+    sealed = data.get("sealed")
+    if data.get("status") != "in_progress" or not isinstance(sealed, dict) or not all(
+            isinstance(sealed.get(k), str) for k in ("nonce", "key_id", "seeds")):
+        raise ReplayError(f"{source}: its seal is damaged (only a game in progress is sealed)")
+    try:
+        key = key if key is not None else keystore.load_key(create=False)
+    except SealError as exc:
+        raise ReplayError(f"{source}: {exc}") from None
+    if key is None or keystore.key_id(key) != sealed["key_id"]:
+        raise ReplayError(f"{source}: this game in progress was saved under another key "
+                          "(another account or machine); it can be resumed only where it was "
+                          f"started (key: {keystore.key_path()})")
+    body = {k: v for k, v in data.items() if k != "mac"}
+    if not keystore.mac_ok(key, body, data.get("mac")):
+        raise ReplayError(f"{source}: this save was changed after it was written (its MAC "
+                          "does not match: seats, players, decisions or results were edited)")
+    try:
+        seeds = keystore.unseal(key, sealed["nonce"], sealed["seeds"])
+        seed, agent_seeds = seeds["seed"], seeds["agents"]
+        players = [dict(p, seed=s) for p, s in zip(data["players"], agent_seeds, strict=True)]
+    except (ValueError, TypeError, KeyError):
+        raise ReplayError(f"{source}: its seal does not open") from None
+    return dict(data, seed=seed, players=players)

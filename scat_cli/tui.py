@@ -340,25 +340,33 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
 
 
 def showdown_view(result: HandResult, rules: Rules, names: Sequence[str]) -> RenderableType:
-    """All hands face up with their values, what each player lost and why."""
+    """The hands shown with their values, what each player lost and why.
+
+    ``result`` is the record as its viewer saw it (:meth:`HandResult.seen_by`): after a
+    declared 31 the other hands were never shown, so their rows say so instead of a hand.
+    """
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="dim")
     table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=20)
     table.add_column("Hand", no_wrap=True)
     table.add_column("Value", justify="right", no_wrap=True)
     table.add_column("Lost", justify="right", no_wrap=True)
     table.add_column("Now", no_wrap=True)
-    low = min(result.values.values())
+    low = min(result.values.values(), default=0)
     thirty_one = bool(result.declarers)
-    for s in sorted(result.hands):
+    for s in sorted(result.lives_lost):
+        lost = result.lives_lost.get(s, 0)
+        now = lives_text(rules, result.lives_after[s])
+        if s not in result.hands:
+            table.add_row(escape(names[s]), "[dim](not shown)[/]", "",
+                          f"[bold red]-{lost}[/]" if lost else "[dim]0[/]", escape(now))
+            continue
         value = result.values[s]
         vtxt = f"{value:g}"
         if s in result.declarers:
             vtxt = f"[bold green]{vtxt}[/]"
         elif value == low and not thirty_one:
             vtxt = f"[bold red]{vtxt}[/]"
-        lost = result.lives_lost.get(s, 0)
         name = escape(names[s]) + (" [yellow](knocked)[/]" if s == result.knocker else "")
-        now = lives_text(rules, result.lives_after[s])
         table.add_row(
             name,
             cards_markup(sorted(result.hands[s])),

@@ -32,6 +32,13 @@ REPO = Path(__file__).resolve().parents[1]
 SHORT_RULES = "preset: standard\npennies: 1\ncounty: true\n"  # two lives each: short games
 
 
+@pytest.fixture(autouse=True)
+def _scat_home(tmp_path, monkeypatch):
+    """The key and the ledger of these tests live in their tmp folder (where a child
+    process with ``HOME=tmp_path`` finds them too), never in the user's ``~/.scat``."""
+    monkeypatch.setenv("SCAT_HOME", str(tmp_path / ".scat"))
+
+
 # -- helpers ------------------------------------------------------------------------------
 def state_at_seat0(seed: int, players: int = 2, rules: Rules | None = None) -> GameState:
     """A game advanced (random legal moves by the others) to seat 0's draw decision."""

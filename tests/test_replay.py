@@ -28,6 +28,13 @@ from scat_env.actions import action_short
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _scat_home(tmp_path, monkeypatch):
+    """The key and the ledger of these tests live in their tmp folder (where a child
+    process with ``HOME=tmp_path`` finds them too), never in the user's ``~/.scat``."""
+    monkeypatch.setenv("SCAT_HOME", str(tmp_path / ".scat"))
+
+
 def _finished_game(tmp_path: Path, seed: int = 13, players: int = 3) -> Path:
     """A finished human game, played in-process by always choosing menu option 1."""
     rules = Rules(pennies=1)
@@ -163,7 +170,7 @@ def test_a_version_1_file_still_resumes_and_is_rewritten_in_the_env_form(tmp_pat
     game.resimulate()
     assert game.results == results
     game.save(old)
-    assert json.loads(old.read_text())["version"] == 2
+    assert json.loads(old.read_text())["version"] == 3
     data["results"].pop()  # a hand missing from a version 1 file is still refused
     old.write_text(json.dumps(data))
     with pytest.raises(ReplayError, match="ends in the re-simulation but not in the file"):

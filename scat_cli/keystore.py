@@ -1,0 +1,262 @@
+"""The player's secret key, the seal on a game in progress, and the ledger against take-backs.
+
+A saved game in progress must not tell the person playing it anything they have not seen: the
+game seed alone deals every hand and orders the stock. So a save in progress holds its seeds
+*sealed* under a per-user key, and carries a MAC over its whole content; once the game is
+over the save is rewritten in clear, for anyone to replay and verify (see
+:mod:`scat_cli.savegame`). Everything here uses the standard library only (``secrets``,
+``hmac``, ``hashlib``): the seal is a keystream XOR, the keystream HMAC-SHA256 of the key
+over a random per-game nonce and a block counter (a stream cipher built from a PRF), and
+the MAC HMAC-SHA256 of the key over the canonical JSON.
+
+Files, in :func:`scat_home` (``$SCAT_HOME``, default ``~/.scat``):
+
+- ``key``: 32 random bytes in hex, created on first use with mode 0600 (only its owner may
+  read it). Another account or machine has another key, so it can neither read nor resume
+  a game started here.
+- ``ledger.json``: per game id, how many decisions the latest save holds and a hash of
+  them, written at every save. A resume whose save is behind the ledger (its decisions cut
+  short, or an older copy restored over the newer) is refused: no take-backs.
+
+The limit, plainly: the machine's owner can read the key file and the process's memory, and
+can delete the ledger. The seal keeps the cards off the screen, out of the file name and out
+of a save shared with someone else; it is not a defence against the owner of the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: Environment variable that moves the key and the ledger (tests point it at a tmp dir).
+HOME_ENV = "SCAT_HOME"
+KEY_FILE = "key"
+LEDGER_FILE = "ledger.json"
+KEY_BYTES = 32
+#: Sealed plaintexts are padded to a multiple of this, so their length says nothing about
+#: how many digits a seed has.
+PAD = 64
+#: A ledger larger than this is not one this program wrote.
+MAX_LEDGER_BYTES = 8 * 1024 * 1024
+
+
+class SealError(ValueError):
+    """The key, the seal or the ledger refuses something: one line saying why."""
+
+
+def scat_home() -> Path:
+    """The folder of the key and the ledger: ``$SCAT_HOME`` or ``~/.scat``."""
+    env = os.environ.get(HOME_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".scat"
+
+
+# -- writing files whole ------------------------------------------------------------------
+def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a unique temp file beside it, flushed
+    to disk, then renamed over it. On any error the temp file is removed and the old file
+    is left as it was; the ``OSError`` is raised for the caller to put in one line."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def os_error_text(exc: OSError) -> str:
+    """An ``OSError`` as a few words ("No space left on device"), without the traceback."""
+    return exc.strerror or type(exc).__name__
+
+
+# -- the key ------------------------------------------------------------------------------
+def key_path() -> Path:
+    return scat_home() / KEY_FILE
+
+
+def load_key(create: bool = True) -> bytes | None:
+    """The user's key; created (mode 0600, never overwritten) on first use when ``create``.
+    ``None`` when there is none and ``create`` is false. A damaged key file is refused in one
+    line rather than replaced: replacing it would strand every game in progress."""
+    path = key_path()
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        if not create:
+            return None
+        return _create_key(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SealError(f"cannot read the key file {path}: {exc}") from None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise SealError(f"the key file {path} is damaged (it should hold {KEY_BYTES * 2} hex "
+                        "digits); games in progress sealed under it cannot be resumed")
+    return key
+
+
+def _create_key(path: Path) -> bytes:
+    key = secrets.token_bytes(KEY_BYTES)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another scat made it first: use that one
+        return load_key(create=False)  # type: ignore[return-value]
+    except OSError as exc:
+        raise SealError(f"cannot create the key file {path}: {os_error_text(exc)}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(key.hex() + "\n")
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise SealError(f"cannot write the key file {path}: {os_error_text(exc)}") from None
+    return key
+
+
+def key_id(key: bytes) -> str:
+    """A short public name of ``key``, so a save can say "sealed under another key" rather
+    than "tampered with"; it is an HMAC output and tells nothing about the key."""
+    return hmac.new(key, b"scat key id", hashlib.sha256).hexdigest()[:16]
+
+
+# -- sealing and signing ------------------------------------------------------------------
+def _keystream(key: bytes, nonce: bytes, length: int) -> bytes:
+    blocks = []
+    for counter in range((length + 31) // 32):
+        blocks.append(hmac.new(key, b"scat seal\0" + nonce + counter.to_bytes(4, "big"),
+                               hashlib.sha256).digest())
+    return b"".join(blocks)[:length]
+
+
+def new_nonce() -> str:
+    """A fresh per-game nonce (hex): no two games share a keystream."""
+    return secrets.token_hex(16)
+
+
+def seal(key: bytes, nonce: str, value: Any) -> str:
+    """``value`` (plain JSON) sealed under ``key`` and ``nonce``, as hex."""
+    plain = json.dumps(value, separators=(",", ":")).encode()
+    plain += b" " * (-len(plain) % PAD)
+    stream = _keystream(key, bytes.fromhex(nonce), len(plain))
+    return bytes(a ^ b for a, b in zip(plain, stream, strict=True)).hex()
+
+
+def unseal(key: bytes, nonce: str, sealed: str) -> Any:
+    """Inverse of :func:`seal`; ``ValueError`` if it does not open to JSON."""
+    data = bytes.fromhex(sealed)
+    stream = _keystream(key, bytes.fromhex(nonce), len(data))
+    return json.loads(bytes(a ^ b for a, b in zip(data, stream, strict=True)).decode())
+
+
+def canonical(data: Any) -> bytes:
+    """The one byte form of a JSON document that its MAC is computed over."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def mac(key: bytes, data: Any) -> str:
+    return hmac.new(key, b"scat save\0" + canonical(data), hashlib.sha256).hexdigest()
+
+
+def mac_ok(key: bytes, data: Any, tag: object) -> bool:
+    return isinstance(tag, str) and hmac.compare_digest(mac(key, data), tag)
+
+
+# -- the ledger ---------------------------------------------------------------------------
+def actions_hash(actions: list[Any]) -> str:
+    """A hash of a decision list (its JSON form), to tell a continuation from a fork."""
+    return hashlib.sha256(canonical(actions)).hexdigest()
+
+
+def ledger_path() -> Path:
+    return scat_home() / LEDGER_FILE
+
+
+@contextlib.contextmanager
+def _ledger_lock() -> Iterator[None]:
+    """Two ``scat play`` at once must not lose each other's ledger entries."""
+    try:
+        import fcntl
+    except ImportError:  # not on POSIX: the atomic write alone
+        yield
+        return
+    home = scat_home()
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(home / ".ledger.lock", "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def _read_ledger() -> dict[str, Any]:
+    path = ledger_path()
+    try:
+        if path.stat().st_size > MAX_LEDGER_BYTES:
+            raise SealError(f"the ledger {path} is larger than {MAX_LEDGER_BYTES} bytes: "
+                            "it is not one scat wrote")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise SealError(f"the ledger {path} cannot be read ({type(exc).__name__}); "
+                        "move it away to go on without the take-back check") from None
+    games = data.get("games") if isinstance(data, dict) else None
+    if not isinstance(games, dict):
+        raise SealError(f"the ledger {path} is damaged; move it away to go on without the "
+                        "take-back check")
+    return games
+
+
+def ledger_entry(game_id: str) -> dict[str, Any] | None:
+    """What the ledger holds for ``game_id`` (``None``: never saved here)."""
+    entry = _read_ledger().get(game_id)
+    return entry if isinstance(entry, dict) else None
+
+
+def ledger_record(game_id: str, actions: list[Any], finished: bool) -> None:
+    """Note that the latest save of ``game_id`` holds ``actions`` (called after the save
+    itself is on disk: a crash between the two leaves the save ahead of the ledger, which a
+    resume accepts, never behind it)."""
+    with _ledger_lock():
+        games = _read_ledger()
+        games[game_id] = {"actions": len(actions), "sha256": actions_hash(actions),
+                          "finished": finished}
+        path = ledger_path()
+        atomic_write(path, json.dumps({"games": games}, indent=0).encode(), mode=0o600)
+
+
+def ledger_check(game_id: str, actions: list[Any], source: str) -> None:
+    """Refuse to resume a save that is behind the game's latest save (``SealError``)."""
+    entry = ledger_entry(game_id)
+    if entry is None:
+        return
+    saved = entry.get("actions")
+    if entry.get("finished"):
+        raise SealError(f"{source}: this game is already over (its last save was finished); "
+                        "take-backs are not allowed")
+    if not isinstance(saved, int):
+        return
+    if len(actions) < saved:
+        raise SealError(f"{source}: this save is older than the game's last move "
+                        f"({len(actions)} decisions saved, the game had reached {saved}); "
+                        "take-backs are not allowed")
+    if actions_hash(actions[:saved]) != entry.get("sha256"):
+        raise SealError(f"{source}: this save does not continue the game's last saved "
+                        "position; take-backs are not allowed")
