@@ -37,8 +37,8 @@ belong:
 - a record that fails :class:`RecordCheck`: a key outside the schedule or seen twice, a
   deal seed, seat line-up or player count other than the schedule's for its key, a field
   missing, unknown, of the wrong type or out of range, hands whose losses do not add up to
-  the lives at the end, a winner other than the one seat left (or a winner in a game that
-  was truncated or is not over);
+  the lives at the end or whose deal does not pass left, a winner other than the one seat
+  left (or a winner in a game that was truncated or is not over);
 - a re-played game that does not come out as logged. The engine and the agents are
   deterministic given the deal seed and the per-game agent seeds, so playing a logged key
   again must give the same record, byte for byte; a consistently forged record, or one
@@ -437,7 +437,8 @@ class RecordCheck:
     schedule; its deal seed, seats and line-up are the ones the schedule gives that key;
     every field has its type and range; the hands add up (each seat dealt in exactly while
     it has lives, losses within what it had, the eliminated seats exactly those that reached
-    zero, lives at the end equal to the start less every loss); and the outcome follows from
+    zero, lives at the end equal to the start less every loss, the deal passing left among
+    the seats still in); and the outcome follows from
     the lives (a finished game's winner is the one seat left; a truncated game has no winner
     and two or more seats left). What it cannot see, a record edited consistently, the
     re-play in :func:`run_tournament` catches.
@@ -481,7 +482,8 @@ class RecordCheck:
                              f"{deal} with seed {deal_seed(self.config.seed, deal)}")
         perm = self.seatings[table][seating]
         lineup = self.config.tables[table]
-        if rec["lineup_index"] != list(perm) or rec["seats"] != [lineup[i] for i in perm]:
+        if (rec["lineup_index"] != list(perm) or not all(map(_is_int, rec["lineup_index"]))
+                or rec["seats"] != [lineup[i] for i in perm]):
             raise ValueError(f"game {(table, deal, seating)} seats "
                              f"{short_repr(rec['seats'], 80)}, but this tournament seats "
                              f"{short_repr([lineup[i] for i in perm], 80)}")
@@ -500,13 +502,25 @@ class RecordCheck:
         if not isinstance(hands, list):
             raise ValueError(f"hands must be a list, got {short_repr(hands)}")
         lives = [self.start_lives] * n
+        # The chain starts at the first hand's dealer, not at first_dealer: a 31 dealt in the
+        # very first deal moves the deal on before the record reads the dealer.
+        dealer = hands[0]["dealer"] if hands and isinstance(hands[0], dict) else None
         for number, hand in enumerate(hands):
             if sum(v > 0 for v in lives) <= 1 or (self.config.single_hand and number):
                 raise ValueError(f"hand {number} is played after the game was over")
             try:
-                lives = self._hand(hand, lives)
+                after = self._hand(hand, lives)
             except ValueError as exc:
                 raise ValueError(f"hand {number}: {exc}") from None
+            if hand["dealer"] != dealer:
+                raise ValueError(f"hand {number} is dealt by seat {hand['dealer']}, but the deal "
+                                 f"passes to seat {dealer}")
+            # The deal passes left among the seats still in; a replayed hand is dealt again
+            # by the same dealer if still in (scat_env.GameState._end_hand).
+            if not hand["replayed"] or after[dealer] <= 0:
+                dealer = next(((dealer + k) % n for k in range(1, n + 1)
+                               if after[(dealer + k) % n] > 0), dealer)
+            lives = after
         return lives
 
     def _hand(self, hand: Any, lives: list[int]) -> list[int]:
@@ -554,7 +568,7 @@ class RecordCheck:
             raise ValueError(f"truncated must be true or false, got {short_repr(rec['truncated'])}")
         hands = rec["hands"]
         lives_end = _seat_list(rec["lives_end"], self.n, "lives_end", optional=True)
-        if lives_end != (lives if hands else []):
+        if not all(map(_is_int, lives_end)) or lives_end != (lives if hands else []):
             raise ValueError(f"lives_end {short_repr(lives_end)} do not match the hands' losses "
                              f"({lives if hands else []})")
         alive = [s for s in range(self.n) if lives[s] > 0]
@@ -563,7 +577,7 @@ class RecordCheck:
             raise ValueError("truncated is " + str(rec["truncated"]).lower() + " but the game "
                              + ("is over" if over else "is not over"))
         winner = alive[0] if len(alive) == 1 else None
-        if rec["winner"] != winner or isinstance(rec["winner"], bool):
+        if rec["winner"] != winner or not (rec["winner"] is None or _is_int(rec["winner"])):
             raise ValueError(f"winner is {short_repr(rec['winner'])}, but the lives say "
                              f"{'seat ' + str(winner) if winner is not None else 'no winner'}")
 
