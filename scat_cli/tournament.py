@@ -11,6 +11,10 @@ Every deal is replayed in every seating of each table (see ``--seating``), so th
 the cards cancels. Results go to ``--out``: ``games.jsonl`` (one line per game, appended as
 games finish; ``--resume`` continues an interrupted run), ``results.json`` (deterministic),
 ``results.md``, ``winrate.png``, ``ratings.png`` and ``timing.json``.
+
+``--resume`` reads the log back as untrusted input: every record is checked against the
+configuration and a sample of the games is played again (``--verify all``: every one); a
+log that does not belong is refused in one line naming its file and line.
 """
 
 from __future__ import annotations
