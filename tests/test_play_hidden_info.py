@@ -184,3 +184,110 @@ def test_a_given_seed_is_sealed_like_a_random_one(tmp_path, monkeypatch, capsys)
     assert session.run() == 0
     assert str(SEED) not in capsys.readouterr().out
     assert str(SEED) not in (tmp_path / "direct.json").read_text()
+
+
+# -- an agent that breaks ---------------------------------------------------------------------
+class _BrokenAgent:
+    """Plays at random, then at its ``breaks_at``-th decision makes an illegal move (or raises
+    an error that quotes its hand): what a buggy or hostile agent might do."""
+
+    def __init__(self, seed: int | None, how: str, breaks_at: int = 4) -> None:
+        import random
+
+        self.rng = random.Random(seed)
+        self.how, self.breaks_at, self.calls = how, breaks_at, 0
+        self.hand_when_broken: list[int] = []
+        self.spec = f"broken:{how}"
+
+    def reset(self, seed: int | None = None) -> None:
+        import random
+
+        self.rng = random.Random(seed)
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        return None
+
+    def act(self, view) -> int:
+        self.calls += 1
+        if self.calls < self.breaks_at:
+            return view.legal_actions[self.rng.randrange(len(view.legal_actions))]
+        self.hand_when_broken = list(view.hand)
+        if self.how == "raise":
+            from scat_env import cards_str
+
+            raise ValueError(f"SECRET my hand is {cards_str(view.hand)}")
+        absent = next(c for c in range(52) if c not in view.hand)
+        return absent  # a card it does not hold: the engine's error would list its hand
+
+
+@pytest.fixture
+def broken_agents(monkeypatch):
+    from agents import registry
+
+    registry.available()  # load the built-in agents first
+    made: list[_BrokenAgent] = []
+
+    def factory(arg, seed):
+        agent = _BrokenAgent(seed, arg or "illegal")
+        made.append(agent)
+        return agent
+
+    monkeypatch.setitem(registry._FACTORIES, "broken", (factory, "breaks on purpose"))
+    return made
+
+
+def _answers(n: int | None):
+    count = iter(range(10**6))
+
+    def ask(prompt: str) -> str:
+        if n is not None and next(count) >= n:
+            raise EOFError
+        return "1"
+
+    return ask
+
+
+@pytest.mark.parametrize("how", ["illegal", "raise"])
+def test_a_broken_agent_is_replaced_without_showing_its_cards(tmp_path, capsys, broken_agents,
+                                                              how):
+    from scat_env import card_str
+
+    rules = Rules.preset(_short_rules(tmp_path))
+    path = tmp_path / "g.json"
+    game = new_game(3, [f"broken:{how}", "random"], rules, seed=12, name="You")
+    assert PlaySession(game, path, color=False, fast=True, width=100,
+                       input_fn=_answers(None)).run() == 0
+    out = capsys.readouterr().out
+    import re
+
+    flat = " ".join(out.split())  # the notice may wrap
+    (line,) = re.findall(r"Alice \(broken\) [^.]*?; the expert agent plays that seat from "
+                         r"here on\. Your game goes on\.", flat)
+    hand = broken_agents[0].hand_when_broken
+    assert hand and not any(card_str(c) in line or card_str(c, symbols=True) in line
+                            for c in hand)
+    assert "SECRET" not in out and "illegal action" not in out and "legal:" not in out
+    saved = json.loads(path.read_text())
+    assert saved["status"] == "finished"
+    (takeover,) = saved["replacements"]
+    assert takeover["seat"] == 1 and takeover["agent"] == "expert"
+    # The replay re-simulates the game exactly, takeover included, and so does a resume.
+    SavedGame.load(path).resimulate()
+
+
+def test_a_game_with_a_takeover_resumes_exactly(tmp_path, capsys, broken_agents):
+    rules = Rules.preset(_short_rules(tmp_path))
+    whole, split = tmp_path / "whole.json", tmp_path / "split.json"
+    PlaySession(new_game(3, ["broken", "random"], rules, seed=12, name="You"), whole,
+                color=False, fast=True, input_fn=_answers(None)).run()
+    done = json.loads(whole.read_text())
+    start = done["replacements"][0]["from_action"]
+    before = sum(seat == 0 for seat, _ in done["actions"][:start])  # the person's answers
+    PlaySession(new_game(3, ["broken", "random"], rules, seed=12, name="You"), split,
+                color=False, fast=True, input_fn=_answers(before + 2)).run()
+    halfway = SavedGame.load(split)
+    assert halfway.status == "in_progress" and halfway.replacements
+    PlaySession(halfway, split, color=False, fast=True, input_fn=_answers(None)).run()
+    a, b = json.loads(whole.read_text()), json.loads(split.read_text())
+    assert a["actions"] == b["actions"] and a["replacements"] == b["replacements"]
+    assert a["winner"] == b["winner"]
