@@ -29,7 +29,13 @@ from scat_env.actions import END_PLAY, NUM_ACTIONS
 
 from .base import Agent
 from .neural.encoding import policy_observation_size
-from .neural.policy_file import MAX_HIDDEN, MAX_LAYERS, PLAYERS_RANGE, torch_load_error
+from .neural.policy_file import (
+    MAX_HIDDEN,
+    MAX_LAYERS,
+    PLAYERS_RANGE,
+    check_torch_zip,
+    torch_load_error,
+)
 from .policy import PolicyAgent, parse_policy_spec
 from .registry import register
 
@@ -89,6 +95,7 @@ def _torch_member(zf: zipfile.ZipFile, name: str, where: str) -> Any:
     import torch
 
     blob = _member(zf, name, where, MAX_WEIGHTS_BYTES)
+    check_torch_zip(io.BytesIO(blob), f"{where} ({name})")
     try:
         return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
     except Exception as exc:  # foreign pickle, truncated file...

@@ -458,3 +458,53 @@ def test_a_failed_checkpoint_write_is_one_line_and_keeps_the_previous_one(
     monkeypatch.undo()
     assert main(["train", "--config", str(config), "--out", str(out), "--resume",
                  "--samples", "512", "--no-progress"]) == 0  # and the run goes on
+
+
+# -- bit rot and absurd sizes ----------------------------------------------------------------
+def _flip_tensor_byte(blob: bytes, member_suffix: str = "data/0") -> bytes:
+    """``blob`` (a torch zip) with one bit of a tensor's stored data flipped."""
+    zf = zipfile.ZipFile(io.BytesIO(blob))
+    info = next(i for i in zf.infolist() if i.filename.endswith(member_suffix))
+    head = blob[info.header_offset:info.header_offset + 30]  # the local header: its own
+    start = info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(
+        head[28:30], "little")  # name and extra lengths (torch pads the extra to align data)
+    data = bytearray(blob)
+    data[start + info.file_size // 2] ^= 0x10
+    return bytes(data)
+
+
+def test_a_flipped_byte_in_checkpoint_tensor_data_is_refused(tmp_path):
+    cfg = _tiny_run(tmp_path)
+    ckpt = tmp_path / "checkpoint.pt"
+    ckpt.write_bytes(_flip_tensor_byte(ckpt.read_bytes()))
+    with pytest.raises(ValueError, match="is damaged.*changed after it was written"):
+        train(dataclasses.replace(cfg, total_samples=1000), tmp_path, resume=True)
+    with pytest.raises(ValueError, match="is damaged"):
+        make_agent(f"ppo:{ckpt}")
+
+
+def test_a_flipped_byte_in_sb3_weights_is_refused(tmp_path):
+    from agents.sb3 import read_sb3_zip
+
+    path = _sb3_zip(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        blob = zf.read("policy.pth")
+    _rewrite(path, **{"policy.pth": _flip_tensor_byte(blob)})
+    with pytest.raises(ValueError, match=r"\(policy.pth\): .*is damaged"):
+        read_sb3_zip(path)
+
+
+def test_sb3_weights_wider_than_any_policy_are_refused(tmp_path):
+    from agents.neural.policy_file import MAX_HIDDEN
+    from agents.sb3 import read_sb3_zip
+
+    path = _sb3_zip(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        weights = torch.load(io.BytesIO(zf.read("policy.pth")), weights_only=True)
+    obs = weights["mlp_extractor.policy_net.0.weight"].shape[1]
+    weights["mlp_extractor.policy_net.0.weight"] = torch.zeros(MAX_HIDDEN + 1, obs)
+    buf = io.BytesIO()
+    torch.save(weights, buf)
+    _rewrite(path, **{"policy.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match=rf"expected \[1..{MAX_HIDDEN}, {obs}\]"):
+        read_sb3_zip(path)

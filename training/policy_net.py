@@ -37,12 +37,13 @@ from agents.neural.encoding import (
 from agents.neural.policy_file import (
     POLICY_KIND,
     check_arch,
+    check_torch_zip,
     is_policy_file,
     load_policy,
     save_policy,
     torch_load_error,
 )
-from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.rules import Rules
 
 #: Format version of the torch files: checkpoints, and policy files before the ``.npz``.
@@ -108,8 +109,9 @@ class PolicyNet(nn.Module):
         skip[:, :52] = self.card_gain * obs[:, self.dv:self.dv + 52]
         skip[:, DRAW_DISCARD] = self.draw_gain * (obs[:, self.vwd] - obs[:, self.hv]) * (obs[:, self.vwd] > 0)
         skip[:, KNOCK] = self.knock_gain * (obs[:, self.hv] - self.knock_at)
-        if self.advice:
-            skip = skip + self.advice_gain * obs[:, self.advice_at:self.advice_at + NUM_ACTIONS]
+        if self.advice:  # the expert's action one-hot covers the draw-and-discard actions
+            at = self.advice_at
+            skip[:, :CORE_ACTIONS] += self.advice_gain * obs[:, at:at + CORE_ACTIONS]
         logits = (logits + skip).masked_fill(~mask, -1e9)
         return logits, self.v(h).squeeze(-1)
 
@@ -200,6 +202,7 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
         loaded = load_policy(path)
         state = {k: torch.from_numpy(v) for k, v in loaded.arrays.items()}
         return {**loaded.metadata, "state_dict": state}
+    check_torch_zip(path, repr(str(path)))  # a flipped byte in tensor data: refused
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, not a torch file, foreign pickle...
@@ -261,6 +264,13 @@ def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?", seed: int 
         w = state["trunk.0.weight"]
         state["trunk.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], ADVICE_SIZE)], dim=1)
         state["advice_gain"] = net.advice_gain.detach().clone()
+    if state["pi.weight"].shape[0] < NUM_ACTIONS:
+        # A file from before the calls of the variations: their outputs start at zero (the
+        # calls are masked out wherever the rules do not offer them).
+        missing = NUM_ACTIONS - state["pi.weight"].shape[0]
+        state["pi.weight"] = torch.cat([state["pi.weight"],
+                                        torch.zeros(missing, state["pi.weight"].shape[1])])
+        state["pi.bias"] = torch.cat([state["pi.bias"], torch.zeros(missing)])
     if (arch["hidden"], arch["layers"]) != (net.hidden, net.layers):
         state = grow_state(state, arch["layers"], net.hidden, net.layers, seed)
     _load_weights(net, state, f"init_from {path!r}")

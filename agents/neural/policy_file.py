@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from scat_env.actions import NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
 
 from .encoding import policy_observation_size
 from .forward import NumpyPolicy
@@ -75,14 +75,17 @@ class PolicyFile(NamedTuple):
         return NumpyPolicy(self.arrays, self.metadata["arch"]["layers"], self.max_players)
 
 
-def expected_shapes(arch: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
-    """Every weight of a network of architecture ``arch`` and its shape."""
+def expected_shapes(arch: Mapping[str, int], num_actions: int = NUM_ACTIONS
+                    ) -> dict[str, tuple[int, ...]]:
+    """Every weight of a network of architecture ``arch`` with ``num_actions`` outputs
+    (:data:`~scat_env.actions.NUM_ACTIONS`, or the draw-and-discard game's
+    :data:`~scat_env.actions.CORE_ACTIONS` for files written before the calls existed)."""
     obs, hidden, layers = arch["obs_size"], arch["hidden"], arch["layers"]
     shapes: dict[str, tuple[int, ...]] = {}
     for i in range(layers):
         shapes[f"trunk.{2 * i}.weight"] = (hidden, obs if i == 0 else hidden)
         shapes[f"trunk.{2 * i}.bias"] = (hidden,)
-    shapes.update({"pi.weight": (NUM_ACTIONS, hidden), "pi.bias": (NUM_ACTIONS,),
+    shapes.update({"pi.weight": (num_actions, hidden), "pi.bias": (num_actions,),
                    "v.weight": (1, hidden), "v.bias": (1,)})
     for name in ("card_gain", "draw_gain", "knock_gain", "knock_at"):
         shapes[name] = ()
@@ -121,9 +124,10 @@ def check_arch(metadata: Mapping[str, Any], where: str) -> dict[str, int]:
     if maxp != arch["max_players"]:
         raise ValueError(f"{where}: max_players {maxp!r} differs from the architecture's "
                          f"{arch['max_players']!r}")
-    if metadata.get("num_actions") != NUM_ACTIONS:
+    if metadata.get("num_actions") not in (CORE_ACTIONS, NUM_ACTIONS):
         raise ValueError(f"{where} was trained for {metadata.get('num_actions')!r} actions, "
-                         f"this scat-env has {NUM_ACTIONS}")
+                         f"this scat-env has {NUM_ACTIONS} ({CORE_ACTIONS} without the calls "
+                         f"of the variations)")
     want = policy_observation_size(maxp, bool(arch.get("advice", 0)))
     if arch.get("obs_size") != want:
         raise ValueError(f"{where}: observation size {arch.get('obs_size')!r} does not match "
@@ -179,7 +183,7 @@ def _read(zf: zipfile.ZipFile, where: str) -> PolicyFile:
     if metadata.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{where} has format version {metadata.get('format_version')!r}; "
                          f"this scat-env reads version {FORMAT_VERSION}")
-    shapes = expected_shapes(check_arch(metadata, where))
+    shapes = expected_shapes(check_arch(metadata, where), metadata["num_actions"])
     if set(members) != set(shapes):
         missing, extra = sorted(set(shapes) - set(members)), sorted(set(members) - set(shapes))
         raise ValueError(f"{where}: weights do not fit the architecture (missing "
@@ -269,6 +273,7 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
         raise ValueError(f"{where} is a torch policy file (format 1): reading it needs torch "
                          "(pip install 'scat-env[train]'); python -m training.policy_net "
                          "convert rewrites it as .npz") from None
+    check_torch_zip(path, where)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, foreign pickle...
@@ -279,7 +284,7 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
     if data.get("format_version") != 1:
         raise ValueError(f"{where} has torch format version {data.get('format_version')!r}; "
                          "this scat-env reads version 1")
-    shapes = expected_shapes(check_arch(data, where))
+    shapes = expected_shapes(check_arch(data, where), data["num_actions"])
     state = data.get("state_dict") or {}
     arrays = {k: v.detach().cpu().numpy() for k, v in state.items() if k in shapes}
     if set(arrays) != set(shapes) or any(arrays[k].shape != shapes[k] for k in shapes):
@@ -288,6 +293,31 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
             "metrics")
     meta = {k: data[k] for k in keep if k in data}
     return PolicyFile(arrays, meta)
+
+
+def check_torch_zip(file: str | os.PathLike[str] | io.BytesIO, where: str) -> None:
+    """Refuse a torch zip whose bytes changed after it was written, before ``torch.load``.
+
+    torch records a CRC-32 per member but does not check it on load: a flipped byte in
+    tensor data loads silently. This reads every member once and compares (torch writes its
+    members uncompressed, so a compressed member -- a possible zip bomb -- is refused
+    unread). A file that is no zip is left to ``torch.load``'s own error."""
+    try:
+        zf = zipfile.ZipFile(file)
+    except (OSError, zipfile.BadZipFile):
+        return
+    with zf:
+        if any(info.compress_type != zipfile.ZIP_STORED for info in zf.infolist()):
+            raise ValueError(f"{where} is not a scat-env policy/checkpoint file (a torch file "
+                             "holds no compressed members)")
+        try:
+            bad = zf.testzip()
+        except (OSError, zipfile.BadZipFile, EOFError) as exc:
+            raise ValueError(f"{where} is not a scat-env policy/checkpoint file (corrupt or "
+                             f"truncated?): {str(exc)[:120]}") from None
+    if bad is not None:
+        raise ValueError(f"{where}: {bad[:80]} is damaged (its checksum does not match: the "
+                         "file changed after it was written)")
 
 
 def torch_load_error(where: str, exc: BaseException) -> ValueError:
