@@ -31,6 +31,7 @@ from fuzz_inputs import (
     fuzz_settings,
     mutated_doc,
     result_or_one_line,
+    run_cli,
     to_json,
     to_yaml,
 )
@@ -48,8 +49,13 @@ from agents.neural.policy_file import (
 )
 from agents.neural.policy_set import load_policy_set
 from agents.registry import make_agent
+from scat_cli.main import build_parser
+from scat_cli.savegame import SavedGame
+from scat_cli.tournament import build_config
 from scat_env import Rules
+from scat_env.actions import NUM_ACTIONS
 from training.config import load_config
+from training.tournament import read_games
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_FILES = sorted((ROOT / "configs" / "rules").glob("*.yaml"))
@@ -178,7 +184,7 @@ def _small_policy(path: Path) -> Path:
     arch = {"obs_size": policy_observation_size(6), "hidden": 8, "layers": 1, "max_players": 6}
     rng = np.random.default_rng(0)
     arrays = {k: rng.normal(size=s).astype(np.float32) for k, s in expected_shapes(arch).items()}
-    save_policy(path, arrays, {"arch": arch, "max_players": 6, "num_actions": 56,
+    save_policy(path, arrays, {"arch": arch, "max_players": 6, "num_actions": NUM_ACTIONS,
                                "rules": {"pennies": 3}, "config": {"lr": 3e-4}, "metrics": {}})
     return path
 
@@ -433,3 +439,132 @@ def test_a_long_agent_spec_gives_a_short_error(spec):
     with pytest.raises(ValueError) as err:
         make_agent(spec)
     check_error_line(str(err.value), "agent spec")
+
+
+# -- saved games and replays --------------------------------------------------------------------
+def make_saves(folder: Path) -> dict[str, Path]:
+    """Saves written by ``scat play`` itself (menu option 1 at every turn): a finished
+    standard game, a finished Ride the Bus game, and a game in progress (sealed: its seeds
+    hidden from the player). ``SCAT_HOME`` must point at a private folder (the key)."""
+    saves = {}
+    for name, extra, turns in [("finished", [], 3000),
+                               ("finished_bus", ["--rules", "ride_the_bus", "--players", "4"], 3000),
+                               ("in_progress", [], 6)]:
+        path = folder / f"{name}.json"
+        status, _, err = run_cli(["play", "--opponents", "random", "--seed", "5", "--fast",
+                                  "--no-color", "--save", str(path), *extra], "1\n" * turns)
+        assert status == 0 and path.is_file(), err
+        saves[name] = path
+    return saves
+
+
+@pytest.fixture(scope="module")
+def saves(folder: Path) -> dict[str, Path]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCAT_HOME", str(folder / "home"))
+        mp.setenv("SCAT_REPLAY_DIR", str(folder / "replays"))
+        yield make_saves(folder)
+
+
+@st.composite
+def save_text(draw: st.DrawFn, docs: list[Any]) -> bytes:
+    """A saved game changed in one or two places (written back as JSON), or its bytes damaged."""
+    if draw(st.integers(0, 3)) == 0:
+        return draw(damaged_bytes(to_json(draw(st.sampled_from(docs))).encode()))
+    return to_json(draw(mutated_doc(docs))).encode("utf-8", "replace")
+
+
+def _load_save(path: Path) -> Any:
+    game = SavedGame.load(path)
+    return game.resimulate()
+
+
+def _fuzz_saves(folder: Path, saves: dict[str, Path], examples: int) -> None:
+    docs = [json.loads(p.read_text()) for p in saves.values()]
+    path = folder / "fuzzed_save.json"
+
+    @fuzz_settings(examples, examples)
+    @given(save_text(docs))
+    def check(text: bytes) -> None:
+        path.write_bytes(text)
+        result_or_one_line("saved game", lambda: _load_save(path))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCAT_HOME", str(folder / "home"))
+        check()
+
+
+def test_saved_games_answer_any_content_with_a_game_or_one_line(folder, saves):
+    _fuzz_saves(folder, saves, 200)
+
+
+@pytest.mark.slow
+def test_saved_games_fuzzed_long(folder, saves):
+    _fuzz_saves(folder, saves, 4000)
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"format": "scat-replay", "version": 3, "num_players": ' + "9" * 5000 + "}",
+    '{"format": "scat-replay", "version": 3, "num_players": "' + "x" * 100_000 + '"}',
+    '{"format": "scat-replay", "version": 2, "status": "' + "y" * 100_000 + '"}',
+])
+def test_hostile_saves_are_one_line(tmp_path, text):
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    assert result_or_one_line("saved game (kept cases)", lambda: _load_save(path)) is None
+
+
+# -- tournament logs ------------------------------------------------------------------------------
+TOURNAMENT = ["tournament", "--agents", "random,greedy", "--games", "8", "--workers", "1",
+              "--quiet", "--no-plots"]
+
+
+@pytest.fixture(scope="module")
+def tournament(folder: Path) -> Path:
+    """A finished small tournament's folder (``games.jsonl``, ``config.json``...)."""
+    out = folder / "tournament"
+    status, _, err = run_cli([*TOURNAMENT, "--out", str(out)])
+    assert status == 0, err
+    return out
+
+
+@st.composite
+def log_text(draw: st.DrawFn, lines: list[str]) -> bytes:
+    """The log with one record changed in one or two places, one line dropped or doubled,
+    or its bytes damaged."""
+    how = draw(st.sampled_from(["record", "record", "record", "lines", "bytes"]))
+    if how == "bytes":
+        return draw(damaged_bytes("".join(lines).encode()))
+    out = list(lines)
+    i = draw(st.integers(0, len(out) - 1))
+    if how == "record":
+        out[i] = to_json(draw(mutated_doc([json.loads(out[i])]))) + "\n"
+    elif draw(st.booleans()):
+        del out[i]
+    else:
+        out.insert(draw(st.integers(0, len(out))), out[i])
+    return "".join(out).encode("utf-8", "replace")
+
+
+def _fuzz_logs(folder: Path, tournament: Path, examples: int) -> None:
+    config = build_config(build_parser().parse_args([*TOURNAMENT, "--out", str(tournament)]))
+    lines = (tournament / "games.jsonl").read_text().splitlines(keepends=True)
+    path = folder / "games.jsonl"
+
+    @fuzz_settings(examples, examples)
+    @given(log_text(lines))
+    def check(text: bytes) -> None:
+        path.write_bytes(text)
+        result_or_one_line("tournament log", lambda: read_games(path, config=config))
+
+    check()
+
+
+def test_tournament_logs_answer_any_content_with_games_or_one_line(folder, tournament):
+    _fuzz_logs(folder, tournament, 200)
+
+
+@pytest.mark.slow
+def test_tournament_logs_fuzzed_long(folder, tournament):
+    _fuzz_logs(folder, tournament, 4000)
