@@ -508,3 +508,24 @@ def test_sb3_weights_wider_than_any_policy_are_refused(tmp_path):
     _rewrite(path, **{"policy.pth": buf.getvalue()})
     with pytest.raises(ValueError, match=rf"expected \[1..{MAX_HIDDEN}, {obs}\]"):
         read_sb3_zip(path)
+
+
+def _first_moment(data: dict) -> None:
+    first = next(iter(data["optimizer"]["state"]))
+    data["optimizer"]["state"][first]["exp_avg"] = torch.zeros(3)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(history=[{"win_rate": {"greedy": 0.5}}]), r"'history\[0\]'"),
+    (lambda d: d.update(counters={**d["counters"], "samples": -5}), "'counters.samples'"),
+    (_first_moment, "'optimizer'.*'exp_avg' does not fit"),
+    (lambda d: d.update(torch_rng=torch.zeros(3, dtype=torch.uint8)), "'torch_rng'"),
+])
+def test_a_tampered_learner_field_is_one_line_naming_it(tmp_path, change, message):
+    cfg, data = _saved_state(tmp_path)
+    change(data)
+    torch.save(data, tmp_path / "checkpoint.pt")
+    with pytest.raises(ValueError, match=message) as err:
+        train(dataclasses.replace(cfg, total_samples=1000), tmp_path, resume=True,
+              log=lambda m: None)
+    assert "\n" not in str(err.value)

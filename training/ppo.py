@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -265,6 +266,39 @@ def _check_counters(counters: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
+def _check_evaluation(ev: Any, what: str) -> None:
+    """One in-training evaluation as the curve and the report read it: ``win_rate`` per
+    ``OPPONENT_xN`` setting in [0, 1], ``ci95`` pairs, ``samples``; else one ValueError."""
+    ok = isinstance(ev, dict) and isinstance(ev.get("win_rate"), dict) and isinstance(
+        ev.get("ci95", {}), dict) and type(ev.get("samples", 0)) is int
+    for key, rate in (ev["win_rate"].items() if ok else ()):
+        n = key.rpartition("_x")[2] if isinstance(key, str) else ""
+        ok = ok and n.isdigit() and 2 <= int(n) <= 10 and type(rate) in (int, float) and (
+            0 <= rate <= 1)
+    for pair in (ev.get("ci95", {}).values() if ok else ()):
+        ok = ok and isinstance(pair, list | tuple) and len(pair) == 2 and all(
+            type(x) in (int, float) and math.isfinite(x) for x in pair)
+    if not ok:
+        raise ValueError(f"bad checkpoint field {what!r} (expected an evaluation: win_rate per "
+                         "OPPONENT_xN in [0, 1], ci95 pairs, samples)")
+
+
+def _check_optimizer_state(learner: Learner) -> None:
+    """Adam's moments must have their parameter's shape and dtype: ``load_state_dict`` does
+    not check, and a wrong one would fail at the first update, hours into a resumed run."""
+    for group in learner.opt.param_groups:
+        for i, p in enumerate(group["params"]):
+            for key, moment in learner.opt.state.get(p, {}).items():
+                if key == "step":
+                    ok = isinstance(moment, torch.Tensor) and moment.numel() == 1 and bool(
+                        torch.isfinite(moment).all()) and float(moment) >= 0
+                else:
+                    ok = (isinstance(moment, torch.Tensor) and moment.shape == p.shape
+                          and moment.dtype == p.dtype and bool(torch.isfinite(moment).all()))
+                if not ok:
+                    raise ValueError(f"optimizer state of parameter {i}: {key!r} does not fit")
+
+
 def _restore_learner(learner: Learner, data: dict[str, Any], where: str) -> None:
     """Weights, optimizer and generators from a checkpoint; a part that does not fit is one
     ``ValueError`` naming it."""
@@ -276,6 +310,7 @@ def _restore_learner(learner: Learner, data: dict[str, Any], where: str) -> None
     ]
     if learner.critic is not None:
         parts.insert(1, ("critic", lambda: learner.critic.load_state_dict(data["critic"])))  # type: ignore[union-attr]
+    parts.insert(2, ("optimizer", lambda: _check_optimizer_state(learner)))
     for name, load in parts:
         try:
             load()
@@ -297,6 +332,15 @@ def resume_from(path: Path, cfg: PPOConfig, learner: Learner, rules: Rules, log:
         raise ValueError(f"{where} was written under other rules than the config's "
                          f"{cfg.rules!r}")
     counters = _check_counters(data["counters"], where)
+    if len(data["history"]) > 1_000_000:
+        raise ValueError(f"{where}: bad checkpoint field 'history' (too long)")
+    try:
+        for i, ev in enumerate(data["history"]):
+            _check_evaluation(ev, f"history[{i}]")
+        if data.get("metrics"):
+            _check_evaluation(data["metrics"], "metrics")
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
     check_handoff(cfg)
     # A runner under the config's budget fields (total_samples, time limit may be raised on
     # resume), holding the saved games, players, samples and generators.
