@@ -136,15 +136,15 @@ def test_an_oversized_file_is_refused_before_it_is_read(tmp_path, capsys, comman
     assert "at most 16 MiB" in _one_line(capsys.readouterr().err)
 
 
-def _finished(tmp_path: Path, seed: int = 1) -> Path:
-    game = new_game(3, ["greedy", "greedy"], Rules(), seed=seed, name="You")
+def _finished(tmp_path: Path, seed: int = 1, rules: Rules | None = None) -> Path:
+    game = new_game(3, ["greedy", "greedy"], rules or Rules(), seed=seed, name="You")
     path = tmp_path / f"done{seed}.json"
     PlaySession(game, path, color=False, fast=True, input_fn=lambda prompt: "1").run()
     return path
 
 
 def test_a_finished_game_whose_human_seat_was_changed_is_refused(tmp_path, capsys):
-    path = _finished(tmp_path)
+    path = _finished(tmp_path, rules=Rules(pennies=1))
     data = json.loads(path.read_text())
     data["human_seat"] = 1
     path.write_text(json.dumps(data))
