@@ -112,12 +112,7 @@ class _Accepted(BaseException):
 
 
 def _fuzz_train_config(folder: Path, examples: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import training.runlock
-
-    def no_training(*args: Any, **kwargs: Any) -> Any:
-        raise _Accepted
-
-    monkeypatch.setattr(training.runlock, "exclusive_folder", no_training)
+    _no_training(monkeypatch)
     config = folder / "train.yaml"
 
     @fuzz_settings(examples, examples)
@@ -261,6 +256,13 @@ def _fuzz_options(folder: Path, saves: dict[str, Path], examples: int) -> None:
                   "--save", str(save)], ["--players", "--seed", "--name", "--delay", "--width",
                                          "--rules", "--save"]),
         "replay": (["replay", finished, "--fast", "--no-color"], ["--seat", "--delay", "--width"]),
+        # --games and --workers are left out: a large value is a valid, long request.
+        "tournament": ([*TOURNAMENT, "--out", str(folder / "options_tournament"),
+                        "--overwrite"], ["--players", "--seed", "--max-turns", "--rules",
+                                         "--agents", "--seating"]),
+        "train": (["train", "--config", str(ROOT / "configs" / "train" / "smoke.yaml"),
+                   "--out", str(folder / "options_run")], ["--samples", "--time-limit",
+                                                           "--seed", "--config"]),
     }
 
     @fuzz_settings(examples, examples)
@@ -272,18 +274,33 @@ def _fuzz_options(folder: Path, saves: dict[str, Path], examples: int) -> None:
         if option == "--save" and not value.strip():
             return
         save.unlink(missing_ok=True)
-        cli(f"scat {command} options", [*argv, f"{option}={value}"])
+        try:
+            cli(f"scat {command} options", [*argv, f"{option}={value}"])
+        except _Accepted:
+            ACCEPTED[f"scat {command} options"] += 1
 
     check()
 
 
-def test_odd_option_values(folder, saves):
-    _fuzz_options(folder, saves, 60)
+def _no_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop ``scat train`` where a valid config would start training (raise ``_Accepted``)."""
+    import training.runlock
+
+    def stop(*args: Any, **kwargs: Any) -> Any:
+        raise _Accepted
+
+    monkeypatch.setattr(training.runlock, "exclusive_folder", stop)
+
+
+def test_odd_option_values(folder, saves, monkeypatch):
+    _no_training(monkeypatch)
+    _fuzz_options(folder, saves, 80)
 
 
 @pytest.mark.slow
-def test_odd_option_values_long(folder, saves):
-    _fuzz_options(folder, saves, 1500)
+def test_odd_option_values_long(folder, saves, monkeypatch):
+    _no_training(monkeypatch)
+    _fuzz_options(folder, saves, 2000)
 
 
 # -- a few whole programs under an operating-system memory limit ----------------------------------
@@ -347,3 +364,24 @@ def test_yaml_texts_are_real_yaml():
     for doc in RULES_DOCS[:3]:
         for block in (True, False):
             assert yaml.safe_load(to_yaml(doc, block)) == doc
+
+
+# Inputs the fuzzer found, kept as plain cases so they stay checked whatever it draws next.
+KEPT = {
+    "replay --width past any index": ["replay", "{finished}", "--fast", "--no-color",
+                                      "--width=99999999999999999999"],
+    "play --width past any index": ["play", "--opponents", "random", "--fast", "--no-color",
+                                    "--save", "{save}", "--width=99999999999999999999"],
+    "a spec naming a file too long for the system": ["play", "--opponents", "random:" + "9" * 300,
+                                                     "--fast", "--no-color", "--save", "{save}"],
+    "an unknown rules preset": ["play", "--rules", "-1", "--opponents", "random", "--fast",
+                                "--save", "{save}"],
+    "tournament with an unknown rules preset": [*TOURNAMENT, "--rules", "x", "--out", "{out}"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(KEPT))
+def test_kept_command_lines(folder, saves, case):
+    values = {"finished": str(saves["finished"]), "save": str(folder / "kept.json"),
+              "out": str(folder / "kept_tournament")}
+    cli(f"kept: {case}", [arg.format(**values) for arg in KEPT[case]])

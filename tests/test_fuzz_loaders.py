@@ -26,6 +26,8 @@ import numpy as np
 import pytest
 import yaml
 from fuzz_inputs import (
+    Timeout,
+    bounded,
     check_error_line,
     damaged_bytes,
     fuzz_settings,
@@ -58,8 +60,18 @@ from training.config import load_config
 from training.tournament import read_games
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 RULES_FILES = sorted((ROOT / "configs" / "rules").glob("*.yaml"))
 TRAIN_FILES = sorted((ROOT / "configs" / "train").glob("*.yaml"))
+
+
+def test_the_limits_can_fail():
+    """Guard for every test below: an input that takes too much memory or time fails."""
+    with pytest.raises(MemoryError), bounded(extra_memory=64 << 20):
+        bytearray(512 << 20)
+    with pytest.raises(Timeout), bounded(seconds=0.2):
+        while True:
+            pass
 
 
 def _yaml_docs(paths: list[Path]) -> list[Any]:
