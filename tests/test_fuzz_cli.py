@@ -385,3 +385,24 @@ def test_kept_command_lines(folder, saves, case):
     values = {"finished": str(saves["finished"]), "save": str(folder / "kept.json"),
               "out": str(folder / "kept_tournament")}
     cli(f"kept: {case}", [arg.format(**values) for arg in KEPT[case]])
+
+
+@pytest.mark.parametrize("field", ["rules.name", "created", "players.1.agent"])
+def test_text_of_a_finished_save_cannot_act_on_the_terminal(folder, saves, field):
+    """A finished save is in clear and anyone may edit it: the text ``scat replay`` shows
+    from it (the rules' name, the date, an agent's spec) is refused, or shown as written,
+    never as escape sequences or screen markup."""
+    data = json.loads(saves["finished"].read_text())
+    odd = "\x1b[2J\x1b]0;owned\x07[bold]X[/bold]"
+    if field == "rules.name":
+        data["rules"]["name"] = odd
+    elif field == "created":
+        data["created"] = odd
+    else:
+        data["players"][1]["agent"] = odd
+    path = folder / "edited_finished.json"
+    path.write_text(json.dumps(data))
+    status, out, err = cli(f"replay of an edited {field}", ["replay", str(path), "--fast",
+                                                            "--no-color"])
+    assert not CONTROL.findall(out + err), f"{field}: an escape sequence reached the terminal"
+    assert status == 2 or "[bold]X" in out, f"{field}: the file's markup restyled the screen"
