@@ -241,3 +241,15 @@ def test_read_games_with_a_config_checks_but_without_one_only_parses(finished, t
     assert len(read_games(out / "games.jsonl")) == len(records)
     with pytest.raises(ValueError, match=":1: winner is"):
         read_games(out / "games.jsonl", config=CFG)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000, r"config.json is not a tournament config \(not JSON\)"),
+    ("[1]", "config.json is not a tournament config; use another --out"),
+    ("x" * (2 << 20), r"config.json is not a tournament config \(not JSON\)"),
+    ('{"seed": 0}', "holds a different tournament .differs in: deals_per_table, games"),
+])
+def test_a_damaged_config_is_one_clear_error(finished, tmp_path, text, message):
+    out = _copy(finished, tmp_path / "out")
+    (out / "config.json").write_text(text)
+    _refused(out, message)

@@ -727,6 +727,8 @@ def _logged_games(
                          "not a tournament this command can resume; use another --out "
                          "or --overwrite")
     try:
+        if config_path.stat().st_size > MAX_RECORD_BYTES:  # a real one is about 1 kB
+            raise ValueError("too large")
         old = json.loads(config_path.read_text(encoding="utf-8"))
     except (ValueError, RecursionError):
         raise ValueError(f"{config_path} is not a tournament config (not JSON); use another "
