@@ -195,6 +195,15 @@ def hidden_variant(state: GameState, rng: random.Random) -> GameState:
     return other
 
 
+@pytest.fixture(scope="session")
+def fuzz_saves(tmp_path_factory):
+    """Saves written by ``scat play`` once per run, shared by the fuzz tests
+    (``tests/fuzz_inputs.py``: ``make_saves``; their key is in the folder's ``home``)."""
+    from fuzz_inputs import make_saves
+
+    return make_saves(tmp_path_factory.mktemp("fuzz_saves"))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """How many inputs each fuzzed reader was given (tests/fuzz_inputs.py), when any was."""
     import sys

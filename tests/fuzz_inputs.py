@@ -149,8 +149,8 @@ def strange_values() -> st.SearchStrategy[Any]:
         scalars,
         st.lists(scalars, max_size=4),
         st.dictionaries(st.one_of(st.text(max_size=8), st.integers(-3, 12)), scalars, max_size=3),
-        st.integers(1, 5000).map(Deep),
-        st.integers(0, 2_000).map(lambda n: list(range(n))),  # a long list
+        st.integers(1, 1500).map(Deep),  # past the parsers' recursion limit (1000)
+        st.integers(0, 500).map(lambda n: list(range(n))),  # a long list
     )
 
 
@@ -315,3 +315,30 @@ def check_cli_refusal(status: int, stderr: str, what: str) -> None:
         lines = stderr.strip("\n").split("\n")
         assert len(lines) == 1, f"{what}: {len(lines)} lines on stderr: {stderr[-800:]!r}"
         check_error_line(lines[0], what)
+
+
+def fuzz_env(mp: Any, folder: Any) -> None:
+    """Point the key of sealed saves and the replay folder into ``folder``; no colours."""
+    mp.setenv("SCAT_HOME", str(folder / "home"))
+    mp.setenv("SCAT_REPLAY_DIR", str(folder / "replays"))
+    mp.setenv("NO_COLOR", "1")
+
+
+def make_saves(folder: Any) -> dict[str, Any]:
+    """Saves written by ``scat play`` itself (menu option 1 at every turn): a finished
+    standard game, a finished Ride the Bus game, and a game in progress (sealed: its seeds
+    hidden from the player, under the key in ``folder / "home"``, see :func:`fuzz_env`)."""
+    import pytest
+
+    saves = {}
+    with pytest.MonkeyPatch.context() as mp:
+        fuzz_env(mp, folder)
+        for name, extra, turns in [("finished", [], 3000),
+                                   ("finished_bus", ["--rules", "ride_the_bus"], 3000),
+                                   ("in_progress", [], 6)]:
+            path = folder / f"{name}.json"
+            status, _, err = run_cli(["play", "--opponents", "random", "--seed", "5", "--fast",
+                                      "--no-color", "--save", str(path), *extra], "1\n" * turns)
+            assert status == 0 and path.is_file(), err
+            saves[name] = path
+    return saves

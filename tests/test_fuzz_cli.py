@@ -30,6 +30,7 @@ from fuzz_inputs import (
     bounded,
     check_cli_refusal,
     damaged_bytes,
+    fuzz_env,
     fuzz_settings,
     mutated_doc,
     run_cli,
@@ -44,7 +45,6 @@ from test_fuzz_loaders import (
     TRAIN_DOCS,
     agent_specs,
     log_text,
-    make_saves,
     save_text,
     yaml_text,
 )
@@ -57,19 +57,17 @@ CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """A private folder, with the key of sealed saves and the default replay folder in it."""
-    path = tmp_path_factory.mktemp("fuzz_cli")
+def folder(tmp_path_factory: pytest.TempPathFactory, fuzz_saves: dict[str, Path]) -> Any:
+    """A scratch folder; the key of the shared saves (tests/conftest.py) and no colours for
+    the whole module."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCAT_HOME", str(path / "home"))
-        mp.setenv("SCAT_REPLAY_DIR", str(path / "replays"))
-        mp.setenv("NO_COLOR", "1")
-        yield path
+        fuzz_env(mp, fuzz_saves["finished"].parent)
+        yield tmp_path_factory.mktemp("fuzz_cli")
 
 
 @pytest.fixture(scope="module")
-def saves(folder: Path) -> dict[str, Path]:
-    return make_saves(folder)
+def saves(folder: Path, fuzz_saves: dict[str, Path]) -> dict[str, Path]:
+    return fuzz_saves
 
 
 def cli(what: str, argv: list[str], stdin: str = "") -> tuple[int, str, str]:

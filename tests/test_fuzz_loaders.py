@@ -30,6 +30,7 @@ from fuzz_inputs import (
     bounded,
     check_error_line,
     damaged_bytes,
+    fuzz_env,
     fuzz_settings,
     mutated_doc,
     result_or_one_line,
@@ -79,8 +80,16 @@ def _yaml_docs(paths: list[Path]) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("fuzz")
+def folder(tmp_path_factory: pytest.TempPathFactory, fuzz_saves: dict[str, Path]) -> Any:
+    """A scratch folder; the key of the shared saves and no colours for the whole module."""
+    with pytest.MonkeyPatch.context() as mp:
+        fuzz_env(mp, fuzz_saves["finished"].parent)
+        yield tmp_path_factory.mktemp("fuzz")
+
+
+@pytest.fixture(scope="module")
+def saves(folder: Path, fuzz_saves: dict[str, Path]) -> dict[str, Path]:
+    return fuzz_saves
 
 
 # -- YAML files: rules, training configs, policy-set manifests --------------------------------
@@ -454,30 +463,6 @@ def test_a_long_agent_spec_gives_a_short_error(spec):
 
 
 # -- saved games and replays --------------------------------------------------------------------
-def make_saves(folder: Path) -> dict[str, Path]:
-    """Saves written by ``scat play`` itself (menu option 1 at every turn): a finished
-    standard game, a finished Ride the Bus game, and a game in progress (sealed: its seeds
-    hidden from the player). ``SCAT_HOME`` must point at a private folder (the key)."""
-    saves = {}
-    for name, extra, turns in [("finished", [], 3000),
-                               ("finished_bus", ["--rules", "ride_the_bus", "--players", "4"], 3000),
-                               ("in_progress", [], 6)]:
-        path = folder / f"{name}.json"
-        status, _, err = run_cli(["play", "--opponents", "random", "--seed", "5", "--fast",
-                                  "--no-color", "--save", str(path), *extra], "1\n" * turns)
-        assert status == 0 and path.is_file(), err
-        saves[name] = path
-    return saves
-
-
-@pytest.fixture(scope="module")
-def saves(folder: Path) -> dict[str, Path]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCAT_HOME", str(folder / "home"))
-        mp.setenv("SCAT_REPLAY_DIR", str(folder / "replays"))
-        yield make_saves(folder)
-
-
 @st.composite
 def save_text(draw: st.DrawFn, docs: list[Any]) -> bytes:
     """A saved game changed in one or two places (written back as JSON), or its bytes damaged."""
@@ -501,9 +486,7 @@ def _fuzz_saves(folder: Path, saves: dict[str, Path], examples: int) -> None:
         path.write_bytes(text)
         result_or_one_line("saved game", lambda: _load_save(path))
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCAT_HOME", str(folder / "home"))
-        check()
+    check()
 
 
 def test_saved_games_answer_any_content_with_a_game_or_one_line(folder, saves):
