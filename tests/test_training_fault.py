@@ -2,12 +2,13 @@
 the uninterrupted run's.
 
 ``scat train`` runs in a subprocess with a tiny config that writes a checkpoint after every
-update; the test kills it (SIGKILL: no clean-up of any kind) a random time after a random
-number of checkpoint writes, which lands in rollouts, updates and checkpoint writes alike,
-then starts it again with ``--resume``. At the end the final weights (sha256 of the state
-dict), the exported policy, the summary (less its timings), the evaluation history, every
-TensorBoard figure of the losses and training tables, and the list of files in the folder
-(no temp file of a cut-short write left) must equal those of one run that was never stopped. The default suite survives a few kills; ``-m slow`` many more.
+update; the test kills it (SIGKILL: no clean-up of any kind) after a random number (2-4) of
+checkpoint writes and a random share of one update's time, which lands in rollouts, updates
+and checkpoint writes alike, then starts it again with ``--resume``. At the end the final
+weights (sha256 of the state dict), the exported policy, the summary (less its timings), the
+evaluation history, every TensorBoard figure of the losses and training tables, and the list
+of files in the folder (no temp file of a cut-short write left) must equal those of one run
+that was never stopped. The default suite survives 2 kills; ``-m slow`` 12.
 """
 
 from __future__ import annotations
@@ -65,19 +66,22 @@ def _checkpoint_mtime(out: Path) -> int:
 
 def _run_with_kills(config: Path, out: Path, kills: int, rng: random.Random,
                     deadline_s: float) -> int:
-    """Run to the end, killing the process ``kills`` times (each a random delay after 1-3
-    new checkpoints); returns the kills made."""
+    """Run to the end, killing the process ``kills`` times, each 2-4 checkpoint writes after
+    it starts plus a random share of one update's time (so the kill lands anywhere in the cycle
+    of rollout, update and checkpoint write); returns the kills made."""
     made, start = 0, time.monotonic()
     while True:
         proc = _scat_train(config, out, *(["--resume"] if (out / "checkpoint.pt").exists() else []))
         if made < kills:
-            want, seen, last = rng.randint(1, 3), 0, _checkpoint_mtime(out)
-            while proc.poll() is None and seen < want:
-                time.sleep(0.01)
+            want, seen, last = rng.randint(1, 3), [], _checkpoint_mtime(out)
+            while proc.poll() is None and len(seen) < want + 1:
+                time.sleep(0.005)
                 now = _checkpoint_mtime(out)
                 if now != last:
-                    seen, last = seen + 1, now
-            time.sleep(rng.uniform(0.0, 0.25))
+                    seen.append(time.monotonic())
+                    last = now
+            cycle = seen[-1] - seen[-2] if len(seen) > 1 else 0.05
+            time.sleep(rng.uniform(0.0, 1.2 * cycle))
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
@@ -146,9 +150,9 @@ def _fault_run(tmp_path: Path, samples: int, kills: int, seed: int, deadline_s: 
 
 
 def test_a_killed_training_run_resumes_to_the_same_bytes(tmp_path):
-    _fault_run(tmp_path, samples=128 * 10, kills=2, seed=1, deadline_s=60)
+    _fault_run(tmp_path, samples=128 * 14, kills=2, seed=1, deadline_s=60)
 
 
 @pytest.mark.slow
 def test_a_training_run_killed_many_times_resumes_to_the_same_bytes(tmp_path):
-    _fault_run(tmp_path, samples=128 * 60, kills=12, seed=2, deadline_s=600)
+    _fault_run(tmp_path, samples=128 * 80, kills=12, seed=2, deadline_s=600)
