@@ -563,3 +563,33 @@ def test_tournament_logs_answer_any_content_with_games_or_one_line(folder, tourn
 @pytest.mark.slow
 def test_tournament_logs_fuzzed_long(folder, tournament):
     _fuzz_logs(folder, tournament, 4000)
+
+
+def _drop_first_dealer(rec: dict[str, Any]) -> None:
+    del rec["hands"][0]["dealer"]
+
+
+def _first_hand_a_list(rec: dict[str, Any]) -> None:
+    rec["hands"][0] = list(rec["hands"][0])
+
+
+def _hands_of_strings(rec: dict[str, Any]) -> None:
+    rec["hands"] = ["x"] * 3
+
+
+# Records the fuzzer found (the slow tier first), kept as plain cases.
+RECORD_CASES = {"first hand without a dealer": _drop_first_dealer,
+                "first hand a list": _first_hand_a_list,
+                "hands of strings": _hands_of_strings}
+
+
+@pytest.mark.parametrize("case", sorted(RECORD_CASES))
+def test_odd_tournament_records_are_one_line(folder, tournament, case):
+    config = build_config(build_parser().parse_args([*TOURNAMENT, "--out", str(tournament)]))
+    lines = (tournament / "games.jsonl").read_text().splitlines(keepends=True)
+    rec = json.loads(lines[0])
+    RECORD_CASES[case](rec)
+    path = folder / "kept_games.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + "".join(lines[1:]))
+    assert result_or_one_line("tournament log (kept cases)",
+                              lambda: read_games(path, config=config)) is None
