@@ -593,3 +593,20 @@ def test_odd_tournament_records_are_one_line(folder, tournament, case):
     path.write_text(json.dumps(rec) + "\n" + "".join(lines[1:]))
     assert result_or_one_line("tournament log (kept cases)",
                               lambda: read_games(path, config=config)) is None
+
+
+@pytest.mark.parametrize("case", ["encrypted members", "unsupported compression method",
+                                  "truncated", "a flipped byte"])
+def test_damaged_torch_files_are_one_line(tmp_path, case):
+    """Old ``.pt`` policies and checkpoints go through ``load_any``: a damaged zip is one line."""
+    torch = pytest.importorskip("torch")
+    good = tmp_path / "old.pt"
+    torch.save({"kind": "scat-policy", "format_version": 1, "w": torch.zeros(64)}, good)
+    data = good.read_bytes()
+    damaged = {"encrypted members": lambda: _set_encrypted(data),
+               "unsupported compression method": lambda: _set_method(data, 99),
+               "truncated": lambda: data[: len(data) // 2],
+               "a flipped byte": lambda: data[:200] + bytes([data[200] ^ 0xFF]) + data[201:]}
+    path = tmp_path / "bad.pt"
+    path.write_bytes(damaged[case]())
+    assert result_or_one_line(f"torch file ({case})", lambda: load_any(path)) is None
