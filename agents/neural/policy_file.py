@@ -19,7 +19,8 @@ byte is refused).
 
 Files written by earlier versions (``.pt``, a torch zip restricted to tensors) and training
 checkpoints are read by :func:`load_any` with ``torch.load(weights_only=True)`` where torch
-is installed; without it, one line says so. ``python -m training.policy_net convert OLD.pt
+is installed, after every member's stored CRC-32 is checked (:func:`check_torch_zip`);
+without torch, one line says so. ``python -m training.policy_net convert OLD.pt
 NEW.npz`` rewrites one in this format.
 """
 
