@@ -51,6 +51,11 @@ MAX_LEDGER_BYTES = 8 * 1024 * 1024
 class SealError(ValueError):
     """The key, the seal or the ledger refuses something: one line saying why."""
 
+    def __init__(self, message: str) -> None:
+        from scat_env.yamlfile import one_line
+
+        super().__init__(one_line(message))
+
 
 def scat_home() -> Path:
     """The folder of the key and the ledger: ``$SCAT_HOME`` or ``~/.scat``."""

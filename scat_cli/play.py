@@ -24,6 +24,17 @@ from .errors import CliError
 MAX_SEED = 2**63
 
 
+#: The terminal widths ``--width`` accepts (the table needs about 40 columns).
+MIN_WIDTH, MAX_WIDTH = 40, 1000
+
+
+def check_width(width: int | None) -> None:
+    """``--width`` in a range a screen can have: a huge one would overflow the renderer."""
+    if width is not None and not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise CliError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH}, "
+                       f"got {str(width)[:30]}")
+
+
 def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, list[str]]:
     """Resolve ``--players`` and ``--opponents`` into a player count and one spec per
     opponent. One spec is used for every opponent; a list sets the count if none is given;
@@ -112,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.delay < 0:
         raise CliError(f"--delay must be >= 0, got {args.delay}")
+    check_width(args.width)
     if args.seed is not None and not 0 <= args.seed < MAX_SEED:
         raise CliError(f"--seed must be between 0 and 2**63 - 1, got {str(args.seed)[:30]}")
     if args.resume:
@@ -131,8 +143,11 @@ def run(args: argparse.Namespace) -> int:
         save_path = Path(args.save or args.resume).expanduser()
     else:
         rules = Rules.preset(args.rules or "standard")
-        if rules.name == "custom" and args.rules and args.rules.endswith((".yaml", ".yml")):
-            rules = rules.replace(name=Path(args.rules).stem)  # show the file's name
+        rules_file = args.rules or ""
+        stem = Path(rules_file).stem
+        if (rules.name == "custom" and rules_file.endswith((".yaml", ".yml"))
+                and len(stem) <= 40 and stem.isprintable() and not set(stem) & set("[]")):
+            rules = rules.replace(name=stem)  # show the file's name (if a screen can show it)
         players, specs = opponent_specs(args.players, args.opponents)
         seed = args.seed if args.seed is not None else new_seed()
         if args.name.strip() == "" or args.name == HUMAN:

@@ -171,6 +171,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .play import check_width
+
+    check_width(args.width)
+    if args.delay < 0:
+        raise ValueError(f"--delay must be >= 0, got {args.delay}")
     game = SavedGame.load(Path(args.file))
     try:
         game.resimulate()
@@ -178,8 +183,6 @@ def run(args: argparse.Namespace) -> int:
         raise ReplayError(f"{args.file}: {exc}") from None
     if args.seat is not None and not 0 <= args.seat < game.num_players:
         raise ValueError(f"--seat must be 0..{game.num_players - 1}, got {args.seat}")
-    if args.delay < 0:
-        raise ValueError(f"--delay must be >= 0, got {args.delay}")
     # A game still in progress belongs to the person playing it: showing them cards they have
     # not seen (every hand, or another seat's) would let them look and then resume. The
     # status was checked against the moves by resimulate(), so editing it does not help.

@@ -78,6 +78,7 @@ from typing import Any
 
 from scat_env import GameState, HandResult, Rules, make_view, parse_card
 from scat_env.actions import NUM_ACTIONS, action_short, action_str
+from scat_env.yamlfile import one_line
 
 from . import keystore
 from .keystore import SealError, os_error_text
@@ -104,10 +105,14 @@ _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 
 class ReplayError(ValueError):
-    """A saved game that cannot be read or does not re-simulate to what it records."""
+    """A saved game that cannot be read or does not re-simulate to what it records: one
+    line, bounded (:func:`scat_env.yamlfile.one_line`), whatever the file holds."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
-class SaveError(ValueError):
+class SaveError(ReplayError):
     """A saved game that cannot be written (a folder in the way, no permission, a full disk)."""
 
 
@@ -233,8 +238,11 @@ def portable_spec(spec: str, base: Path | None = None) -> str:
     parts = arg.split(":")  # a spec's options follow its path after ':'
     for i in range(len(parts), 0, -1):
         path = Path(":".join(parts[:i])).expanduser()
-        if not path.is_absolute() and (base / path).exists() and (
-                path.suffix or len(path.parts) > 1):
+        try:
+            found = not path.is_absolute() and (base / path).exists()
+        except (OSError, ValueError):  # a name too long for the system, a NUL: no file
+            continue
+        if found and (path.suffix or len(path.parts) > 1):
             return ":".join([kind, _shipped_name((base / path).resolve()), *parts[i:]])
     return spec
 
@@ -519,7 +527,9 @@ class SavedGame:
 
         n = need("num_players", int)
         try:
-            rules = Rules.from_dict(need("rules", dict), source=f"{source}: rules")
+            rules = Rules.from_dict(need("rules", dict), source="rules")
+            _shown_text(rules.name, "rules name", 40)
+            created = _shown_text(data.get("created", ""), "created date", 40)
             players = [_player(p) for p in need("players", list)]
             actions = []
             for item in need("actions", list):
@@ -550,6 +560,10 @@ class SavedGame:
         game_id = data.get("game_id") if version >= 3 else _legacy_game_id(data)
         if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
             raise ReplayError(f"{source}: bad game_id {str(game_id)[:20]!r}")
+        winner = data.get("winner")
+        if winner is not None and (not isinstance(winner, int) or isinstance(winner, bool)
+                                   or not 0 <= winner < n):
+            raise ReplayError(f"{source}: bad winner {str(winner)[:20]!r}")
         sealed = data.get("sealed")
         return cls(
             num_players=n,
@@ -561,8 +575,8 @@ class SavedGame:
             actions=actions,
             results=results,
             status=status,
-            winner=data.get("winner"),
-            created=str(data.get("created", ""))[:40],
+            winner=winner,
+            created=created,
             game_id=game_id,
             nonce=sealed["nonce"] if sealed else keystore.new_nonce(),
             replacements=replacements,
@@ -630,9 +644,20 @@ def _player(p: Any) -> PlayerEntry:
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise ValueError(f"bad agent seed {str(seed)[:20]!r}")
     agent = p["agent"]
-    if not isinstance(agent, str) or not agent or len(agent) > 500:
+    if not isinstance(agent, str) or not agent or len(agent) > 500 or not agent.isprintable():
         raise ValueError(f"bad agent spec {str(agent)[:30]!r}")
     return PlayerEntry(check_name(p["name"]), agent, seed)
+
+
+def _shown_text(value: object, what: str, limit: int) -> str:
+    """``value`` if it may be printed as it is: a string of at most ``limit`` printable
+    characters and no square brackets (the screen's markup). A finished save is in clear and
+    anyone may edit it, and these fields reach the terminal."""
+    if (not isinstance(value, str) or len(value) > limit or not value.isprintable()
+            or "[" in value or "]" in value):
+        raise ValueError(f"bad {what} {str(value)[:30]!r}: at most {limit} printable "
+                         "characters, no square brackets")
+    return value
 
 
 def _replacement(r: Any, num_players: int, num_actions: int) -> Replacement:
