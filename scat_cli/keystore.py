@@ -99,6 +99,8 @@ def load_key(create: bool = True) -> bytes | None:
     path = key_path()
     try:
         text = path.read_text(encoding="ascii").strip()
+        if path.stat().st_mode & 0o077:  # readable by others: it would unseal for them too
+            path.chmod(0o600)
     except FileNotFoundError:
         if not create:
             return None

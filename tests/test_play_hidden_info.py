@@ -291,3 +291,25 @@ def test_a_game_with_a_takeover_resumes_exactly(tmp_path, capsys, broken_agents)
     a, b = json.loads(whole.read_text()), json.loads(split.read_text())
     assert a["actions"] == b["actions"] and a["replacements"] == b["replacements"]
     assert a["winner"] == b["winner"]
+
+
+# -- the key and the ledger ---------------------------------------------------------------------
+def test_the_key_is_made_once_for_its_owner_only(tmp_path, monkeypatch, capsys):
+    _in_progress(tmp_path, monkeypatch, capsys)
+    key = tmp_path / "home" / "key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    first = key.read_text()
+    key.chmod(0o644)  # loosened by hand: put back to the owner only on the next use
+    _in_progress(tmp_path, monkeypatch, capsys)
+    assert key.read_text() == first and key.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("damaged", ["key", "ledger.json"])
+def test_a_damaged_key_or_ledger_is_one_line_not_a_new_one(tmp_path, monkeypatch, capsys,
+                                                           damaged):
+    save = _in_progress(tmp_path, monkeypatch, capsys)
+    (tmp_path / "home" / damaged).write_text("not what scat wrote")
+    code, _, err = _play(monkeypatch, capsys, ["--resume", str(save)], "1\n")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "damaged" in err or "cannot be read" in err, err
+    assert (tmp_path / "home" / damaged).read_text() == "not what scat wrote"
