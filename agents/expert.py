@@ -30,7 +30,8 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, NUM_ACTIONS, PlayerView, card_str
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str
+from scat_env.actions import CORE_ACTIONS, DECLARE, HAMMER, PASS, SUDDEN_DEATH, THROW_DOWN
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
 from .base import Agent
@@ -86,8 +87,8 @@ PARAM_RANGES: dict[str, tuple[float, float]] = {
 }
 
 #: Size and slots of :meth:`ExpertAgent.advice` (see its docstring).
-ADVICE_SIZE = NUM_ACTIONS + 52 + 6
-_STOCK, _TAKE, _P_SOLE, _P_NONE_BELOW, _LOSE_STOCK, _LOSE_TAKE = range(NUM_ACTIONS + 52, ADVICE_SIZE)
+ADVICE_SIZE = CORE_ACTIONS + 52 + 6
+_STOCK, _TAKE, _P_SOLE, _P_NONE_BELOW, _LOSE_STOCK, _LOSE_TAKE = range(CORE_ACTIONS + 52, ADVICE_SIZE)
 
 #: ``value + beta * (potential - value)`` per (scoring variant, beta), as a list (fast
 #: scalar lookups) and an array (vectorised stock-draw expectations).
@@ -132,7 +133,9 @@ class ExpertAgent(Agent):
         re-deriving them from one-hots, and learns where to play differently. Everything
         here comes from the view, like every other decision of this agent.
 
-        Layout: ``[0, 56)`` one-hot of the expert's action; ``[56, 108)`` per card of the
+        Layout: ``[0, 56)`` one-hot of the expert's action among the draw-and-discard
+        actions (:data:`~scat_env.actions.CORE_ACTIONS`; a call of a variation has no
+        entry, so that the layout is the same in every preset); ``[56, 108)`` per card of the
         hand, the expert's score for discarding it (/41, discard phase); then the expected
         worth of a stock draw and of taking the top discard (/41), P(every opponent ends
         above me) and P(nobody ends below me) if I knock now, and on my last turn
@@ -143,14 +146,36 @@ class ExpertAgent(Agent):
             action = self._decide(view)[0]
         finally:
             self._notes = None
-        out[action] = 1.0
+        if action < CORE_ACTIONS:
+            out[action] = 1.0
         return action
 
     def _decide(self, view: PlayerView) -> tuple[int, str]:
         model = hand_model(view.rules)
         if view.phase == "discard":
             return self._discard(view, model)
+        if view.phase == "declare":
+            # Declaring costs the holder nothing and everyone else a life (docs/RULES.md (d)).
+            return DECLARE, "declare 31: I am safe and everyone else loses a life"
+        if view.phase == "blind" or view.phase == "sudden_death":
+            return self._blind_call(view)
         return self._draw(view, model)
+
+    def _blind_call(self, view: PlayerView) -> tuple[int, str]:
+        """A throw-down (before looking) or the dealer's sudden death (one unseen card each):
+        a showdown of cards nobody has seen, so everyone is equally likely to lose it and
+        skill plays no part. Call it only to finish the game: when an opponent on their
+        last life could go out and I stay ahead of everyone even after paying the caller's
+        price."""
+        call = THROW_DOWN if view.phase == "blind" else SUDDEN_DEATH
+        cost = view.rules.knocker_loss if call == THROW_DOWN else 1
+        mine = view.lives[view.seat]
+        theirs = [view.lives[s] for s in opponents(view)]
+        if theirs and min(theirs) == 1 and mine - cost >= max(theirs) and mine > cost:
+            what = "throw down" if call == THROW_DOWN else "call sudden death"
+            return call, (f"{what}: an opponent is on their last life and I stay ahead "
+                          f"even if I lose {cost}")
+        return PASS, "pass: a showdown of unseen cards is a coin toss, and I play better"
 
     def _draw(self, view: PlayerView, model: HandModel) -> tuple[int, str]:
         legal = view.legal_actions
@@ -158,6 +183,10 @@ class ExpertAgent(Agent):
         hand = view.hand
         value = value3(hand, table)
         final_turn = view.knocker is not None
+        if HAMMER in legal:
+            hammer, why = self._hammer_decision(view, model, value)
+            if hammer:
+                return HAMMER, why
         if KNOCK in legal:
             if final_turn:  # a second knock (Moyer): the play would end right now
                 knock, why = self._second_knock_decision(view, model, value)
@@ -233,7 +262,7 @@ class ExpertAgent(Agent):
             if score > best_score + 1e-9:
                 best_score, best_card, best_kept = score, d, kept
             if self._notes is not None:
-                self._notes[NUM_ACTIONS + d] = score / 41.0
+                self._notes[CORE_ACTIONS + d] = score / 41.0
         kept_value = value3(best_kept, table)
         why = f"discard the {card_str(best_card, True)}: keeps {kept_value:g}"
         if wanted[CARD_SUIT[best_card]] < 0:
@@ -348,6 +377,27 @@ class ExpertAgent(Agent):
         if p_now < p_later:
             return True, (f"knock too: {value:g} is lowest now with p={p_now:.2f}, "
                           f"after the last round with p={p_later:.2f}")
+        return False, ""
+
+    def _hammer_decision(self, view: PlayerView, model: HandModel,
+                         value: float) -> tuple[bool, str]:
+        """A hammer (002): a knock that nobody answers with a draw, so the opponents' hands
+        are the dealt ones. Call it when the knocker's risk, judged on dealt hands, is
+        within the same budget as a knock's."""
+        rules, p = view.rules, self.params
+        x = int(value * 2)
+        p_sole = p_none_below = 1.0
+        opps = opponents(view)
+        for _s in opps:
+            lt, le = model.value_dist(0, -1, p.quiet_cap, 0.0)
+            p_sole *= 1.0 - le[x]
+            p_none_below *= 1.0 - lt[x]
+        risk = rules.knocker_loss * p_sole
+        if rules.knocker_tie != "safe":
+            risk += rules.knocker_loss * (p_none_below - p_sole)
+        if opps and risk <= p.risk / len(opps):
+            return True, (f"call a hammer: {value:g} is the sole lowest of the dealt hands "
+                          f"only with p={p_sole:.2f}")
         return False, ""
 
     def _knock_decision(self, view: PlayerView, model: HandModel, value: float) -> tuple[bool, str]:

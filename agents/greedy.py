@@ -6,7 +6,10 @@ The simplest sensible Scat strategy, and the yardstick for everything smarter:
 - discard: keep the best three cards (ties: give away the fewest points, then the lowest id);
 - knock at the start of a turn when the hand value is at least ``K``;
 - stock empty: take the discard if it improves the hand, else knock (value >= K, if the
-  rules allow) or end the play.
+  rules allow) or end the play;
+- the calls of the variations: a hammer when the hand is worth at least ``K`` (a knock
+  that nobody can answer with a draw); a 31 is always declared; no throw-down and no
+  sudden death (gambles on cards nobody has seen).
 
 ``greedy`` is ``threshold:25`` (:data:`DEFAULT_KNOCK`): a 25 is better than about 70% of
 hands after five or six draws, the usual length of a hand. ``threshold:never`` never knocks.
@@ -15,6 +18,7 @@ hands after five or six draws, the usual length of a hand. ``threshold:never`` n
 from __future__ import annotations
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView
+from scat_env.actions import DECLARE, HAMMER, PASS
 from scat_env.scoring import best_three, value_table
 
 from .base import Agent
@@ -42,9 +46,16 @@ class ThresholdAgent(Agent):
         legal = view.legal_actions
         if view.phase == "discard":
             return best_discard(view.hand, table, view.taken_card)[1]
+        if DECLARE in legal:
+            return DECLARE
+        if PASS in legal:  # a throw-down before looking, or the dealer's sudden death
+            return PASS
         value = value3(view.hand, table)
-        if KNOCK in legal and self.knock_at is not None and value >= self.knock_at:
-            return KNOCK
+        if self.knock_at is not None and value >= self.knock_at:
+            if HAMMER in legal:
+                return HAMMER
+            if KNOCK in legal:
+                return KNOCK
         top = view.top_discard
         if DRAW_DISCARD in legal and top is not None:
             if best_three((*view.hand, top), table, keep=top) > value:
@@ -61,7 +72,13 @@ class ThresholdAgent(Agent):
         if view.phase == "discard":
             v, d = best_discard(view.hand, table, view.taken_card)
             return f"discard {action_str(d, True)[8:]}: keeps {v:g}"
+        if action == DECLARE:
+            return "declare 31: the hand ends and everyone else loses a life"
+        if action == PASS:
+            return "pass: no gamble on cards nobody has seen"
         value = value3(view.hand, table)
+        if action == HAMMER:
+            return f"call a hammer: {value:g} >= {self.knock_at}, and nobody gets to draw"
         if action == KNOCK:
             return f"knock: {value:g} >= {self.knock_at}"
         if action == DRAW_DISCARD:

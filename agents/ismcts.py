@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, GameState, PlayerView, action_str
+from scat_env.actions import DECLARE, PASS
 from scat_env.cards import CARD_SUIT
 from scat_env.engine import Phase
 from scat_env.rewards import win_chance
@@ -76,12 +77,22 @@ class RolloutPolicy:
         """Play the current hand to its end (the state is single-hand)."""
         t, ev, knock_at = self.table, self.ev, self.knock_at
         draw, discard = Phase.DRAW, Phase.DISCARD
+        # The calls of the variations, as the expert makes them in play: a 31 is declared,
+        # a showdown of unseen cards is passed.
+        calls = {Phase.DECLARE: DECLARE, Phase.BLIND: PASS, Phase.SUDDEN_DEATH: PASS}
         steps = 0
-        while (state.phase is draw or state.phase is discard) and steps < MAX_ROLLOUT_STEPS:
+        while steps < MAX_ROLLOUT_STEPS:
             steps += 1
+            phase = state.phase
+            if phase is not draw and phase is not discard:
+                call = calls.get(phase)
+                if call is None:
+                    break  # the hand (or the game) is over
+                state.apply_action(call)
+                continue
             hand = state.hands[state.current_player]
             final = state.knocker is not None
-            if state.phase is discard:
+            if phase is discard:
                 e = t if final else ev
                 taken = state.taken
                 best_v, best_d = -1.0, -1
@@ -345,6 +356,8 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
+        if view.phase != "draw" and view.phase != "discard":
+            return self.expert.act(view)  # a call before play or a 31 to declare: the expert's
         proposal = self.expert.act(view)
         switch = self._search(view, proposal)[2]
         return proposal if switch is None else switch
@@ -353,6 +366,8 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return f"{action_str(legal[0], True)}: the only legal action"
+        if view.phase != "draw" and view.phase != "discard":
+            return self.expert.explain(view)
         proposal = self.expert.act(view)
         means, worlds, switch = self._search(view, proposal)
         if switch is None:

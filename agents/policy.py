@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from scat_env import PlayerView, Rules
+from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
 
 from .base import Agent
 from .neural.encoding import PaddedEncoder, policy_view, symmetry_layout
@@ -51,6 +52,14 @@ SYM_DEFAULT = 24
 #: the highest hand, not a safe one). Scoring options need no check: the policy reads hand
 #: values through the encoder, computed by the table's own scoring.
 RULES_THE_POLICY_MUST_KNOW = ("deck", "knock_mode")
+
+
+def known_actions(policy: Any) -> int:
+    """How many actions a policy (or the weakest member of a set) has outputs for."""
+    members = getattr(policy, "policies", None)
+    if members:
+        return min(known_actions(p) for p in members)
+    return int(getattr(policy, "num_actions", NUM_ACTIONS))
 
 
 class PolicyAgent(Agent):
@@ -77,6 +86,10 @@ class PolicyAgent(Agent):
         if num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"this table has {num_players}")
+        if rules.calls and known_actions(self.policy) <= CORE_ACTIONS:
+            raise ValueError(f"{self.name} knows only the {CORE_ACTIONS} actions of the "
+                             f"draw-and-discard game; these rules ({rules.name}) offer "
+                             f"{', '.join(rules.calls)}, calls it was never trained to make")
         for key in RULES_THE_POLICY_MUST_KNOW:
             trained = self.trained_rules.get(key)
             if trained is not None and trained != getattr(rules, key):
@@ -98,7 +111,7 @@ class PolicyAgent(Agent):
                              f"this table has {view.num_players}")
         view = policy_view(view, self.active_only)
         obs = self._encoder(view.rules).encode(view)
-        mask = np.zeros(56, dtype=bool)
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
         mask[list(view.legal_actions)] = True
         if self.symmetry > 1:
             return self._symmetry(view.rules, obs.size).logits(self.policy, obs, mask)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, NUM_ACTIONS, PlayerView, card_str
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str
+from scat_env.actions import CORE_ACTIONS
 from scat_env.scoring import value_of
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 #: in the order its docstring lists them: the worth of a stock draw and of the top discard
 #: (/41), P(every opponent ends above me) and P(nobody ends below me) if I knock now, and
 #: on my last turn P(I lose) after a stock draw and after taking the top discard.
-STOCK, TAKE, P_SOLE, P_NONE_BELOW, LOSE_STOCK, LOSE_TAKE = range(NUM_ACTIONS + 52, NUM_ACTIONS + 58)
+STOCK, TAKE, P_SOLE, P_NONE_BELOW, LOSE_STOCK, LOSE_TAKE = range(CORE_ACTIONS + 52, CORE_ACTIONS + 58)
 #: Discard scores and expected worths are written divided by this (the best hand, 41).
 SCALE = 41.0
 

@@ -19,11 +19,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import bench, play, replay, tournament, train, watch
+from . import bench, play, replay, rules, tournament, train, watch
 from .errors import CliError
 
 #: Subcommand modules, in the order ``scat --help`` lists them.
-SUBCOMMANDS = (play, replay, watch, tournament, train, bench)
+SUBCOMMANDS = (play, replay, watch, tournament, train, bench, rules)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,6 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (``scat rules | head``): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return int(result or 0)
 
 

@@ -1,9 +1,17 @@
-"""The action space, shared by the engine, the env and every agent.
+"""The action space, shared by the engine, the env and every agent: one space for every
+preset, so that one policy network can serve several.
 
 Actions ``0..51`` discard that card; the four after them are the turn's other choices.
 Putting discards first means a sorted legal-action list reads like the game: cards, then
 draws. ``END_PLAY`` exists only once the stock is empty, where a player may decline the
 discard and so end the play (002 "Draw pile exhausted").
+
+The calls of the variations follow (002 "Variations", 003): ``HAMMER`` (the first player's
+showdown instead of a draw), ``THROW_DOWN`` (a showdown called before looking at one's
+cards), ``SUDDEN_DEATH`` (the dealer's call after one card each), ``DECLARE`` (show a new
+31, where declaring is a choice) and ``PASS`` (decline whichever call is on offer: look at
+the cards, deal on, keep quiet). The standard game never offers them, so its first
+:data:`CORE_ACTIONS` actions are the whole game.
 """
 
 from __future__ import annotations
@@ -14,15 +22,31 @@ DRAW_STOCK = 52
 DRAW_DISCARD = 53
 KNOCK = 54
 END_PLAY = 55
-NUM_ACTIONS = 56
+HAMMER = 56
+THROW_DOWN = 57
+SUDDEN_DEATH = 58
+DECLARE = 59
+PASS = 60
+NUM_ACTIONS = 61
+#: The actions of the draw-and-discard game (discards, draws, knock, end play): all that the
+#: standard game and most presets use. Policies that know only these (56 outputs) play every
+#: preset that never offers a call.
+CORE_ACTIONS = 56
 
 _NAMES = {
     DRAW_STOCK: "draw from the stock",
     DRAW_DISCARD: "take the top discard",
     KNOCK: "knock",
     END_PLAY: "end play (decline the discard)",
+    HAMMER: "call a hammer (showdown before anyone draws)",
+    THROW_DOWN: "throw down (showdown without looking)",
+    SUDDEN_DEATH: "call sudden death (compare the single cards)",
+    DECLARE: "declare 31",
+    PASS: "pass (decline the call)",
 }
-_SHORT = {DRAW_STOCK: "stock", DRAW_DISCARD: "take", KNOCK: "knock", END_PLAY: "end"}
+_SHORT = {DRAW_STOCK: "stock", DRAW_DISCARD: "take", KNOCK: "knock", END_PLAY: "end",
+          HAMMER: "hammer", THROW_DOWN: "throw_down", SUDDEN_DEATH: "sudden_death",
+          DECLARE: "declare", PASS: "pass"}
 
 
 def discard_action(card: int | str) -> int:

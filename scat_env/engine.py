@@ -34,8 +34,19 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_str
-from .cards import CARD_SUIT, card_str, parse_card
+from .actions import (
+    DECLARE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    HAMMER,
+    KNOCK,
+    PASS,
+    SUDDEN_DEATH,
+    THROW_DOWN,
+    action_str,
+)
+from .cards import CARD_POINTS, CARD_SUIT, card_str, parse_card
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .scoring import THIRTY_ONE, best_three, value_table
 from .showdown import all_out, knock_losses, thirty_one_losses
@@ -53,6 +64,10 @@ class Phase(str, Enum):
     DISCARD = "discard"  # the same player discards one of four cards
     HAND_OVER = "hand_over"  # only with single_hand=True: the hand is scored, nothing follows
     GAME_OVER = "game_over"  # one player is left
+    # The calls of the variations (002 "Variations", 003), each a decision of its own:
+    BLIND = "blind"  # throw-down: call a showdown before looking at one's cards, or look
+    SUDDEN_DEATH = "sudden_death"  # the dealer, one card dealt each: call it or deal on
+    DECLARE = "declare"  # a new 31 (declare_31 "choice"): declare it or keep quiet
 
     __str__ = str.__str__
     __format__ = str.__format__
@@ -60,7 +75,10 @@ class Phase(str, Enum):
 
 # Module globals for the hot path: in Python 3.11 reading ``Phase.DRAW`` goes through a
 # descriptor and costs about eight times a global read, several times per decision.
-_DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase
+_DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase.DRAW, Phase.DISCARD, Phase.HAND_OVER, Phase.GAME_OVER
+_BLIND, _SUDDEN, _DECLARE = Phase.BLIND, Phase.SUDDEN_DEATH, Phase.DECLARE
+#: The actions each call phase offers (its decision is one of two).
+_CALLS = {_BLIND: [THROW_DOWN, PASS], _SUDDEN: [SUDDEN_DEATH, PASS], _DECLARE: [DECLARE, PASS]}
 
 #: Public log event kinds (the second item of each ``(seat, kind, card)`` entry).
 EV_DRAW_STOCK = "draw_stock"
@@ -68,6 +86,11 @@ EV_TAKE = "take"
 EV_DISCARD = "discard"
 EV_KNOCK = "knock"
 EV_END_PLAY = "end_play"
+EV_HAMMER = "hammer"
+EV_THROW_DOWN = "throw_down"
+EV_SUDDEN_DEATH = "sudden_death"
+EV_DECLARE = "declare"
+EV_PASS = "pass"  # a call declined (looked at the cards, dealt on, kept a 31 quiet)
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
@@ -107,7 +130,8 @@ class HandResult:
     that were shown (:attr:`shown`, :meth:`seen_by`). ``lives_lost`` is what was
     actually taken (capped by the lives a player had; all zero for a replayed hand).
     ``reason`` says how the hand ended (``"knock"``, ``"second_knock"``, ``"thirty_one"``,
-    ``"dealt_thirty_one"`` or ``"stock_exhausted"``); ``rule`` which scoring rule decided who paid, one of
+    ``"dealt_thirty_one"``, ``"stock_exhausted"``, ``"hammer"``, ``"throw_down"`` or
+    ``"sudden_death"``); ``rule`` which scoring rule decided who paid, one of
     :data:`scat_env.showdown.RULES` (:func:`scat_env.showdown.rule_text` says it in words).
     """
 
@@ -209,6 +233,11 @@ class HandResult:
                 why += f" after {name(self.knocker)} knocked"
         elif self.reason == "knock":
             why = f"showdown after {name(self.knocker)} knocked"  # type: ignore[arg-type]
+        elif self.reason in ("hammer", "throw_down"):
+            call = "a hammer" if self.reason == "hammer" else "a throw-down"
+            why = f"{name(self.knocker)} called {call}: showdown"  # type: ignore[arg-type]
+        elif self.reason == "sudden_death":
+            why = f"{name(self.dealer)} called sudden death: the single cards were compared"
         elif self.reason == "second_knock":
             why = (f"{name(self.knocker)} knocked and the next player knocked too: "  # type: ignore[arg-type]
                    "play ended at once")
@@ -328,6 +357,7 @@ class GameState:
     rng: random.Random  # used only to shuffle; copied, not shared, by clone()
     _table: list[float]  # hand values of every three cards (scat_env.scoring.value_table)
     _declares: bool  # a 31 is declared at once (rules.declare_31 == "auto")
+    _chooses: bool  # a new 31 gives its holder the choice (rules.declare_31 == "choice")
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out)")
     active: list[bool] = _copied("seat still in the game")
@@ -337,6 +367,10 @@ class GameState:
     # -- the hand in play
     hands: list[list[int]] = _copied_nested("cards of each seat, in the order received")
     known: list[int] = _copied("per seat, bit c set: holds card c, known because it was taken")
+    looked: list[bool] = _copied("per seat: has looked at its cards this hand (a throw-down "
+                                 "caller and sudden death decide without looking)")
+    quiet: list[int] = _copied("per seat, the cards (bit mask) of a 31 kept quiet: they "
+                               "count 30 (declare_31 'choice')")
     stock: list[int] = _copied("the stock; its top card is the END of the list")
     discard: list[int] = _copied("the discard pile; its top card is the END of the list")
     log: list[tuple[int, str, int | None]] = _copied("public events (seat, kind, card or None)")
@@ -346,6 +380,9 @@ class GameState:
     knocker: int | None = _value(None, "the seat that knocked this hand")
     knock_turn: int | None = _value(None, "the turn on which the knock came (second_knock: "
                                     "the next turn may knock too)")
+    pending: tuple[int, ...] = _value((), "seats dealt a 31 still to say whether they declare "
+                                      "it (declare_31 'choice'), in turn order")
+    declared: tuple[int, ...] = _value((), "seats that declared a dealt 31 so far")
     last_seat: int | None = _value(None, "after a knock: the seat whose discard ends the play")
     taken: int | None = _value(None, "card taken from the discard pile this turn (may not "
                                "go back)")
@@ -389,11 +426,14 @@ class GameState:
         self.rng = rng
         self._table = value_table(rules)
         self._declares = rules.declare_31 == "auto"
+        self._chooses = rules.declare_31 == "choice"
         self.lives = [rules.start_lives] * n
         self.active = [True] * n
         self.results = []
         self.hands = [[] for _ in range(n)]
         self.known = [0] * n
+        self.looked = [True] * n
+        self.quiet = [0] * n
         self.stock = []
         self.discard = []
         self.log = []
@@ -415,7 +455,8 @@ class GameState:
                 return sorted(hand)
             return sorted([c for c in hand if c != taken])
         if phase is not _DRAW:
-            return []
+            calls = _CALLS.get(phase)
+            return calls[:] if calls is not None else []
         acts = []
         if self.stock:
             acts.append(DRAW_STOCK)
@@ -425,6 +466,8 @@ class GameState:
             acts.append(KNOCK)
         if not self.stock:
             acts.append(END_PLAY)
+        if self.turn == 0 and self.rules.hammer and self.knocker is None:
+            acts.append(HAMMER)  # 002: the first player, instead of drawing
         return acts
 
     def _may_knock(self) -> bool:
@@ -452,7 +495,8 @@ class GameState:
         if phase is _DISCARD:
             return 0 <= action < 52 and action != self.taken and action in self.hands[self.current_player]
         if phase is not _DRAW:
-            return False
+            calls = _CALLS.get(phase)
+            return calls is not None and action in calls
         if action == DRAW_STOCK:
             return bool(self.stock)
         if action == DRAW_DISCARD:
@@ -461,6 +505,8 @@ class GameState:
             return self._may_knock()
         if action == END_PLAY:
             return not self.stock
+        if action == HAMMER:
+            return self.turn == 0 and self.rules.hammer and self.knocker is None
         return False
 
     def apply_action(self, action: int) -> None:
@@ -478,8 +524,13 @@ class GameState:
             self.log.append((seat, EV_DISCARD, action))
             self.taken = self.drawn = None
             a, b, c = hand
-            if self._table[a * 2704 + b * 52 + c] >= THIRTY_ONE and self._declares:
-                self._end_hand("thirty_one", declarers=(seat,))
+            if self._table[a * 2704 + b * 52 + c] >= THIRTY_ONE and (
+                    self._declares or self._chooses
+                    and self.quiet[seat] != (1 << a | 1 << b | 1 << c)):
+                if self._declares:
+                    self._end_hand("thirty_one", declarers=(seat,))
+                else:
+                    self.phase = _DECLARE  # a new 31: declare it or keep quiet
             elif seat == self.last_seat:
                 self._end_hand("knock")
             else:
@@ -508,9 +559,54 @@ class GameState:
             if not self.rules.knock_then_draw:
                 self._next_turn(seat)
             # else the computer versions: the knocker goes on to draw and discard
-        else:  # END_PLAY
+        elif action == END_PLAY:
             self.log.append((seat, EV_END_PLAY, None))
             self._end_hand("stock_exhausted")
+        else:
+            self._apply_call(seat, action)
+
+    def _apply_call(self, seat: int, action: int) -> None:
+        """The calls of the variations (the action was checked legal)."""
+        phase = self.phase
+        if action == HAMMER or action == THROW_DOWN:
+            # Scored like a knock with the caller as knocker (002: a lowest caller loses
+            # two; 003: "treated like knocks in respect to lives").
+            self.log.append((seat, EV_HAMMER if action == HAMMER else EV_THROW_DOWN, None))
+            self.knocker = seat
+            self.looked = [True] * self.num_players  # everyone shows
+            self._end_hand("hammer" if action == HAMMER else "throw_down")
+        elif action == SUDDEN_DEATH:
+            self.log.append((seat, EV_SUDDEN_DEATH, None))
+            self.looked = [True] * self.num_players
+            self._end_hand("sudden_death")
+        elif action == DECLARE:
+            self.log.append((seat, EV_DECLARE, None))
+            if self.pending:  # a dealt 31: the others still decide, then the hand ends
+                self.declared += (seat,)
+                self._next_dealt_31()
+            else:
+                self._end_hand("thirty_one", declarers=(seat,))
+        else:  # PASS
+            self.log.append((seat, EV_PASS, None))
+            if phase is _SUDDEN:
+                if not self._finish_deal():
+                    self._deal()
+            elif phase is _BLIND:
+                self.looked[seat] = True
+                if self.rules.throw_down == "any" and seat != self.dealer:
+                    self.current_player = self._next_active(seat)  # the next player's call
+                else:
+                    self.current_player = self._next_active(self.dealer)
+                    self.phase = _DRAW
+            else:  # _DECLARE: kept quiet; those cards count 30 from now on (002/000)
+                a, b, c = self.hands[seat]
+                self.quiet[seat] = 1 << a | 1 << b | 1 << c
+                if self.pending:
+                    self._next_dealt_31()
+                elif seat == self.last_seat:
+                    self._end_hand("knock")
+                else:
+                    self._next_turn(seat)
 
     def returns(self) -> list[float]:
         """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end."""
@@ -632,6 +728,18 @@ class GameState:
             return t[a * 2704 + b * 52 + c]
         return best_three(hand, t, self.taken if seat == self.current_player else None)
 
+    def _shown_value(self, seat: int) -> float:
+        """What ``seat``'s hand counts at the end of the hand: its value, a single card's
+        points (sudden death), or at most 30 for a 31 kept quiet (002/000)."""
+        hand = self.hands[seat]
+        if len(hand) == 1:
+            return float(CARD_POINTS[hand[0]])
+        a, b, c = hand
+        value = self._table[a * 2704 + b * 52 + c]
+        if self.quiet[seat] and self.quiet[seat] == 1 << a | 1 << b | 1 << c:
+            return min(value, 30.0)
+        return value
+
     def active_seats(self) -> list[int]:
         return [s for s in range(self.num_players) if self.active[s]]
 
@@ -665,7 +773,11 @@ class GameState:
 
     # -- dealing and scoring ---------------------------------------------------------------
     def _deal(self, stacked: list[int] | None = None) -> None:
-        """Deal hands until one needs a decision (a dealt 31 is scored on the spot)."""
+        """Deal hands until one needs a decision (a dealt 31 is scored on the spot).
+
+        The deck is laid out as the stock (top card at the END of the list) and dealt from
+        it one card at a time, starting left of the dealer, so that a deal stopped after one
+        card each (sudden death) goes on from where it stopped."""
         while True:
             if stacked is not None:
                 deck, stacked = stacked, None
@@ -673,45 +785,97 @@ class GameState:
                 deck = list(self.rules.deck_cards)
                 self.rng.shuffle(deck)
             self.hand_number += 1
-            seats = []
-            s = self.dealer
-            for _ in range(sum(self.active)):
-                s = self._next_active(s)
-                seats.append(s)
+            n = self.num_players
             for hand in self.hands:
                 hand.clear()
-            pos = 0
-            for _ in range(3):  # one card at a time, starting left of the dealer
-                for s in seats:
-                    self.hands[s].append(deck[pos])
-                    pos += 1
-            self.discard = [deck[pos]]  # the upcard
-            self.stock = deck[:pos:-1]  # remaining cards, top (deck[pos+1]) at the end
-            self.known = [0] * self.num_players
+            self.stock = deck[::-1]
+            self.discard = []
+            self.known = [0] * n
+            self.looked = [True] * n
+            self.quiet = [0] * n
             self.log = []
             self.knocker = self.knock_turn = self.last_seat = self.taken = self.drawn = None
+            self.pending = self.declared = ()
             self.turn = 0
-            self.current_player = seats[0]
-            self.phase = _DRAW
+            self._deal_round()
+            if self.rules.sudden_death:
+                # 002 Doug Moyer: one card each, then the dealer may call sudden death.
+                # Nobody has looked: the cards are compared only if it is called.
+                self.looked = [False] * n
+                self.current_player = self.dealer
+                self.phase = _SUDDEN
+                return
+            if self._finish_deal():
+                return
+
+    def _deal_round(self) -> None:
+        """One card to each player still in, starting left of the dealer."""
+        stock, hands, active, n = self.stock, self.hands, self.active, self.num_players
+        s = self.dealer
+        for _ in range(sum(active)):
+            s = (s + 1) % n
+            while not active[s]:
+                s = (s + 1) % n
+            hands[s].append(stock.pop())
+
+    def _finish_deal(self) -> bool:
+        """The rest of the deal: two more rounds, the upcard, the dealt 31s, the first call.
+        ``False`` when a dealt 31 ended the hand and the game goes on (deal again)."""
+        self.looked = [True] * self.num_players
+        self._deal_round()
+        self._deal_round()
+        self.discard = [self.stock.pop()]  # the upcard
+        first = self._next_active(self.dealer)
+        self.current_player = first
+        self.phase = _DRAW
+        if self._declares or self._chooses:
             t = self._table
-            declarers = tuple(
-                s for s in seats
-                if t[self.hands[s][0] * 2704 + self.hands[s][1] * 52 + self.hands[s][2]]
-                >= THIRTY_ONE
-            ) if self._declares else ()
-            if not declarers:
-                return
-            self._end_hand("dealt_thirty_one", declarers=declarers, deal_next=False)
-            if self.phase is not _DRAW:
-                return
+            hands = self.hands
+            holders = []
+            s = first
+            for _ in range(sum(self.active)):
+                a, b, c = hands[s]
+                if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
+                    holders.append(s)
+                s = self._next_active(s)
+            if holders and self._chooses:
+                self.pending = tuple(holders)  # each says in turn: declare or keep quiet
+                self.current_player = holders[0]
+                self.phase = _DECLARE
+                return True
+            if holders:
+                self._end_hand("dealt_thirty_one", declarers=tuple(holders), deal_next=False)
+                return self.phase is not _DRAW
+        self._start_play()
+        return True
+
+    def _next_dealt_31(self) -> None:
+        """After a dealt-31 holder's choice: the next holder's, or the hand goes on."""
+        self.pending = self.pending[1:]
+        if self.pending:
+            self.current_player = self.pending[0]
+            return
+        if self.declared:
+            self._end_hand("dealt_thirty_one", declarers=self.declared)
+            return
+        self._start_play()
+
+    def _start_play(self) -> None:
+        """The first turn: a throw-down call before looking, or the first draw."""
+        first = self._next_active(self.dealer)
+        self.current_player = first
+        self.phase = _DRAW
+        mode = self.rules.throw_down
+        if mode != "none":
+            self.phase = _BLIND
+            if mode == "any":
+                self.looked = [not a for a in self.active]  # nobody in the hand has looked
+            else:
+                self.looked[first] = False
 
     def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
         seats = self.active_seats()
-        t = self._table
-        values = {}
-        for s in seats:
-            a, b, c = self.hands[s]
-            values[s] = t[a * 2704 + b * 52 + c]
+        values = {s: self._shown_value(s) for s in seats}
         knocker = self.knocker
         if declarers:
             losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,

@@ -21,7 +21,8 @@ KNOCKER_TIES = ("safe", "all", "knocker_only")
 ALL_OUT = ("replay", "last_life")
 LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters", "tokens")
 DECKS = ("standard", "italian")
-DECLARE_31 = ("auto", "never")
+DECLARE_31 = ("auto", "never", "choice")
+THROW_DOWN = ("none", "first", "any")
 #: Extra stops a Ride the Bus game may add after "on the stairs" (002 Ride the Bus).
 BUS_EXTRA_STOPS = ("on the second step", "asking the driver to stop")
 #: Ranks missing from the Italian 40-card pack (002, Antonio di Sebastiano): 8, 9 and 10
@@ -70,8 +71,14 @@ class Rules:
     - ``trips_beat_31``: three of a kind beats 31 and ranks among itself by rank, aces
       highest (Italian); values 32 (three 2s) to 44 (three aces).
     - ``declare_31``: ``"auto"`` (a 31 is declared as soon as it is made or dealt and ends
-      the hand, standard) or ``"never"`` (no declaring: a 31 is just a high hand and its
-      holder knocks as usual; Italian).
+      the hand, standard), ``"never"`` (no declaring: a 31 is just a high hand and its
+      holder knocks as usual; Italian) or ``"choice"`` (the holder declares or keeps quiet;
+      a 31 kept quiet cannot be claimed later and counts as 30, 002/000).
+    - ``hammer``: the first player may call a showdown instead of drawing (002).
+    - ``throw_down``: a showdown called before looking at one's cards: ``"first"`` (the
+      first player only, 002) or ``"any"`` (each player in turn before looking, 003).
+    - ``sudden_death``: after one card each the dealer may call sudden death: the single
+      cards are compared and the lowest lose a life (002, Doug Moyer).
     - ``first_turn_knock``: may a player knock on their first turn of a hand (standard: yes;
       the computer versions of 002 "Scat software": no).
     - ``knock_then_draw``: the knocker goes on to draw and discard in the same turn (the
@@ -108,6 +115,9 @@ class Rules:
     knock_then_draw: bool = False
     second_knock: bool = False
     extra_stops: int = 0
+    hammer: bool = False
+    throw_down: str = "none"
+    sudden_death: bool = False
 
     # One flat check per field, in field order: splitting it would scatter the validation
     # of one dataclass over helpers that each see a few fields, so it stays above C901's 20.
@@ -125,15 +135,20 @@ class Rules:
 
         check_type("name", (str,))
         for name in ("deck", "lives_name", "knock_mode", "knocker_tie", "all_out",
-                     "declare_31"):
+                     "declare_31", "throw_down"):
             check_type(name, (str,))
         for name in ("pennies", "knocker_loss", "knocker_loss_on_31", "min_knock",
                      "extra_stops"):
             check_type(name, (int,))
         for name in ("county", "straight_flush", "knock_needs_flush",
                      "knock_when_stock_exhausted", "trips_beat_31", "first_turn_knock",
-                     "knock_then_draw", "second_knock"):
+                     "knock_then_draw", "second_knock", "hammer", "sudden_death"):
             check_type(name, (bool,))
+        if self.throw_down not in THROW_DOWN:
+            raise bad("throw_down", f"must be one of {THROW_DOWN}")
+        if self.throw_down != "none" and self.declare_31 == "choice":
+            raise bad("throw_down", "cannot be combined with declare_31 'choice': a 31 holder "
+                      "must look at the cards to decide, a throw-down caller must not")
         if self.declare_31 not in DECLARE_31:
             raise bad("declare_31", f"must be one of {DECLARE_31}")
         if not 0 <= self.extra_stops <= len(BUS_EXTRA_STOPS):
@@ -193,6 +208,21 @@ class Rules:
         """The fields that change hand values (used to cache value tables)."""
         return (self.three_of_a_kind, self.three_aces, self.straight_flush, self.trips_beat_31)
 
+    @property
+    def calls(self) -> tuple[str, ...]:
+        """The calls these rules offer beyond drawing, discarding and knocking (each an
+        action of its own, :mod:`scat_env.actions`); empty for the standard game."""
+        out = []
+        if self.hammer:
+            out.append("hammer")
+        if self.throw_down != "none":
+            out.append("throw_down")
+        if self.sudden_death:
+            out.append("sudden_death")
+        if self.declare_31 == "choice":
+            out.append("declare")
+        return tuple(out)
+
     def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
@@ -210,9 +240,13 @@ class Rules:
         base_name = data.pop("preset", None)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(
-                f"{source}: unknown rule field(s) {unknown}; known fields: {sorted(known)}"
-            )
+            from .yamlfile import one_line
+
+            shown = ", ".join(repr(one_line(str(u))[:40]) for u in unknown[:3])
+            raise ValueError(f"{source}: unknown rule field(s) {shown}"
+                             f"{' and more' if len(unknown) > 3 else ''}"
+                             f"{_did_you_mean(str(unknown[0]), known)}; the {len(known)} fields "
+                             "are listed in docs/RULES.md")
         base = cls.preset(base_name) if base_name is not None else cls()
         if base_name is not None and "name" not in data:
             data["name"] = "custom"
@@ -251,7 +285,17 @@ class Rules:
             return cls(name=name, **PRESETS[name])
         if name.endswith((".yaml", ".yml")):
             return cls.from_yaml(name)
-        raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
+        raise ValueError(f"unknown rules preset {name[:40]!r}{_did_you_mean(name, PRESETS)}; "
+                         f"{len(PRESETS)} presets, listed by 'scat rules' and in docs/RULES.md")
+
+
+def _did_you_mean(word: str, choices: Any) -> str:
+    """``"; did you mean 'x'?"`` for the closest names, or ``""``: an error that lists every
+    preset or field would run past one line."""
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(choices), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 #: Rules files being loaded, outermost first (to refuse a ``preset:`` chain that loops).
@@ -313,6 +357,22 @@ PRESETS: dict[str, dict[str, Any]] = {
     "italian": {"deck": "italian", "trips_beat_31": True, "declare_31": "never",
                 "pennies": 3, "county": True, "lives_name": "tokens", "knocker_loss": 1,
                 "knocker_tie": "all"},
+    # 002 Variations: instead of drawing, the first player may call a "hammer" (knocking
+    # under the gun): everyone shows at once, scored like a knock with the caller as
+    # knocker (a lowest caller loses two); dealt 31s still pay.
+    "hammer": {"hammer": True},
+    # 002: the "throw-down" / "shotgun": the first player decides before looking at their
+    # cards whether to call the showdown. 003 lets any player call it before looking:
+    # throw_down_any.
+    "throw_down": {"throw_down": "first"},
+    "throw_down_any": {"throw_down": "any"},
+    # 002 Doug Moyer's game: the second knock, sudden death, the lowest simply lose one.
+    "moyer": {"second_knock": True, "sudden_death": True, "knocker_loss": 1,
+              "knocker_tie": "all"},
+    "sudden_death": {"sudden_death": True},
+    # 002/000: a 31 is declared by choice; one kept quiet counts as 30 for the rest of the
+    # hand and cannot be claimed later.
+    "undeclared_31": {"declare_31": "choice"},
     # 002 Gin (Angie Barry), 000: a knock promises the highest hand; three letters G-I-N
     # and you are out; trips 30.5.
     "gin": {
@@ -327,6 +387,43 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 #: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
 #: after "on the stairs".
+#: One line per preset, what ``scat rules`` lists (the source in brackets).
+PRESET_NOTES: dict[str, str] = {
+    "standard": "the standard game: 3 pennies + the county, a sole lowest knocker pays two [002]",
+    "knocker_pays_ties": "a knocker tied for lowest pays two, the others one; a 31 after a "
+                         "knock spares its holder [002 Variations]",
+    "knocker_only_ties": "in a tie with the knocker only the knocker pays [002 Variations]",
+    "knocker_loses_one": "a sole lowest knocker pays one, not two [002 Variations]",
+    "three_of_a_kind_30": "three of a kind counts 30 [002 Variations, 003]",
+    "three_of_a_kind_30_5": "three of a kind counts 30.5 [002 Variations]",
+    "straight_flush": "three suited cards in sequence count 30 [002 Variations, 003]",
+    "min_knock_17": "knocking needs a hand of 17 or more [002 Variations, 003]",
+    "min_knock_19": "knocking needs a hand of 19 or more [002 Variations, 003]",
+    "min_knock_21": "knocking needs a hand of 21 or more [002 Variations, 003]",
+    "flush_to_knock": "knocking needs three cards of one suit [002 Variations]",
+    "no_county": "three lives, no county [003]",
+    "knock_when_exhausted": "a knock stays allowed once the stock is empty",
+    "no_knock_when_exhausted": "the standard game under its former name",
+    "swedish_points": "each lost hand a point, four points and out [004]",
+    "ride_the_bus": "seated, back, middle, front, stairs, off the bus [002 Ride the Bus]",
+    "ride_the_bus_extra_stops": "Ride the Bus plus 'on the second step' and 'asking the "
+                                "driver to stop' [002 Ride the Bus]",
+    "moyer_second_knock": "the next player may knock too and end the play at once "
+                          "[002 Doug Moyer]",
+    "computer": "knock, then draw and discard; no knock on a first turn [002 Scat software]",
+    "italian": "the 40-card Italian pack, trips beat 31, no declaring, three tokens "
+               "[002 Antonio di Sebastiano]",
+    "hammer": "the first player may call a showdown instead of drawing [002 Variations]",
+    "throw_down": "the first player may call a showdown before looking [002 Variations]",
+    "throw_down_any": "any player may call a showdown before looking [003 Variations]",
+    "moyer": "second knock, the dealer's sudden death, the lowest simply lose one "
+             "[002 Doug Moyer]",
+    "sudden_death": "the dealer may compare single cards after one card each [002 Doug Moyer]",
+    "undeclared_31": "declaring 31 is a choice; a 31 kept quiet counts 30 [002, 000]",
+    "cadillac": "four nickels, a tied knocker pays, three aces a Grand Cadillac [002 Cadillac]",
+    "gin": "a knock promises the highest hand; letters G-I-N [002 Gin, 000]",
+}
+
 _BUS_POSITIONS = (
     "seated",
     "standing at the back",

@@ -7,7 +7,9 @@ ints, the frozen rules), so handing it out cannot change the game.
 
 What a seat may know, and why:
 
-- its own hand, and the card it drew this turn (stock draws are hidden from others, 002);
+- its own hand once it has looked at it (a throw-down is called, and sudden death decided,
+  before looking: the view then holds no card of its own), and the card it drew this turn
+  (stock draws are hidden from others, 002);
 - the whole discard pile in order: every card went onto it face up, so a player with a good
   memory knows it, even though only the top card can be taken;
 - for each opponent, the cards it took from the discard pile and still holds;
@@ -67,7 +69,8 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         raise ValueError(f"seat must be 0..{state.num_players - 1}, got {seat!r}")
     phase = state.phase
     discarding = phase is Phase.DISCARD and state.current_player == seat
-    mine = discarding or (phase is Phase.DRAW and state.current_player == seat)
+    mine = state.current_player == seat and phase is not Phase.HAND_OVER \
+        and phase is not Phase.GAME_OVER
     drawn = state.drawn if discarding else None
     taken = state.taken if discarding else None
     known = state.known
@@ -79,7 +82,8 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         phase=phase,
         current_player=state.current_player,
         dealer=state.dealer,
-        hand=tuple(sorted(state.hands[seat])),
+        # A player who has not looked (throw-down, sudden death) sees none of its cards.
+        hand=tuple(sorted(state.hands[seat])) if state.looked[seat] else (),
         drawn_card=drawn,
         taken_card=taken,
         top_discard=discard[-1] if discard else None,

@@ -30,7 +30,8 @@ def snapshot(s: GameState) -> tuple:
     return (s.num_players, s.rules, tuple(s.lives), tuple(s.active),
             tuple(tuple(h) for h in s.hands), tuple(s.known), tuple(s.stock),
             tuple(s.discard), tuple(s.log), tuple(s.results), s.hand_number, s.turn,
-            s.knocker, s.knock_turn, s.last_seat, s.taken, s.drawn, s.current_player, s.phase, s.dealer,
+            s.knocker, s.knock_turn, s.last_seat, tuple(s.looked), tuple(s.quiet), s.pending,
+            s.declared, s.taken, s.drawn, s.current_player, s.phase, s.dealer,
             s.rng.getstate())
 
 
@@ -53,7 +54,8 @@ def check_state(s: GameState, encoder: ObservationEncoder) -> None:
     assert legal, "a live state always offers a decision"
     mover = s.current_player
     assert s.active[mover]
-    assert len(s.hands[mover]) == (4 if s.phase is Phase.DISCARD else 3)
+    want = {Phase.DISCARD: 4, Phase.SUDDEN_DEATH: 1}.get(s.phase, 3)
+    assert len(s.hands[mover]) == want
     # the observation's mask is the engine's legal set; all zeros for everyone else
     for seat in range(s.num_players):
         mask = action_mask(make_view(s, seat))
@@ -73,8 +75,8 @@ def check_hidden_information(s: GameState, encoder: ObservationEncoder, rng: ran
         alt = s.clone()
         rng.shuffle(alt.stock)  # the stock order is hidden from everyone
         for opp in alt.active_seats():
-            if opp == me:
-                continue
+            if opp == me and alt.looked[me]:
+                continue  # my own cards, once I have looked at them
             hidden = [c for c in alt.hands[opp]
                       if not (alt.known[opp] >> c) & 1 and c != alt.drawn]
             if hidden:
@@ -113,6 +115,15 @@ def run(n: int, preset: str, seed: int, max_actions: int, hidden_every: int = 0)
 @given(n=tables, preset=presets, seed=seeds)
 def test_invariants_hold_after_every_action(n, preset, seed):
     run(n, preset, seed, max_actions=200, hidden_every=7)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("n", [2, 3, 6, 10])
+def test_invariants_hold_in_every_preset(preset, n):
+    """Every preset at 2, 3, 6 and 10 players: cards of its pack conserved (52 or 40),
+    lives, masks, observations in [0, 1], hidden cards (the stock, opponents' cards and
+    one's own cards before looking) never change what a seat sees."""
+    run(n, preset, seed=n * 1000 + len(preset), max_actions=300, hidden_every=3)
 
 
 def check_results(state: GameState) -> None:

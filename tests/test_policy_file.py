@@ -27,7 +27,7 @@ from agents.neural.policy_file import (
     shipped_path,
 )
 from agents.registry import make_agent
-from scat_env import GameState, Rules
+from scat_env import NUM_ACTIONS, GameState, Rules
 from scat_env.view import make_view
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
@@ -43,7 +43,7 @@ def _positions() -> tuple[np.ndarray, np.ndarray]:
         state = GameState(2 + game % 5, rules, seed=game)
         while not state.is_terminal() and len(obs) < 40 * (game + 1):
             view = make_view(state, state.current_player)
-            mask = np.zeros(56, dtype=bool)
+            mask = np.zeros(NUM_ACTIONS, dtype=bool)
             mask[list(view.legal_actions)] = True
             obs.append(enc.encode(view))
             masks.append(mask)
@@ -79,7 +79,8 @@ def _small(path: Path, **arch_changes) -> Path:
     arrays = {k: rng.normal(size=s).astype(np.float32) for k, s in expected_shapes(arch).items()}
     arch.update(arch_changes)
     save_policy(path, arrays, {"arch": arch, "max_players": arch["max_players"],
-                               "num_actions": 56, "rules": {}, "config": {"lr": 3e-4},
+                               "num_actions": NUM_ACTIONS, "rules": {},
+                               "config": {"lr": 3e-4},
                                "metrics": {}})
     return path
 

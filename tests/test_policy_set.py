@@ -18,13 +18,14 @@ def _plain_policy(path: Path, max_players: int = 6, seed: int = 0) -> str:
     """A small random policy file without the expert-advice inputs (numpy only)."""
     from agents.neural.encoding import policy_observation_size
     from agents.neural.policy_file import expected_shapes, save_policy
+    from scat_env.actions import NUM_ACTIONS
 
     arch = {"obs_size": policy_observation_size(max_players), "hidden": 8, "layers": 1,
             "max_players": max_players}
     rng = np.random.default_rng(seed)
     arrays = {k: rng.normal(size=shape).astype(np.float32)
               for k, shape in expected_shapes(arch).items()}
-    save_policy(path, arrays, {"arch": arch, "max_players": max_players, "num_actions": 56,
+    save_policy(path, arrays, {"arch": arch, "max_players": max_players, "num_actions": NUM_ACTIONS,
                                "rules": {}, "config": {}, "metrics": {}})
     return str(path)
 

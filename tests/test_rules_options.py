@@ -59,10 +59,17 @@ def test_replace_validates_again():
 
 
 def test_unknown_preset_and_fields_are_reported():
-    with pytest.raises(ValueError, match="unknown rules preset 'blitz'.*standard"):
+    with pytest.raises(ValueError, match="unknown rules preset 'blitz'.*scat rules"):
         Rules.preset("blitz")
-    with pytest.raises(ValueError, match=r"unknown rule field\(s\) \['lifes'\]"):
+    with pytest.raises(ValueError, match="unknown rules preset 'hamer' .did you mean 'hammer'"):
+        Rules.preset("hamer")
+    with pytest.raises(ValueError, match=r"unknown rule field\(s\) 'lifes'; the \d+ fields"):
         Rules.from_dict({"lifes": 3})
+    with pytest.raises(ValueError, match=r"'penies' .did you mean 'pennies'"):
+        Rules.from_dict({"penies": 3})
+    with pytest.raises(ValueError) as exc:  # an error never lists every field or preset
+        Rules.from_dict({f"f{i}": 1 for i in range(50)})
+    assert len(str(exc.value)) < 200
     with pytest.raises(ValueError, match="expected a mapping"):
         Rules.from_dict([1, 2])  # type: ignore[arg-type]
 

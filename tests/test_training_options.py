@@ -18,7 +18,7 @@ from agents.neural.encoding import PaddedEncoder, policy_observation_size
 from agents.neural.forward import NumpyPolicy
 from agents.registry import make_agent
 from scat_env import GameState, Rules
-from scat_env.actions import NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
 from scat_env.view import make_view
 from training.config import PPOConfig
 from training.policy_net import PolicyNet, load_file
@@ -46,8 +46,8 @@ def test_expert_advice_names_the_expert_move(n):
         out = np.zeros(ADVICE_SIZE, dtype=np.float32)
         action = advisor.advice(view, out)
         assert action == expert.act(view)
-        assert out[:NUM_ACTIONS].sum() == 1.0 and out[action] == 1.0
-        scored = set(np.flatnonzero(out[NUM_ACTIONS:NUM_ACTIONS + 52]))
+        assert out[:CORE_ACTIONS].sum() == 1.0 and out[action] == 1.0
+        scored = set(np.flatnonzero(out[CORE_ACTIONS:CORE_ACTIONS + 52]))
         assert scored <= set(view.hand)  # discard scores only for my own cards
         assert np.all(np.abs(out) <= 1.5)
         assert advisor.act(view) == action  # advice() leaves the agent as it was
@@ -60,7 +60,7 @@ def test_advice_encoder_extends_the_plain_observation():
         view = make_view(state, state.current_player)
         a, b = plain.encode(view), advised.encode(view)
         np.testing.assert_array_equal(b[: plain.size], a)
-        assert b[plain.size:plain.size + NUM_ACTIONS].sum() == 1.0
+        assert b[plain.size:plain.size + CORE_ACTIONS].sum() == 1.0
 
 
 def test_advice_inputs_never_depend_on_hidden_cards():

@@ -226,7 +226,18 @@ def build_net(data: dict[str, Any], path: str = "?") -> PolicyNet:
 
 
 def _load_weights(net: PolicyNet, state: dict[str, Any], what: str) -> None:
-    """``net.load_state_dict`` with a mismatch reported as one ValueError line naming ``what``."""
+    """``net.load_state_dict`` with a mismatch reported as one ValueError line naming ``what``.
+
+    A file from before the calls of the variations has the 56 outputs of the draw-and-discard
+    game: the outputs of the calls start at zero (they are masked out wherever the rules do
+    not offer them), so the network plays as the file did."""
+    pi = state.get("pi.weight")
+    if isinstance(pi, torch.Tensor) and pi.ndim == 2 and CORE_ACTIONS <= pi.shape[0] < NUM_ACTIONS:
+        missing = NUM_ACTIONS - pi.shape[0]
+        state = dict(state)
+        state["pi.weight"] = torch.cat([pi, torch.zeros(missing, pi.shape[1], dtype=pi.dtype)])
+        bias = state["pi.bias"]
+        state["pi.bias"] = torch.cat([bias, torch.zeros(missing, dtype=bias.dtype)])
     try:
         net.load_state_dict(state)
     except (RuntimeError, KeyError) as exc:
@@ -264,13 +275,6 @@ def warm_start(net: PolicyNet, data: dict[str, Any], path: str = "?", seed: int 
         w = state["trunk.0.weight"]
         state["trunk.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], ADVICE_SIZE)], dim=1)
         state["advice_gain"] = net.advice_gain.detach().clone()
-    if state["pi.weight"].shape[0] < NUM_ACTIONS:
-        # A file from before the calls of the variations: their outputs start at zero (the
-        # calls are masked out wherever the rules do not offer them).
-        missing = NUM_ACTIONS - state["pi.weight"].shape[0]
-        state["pi.weight"] = torch.cat([state["pi.weight"],
-                                        torch.zeros(missing, state["pi.weight"].shape[1])])
-        state["pi.bias"] = torch.cat([state["pi.bias"], torch.zeros(missing)])
     if (arch["hidden"], arch["layers"]) != (net.hidden, net.layers):
         state = grow_state(state, arch["layers"], net.hidden, net.layers, seed)
     _load_weights(net, state, f"init_from {path!r}")

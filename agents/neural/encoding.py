@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.expert import ADVICE_SIZE, ExpertAgent
 from scat_env import active_view
-from scat_env.actions import NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS
 from scat_env.observation import (
     PIECES,
     POINT_SCALE,
@@ -132,7 +132,7 @@ def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], 
     cards.append(observation_size(max_players))  # discard_values
     if advice:
         at = advice_offset(max_players)
-        cards += [at, at + NUM_ACTIONS]  # the expert's action one-hot, its per-card scores
+        cards += [at, at + CORE_ACTIONS]  # the expert's action one-hot, its per-card scores
     return cards, suits
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, DRAW_DISCARD, KNOCK
 
 from .encoding import DEFAULT_MAX_PLAYERS, advice_offset, skip_indices
 
@@ -44,6 +44,10 @@ class NumpyPolicy:
         self.weights = [(arr(f"trunk.{2 * i}.weight").T.copy(), arr(f"trunk.{2 * i}.bias"))
                         for i in range(layers)]
         self.pi_w, self.pi_b = arr("pi.weight").T.copy(), arr("pi.bias")
+        # A network trained before the calls of the variations existed has the 56 outputs
+        # of the draw-and-discard game; its logits are padded (agents.policy refuses it
+        # rules that offer a call).
+        self.num_actions = int(self.pi_b.shape[0])
         self.card_gain = float(arr("card_gain"))
         self.draw_gain = float(arr("draw_gain"))
         self.knock_gain = float(arr("knock_gain"))
@@ -55,13 +59,14 @@ class NumpyPolicy:
 
     def skip(self, obs: np.ndarray) -> np.ndarray:
         """The skip terms of the network for a batch ``(B, obs)``."""
-        out = np.zeros((obs.shape[0], NUM_ACTIONS), dtype=np.float32)
+        out = np.zeros((obs.shape[0], self.num_actions), dtype=np.float32)
         out[:, :52] = self.card_gain * obs[:, self.dv:self.dv + 52]
         vwd = obs[:, self.vwd]
         out[:, DRAW_DISCARD] = self.draw_gain * (vwd - obs[:, self.hv]) * (vwd > 0)
         out[:, KNOCK] = self.knock_gain * (obs[:, self.hv] - self.knock_at)
         if self.advice:
-            out += self.advice_gain * obs[:, self.advice_at:self.advice_at + NUM_ACTIONS]
+            at = self.advice_at
+            out[:, :CORE_ACTIONS] += self.advice_gain * obs[:, at:at + CORE_ACTIONS]
         return out
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -72,5 +77,8 @@ class NumpyPolicy:
         for w, b in self.weights:
             h = np.maximum(h @ w + b, 0.0)
         out = h @ self.pi_w + self.pi_b + self.skip(x)
+        pad = mask.shape[-1] - self.num_actions  # a 56-output network asked for every action
+        if pad > 0:
+            out = np.concatenate([out, np.full((out.shape[0], pad), -1e9, out.dtype)], 1)
         out = out[0] if single else out
         return np.where(mask, out, np.float32(-1e9))
