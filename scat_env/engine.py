@@ -720,13 +720,16 @@ class GameState:
         return state
 
     def hand_value(self, seat: int) -> float:
-        """Value of a seat's three-card hand (the best three of four mid-turn)."""
+        """Value of a seat's three-card hand (the best three of four mid-turn; a single
+        card's points while sudden death may be called)."""
         hand = self.hands[seat]
         t = self._table
         if len(hand) == 3:
             a, b, c = hand
             return t[a * 2704 + b * 52 + c]
-        return best_three(hand, t, self.taken if seat == self.current_player else None)
+        if len(hand) == 4:
+            return best_three(hand, t, self.taken if seat == self.current_player else None)
+        return float(max((CARD_POINTS[c] for c in hand), default=0))  # sudden death, or out
 
     def _shown_value(self, seat: int) -> float:
         """What ``seat``'s hand counts at the end of the hand: its value, a single card's

@@ -238,7 +238,7 @@ class Rules:
         known = {f.name for f in fields(cls)}
         data = dict(data)
         base_name = data.pop("preset", None)
-        unknown = sorted(set(data) - known)
+        unknown = sorted(map(str, set(data) - known))  # keys may be numbers in YAML
         if unknown:
             from .yamlfile import one_line
 

@@ -35,10 +35,13 @@ def test_pettingzoo_api_seed_and_render(n):
     render_test(lambda render_mode=None: scat_env.env(num_players=n, render_mode=render_mode))
 
 
+@pytest.mark.parametrize("n", [2, 3, 6, 10])
 @pytest.mark.parametrize("preset", [p for p in PRESETS if p != "standard"])
-def test_pettingzoo_api_for_every_preset(preset):
-    api_test(scat_env.env(num_players=3, rules=preset), num_cycles=CYCLES)
-    seed_test(lambda: scat_env.env(num_players=3, rules=preset), num_cycles=CYCLES)
+def test_pettingzoo_api_for_every_preset(preset, n):
+    api_test(scat_env.env(num_players=n, rules=preset), num_cycles=CYCLES)
+    seed_test(lambda: scat_env.env(num_players=n, rules=preset), num_cycles=CYCLES)
+    render_test(lambda render_mode=None: scat_env.env(num_players=n, rules=preset,
+                                                       render_mode=render_mode))
 
 
 def test_api_with_hand_rewards_and_raw_env():
