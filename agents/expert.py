@@ -164,17 +164,17 @@ class ExpertAgent(Agent):
     def _blind_call(self, view: PlayerView) -> tuple[int, str]:
         """A throw-down (before looking) or the dealer's sudden death (one unseen card each):
         a showdown of cards nobody has seen, so everyone is equally likely to lose it and
-        skill plays no part. Call it only to finish the game: when an opponent on their
-        last life could go out and I stay ahead of everyone even after paying the caller's
-        price."""
+        skill plays no part. Call it only to finish the game: heads-up, against an
+        opponent on their last life, with lives to spare even after paying the caller's
+        price (a coin toss that ends the game half the time and cannot end mine)."""
         call = THROW_DOWN if view.phase == "blind" else SUDDEN_DEATH
         cost = view.rules.knocker_loss if call == THROW_DOWN else 1
         mine = view.lives[view.seat]
         theirs = [view.lives[s] for s in opponents(view)]
-        if theirs and min(theirs) == 1 and mine - cost >= max(theirs) and mine > cost:
+        if len(theirs) == 1 and theirs[0] == 1 and mine > cost + 1:
             what = "throw down" if call == THROW_DOWN else "call sudden death"
-            return call, (f"{what}: an opponent is on their last life and I stay ahead "
-                          f"even if I lose {cost}")
+            return call, (f"{what}: my last opponent is on their last life and I keep "
+                          f"lives even if I lose {cost}")
         return PASS, "pass: a showdown of unseen cards is a coin toss, and I play better"
 
     def _draw(self, view: PlayerView, model: HandModel) -> tuple[int, str]:
