@@ -25,7 +25,7 @@ from rich.markup import escape
 from agents.base import Agent
 from agents.registry import make_agent
 from scat_env import GameState, PlayerView, Rules, make_view
-from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK, action_str
 from scat_env.engine import as_action
 
 from . import keystore
@@ -283,6 +283,8 @@ class PlaySession:
                 self.print("[bold yellow]You knocked![/] Everyone else gets one more turn.")
             elif action < 52:
                 self.print(f"You discarded the {card_markup(action)}.")
+            else:  # a call some rules offer
+                self.print(f"You chose: {escape(action_str(action))}.")
         else:
             self.print(action_markup(seat, action, self.names, top_before))
         last = state.results[-1] if state.results else None
@@ -310,7 +312,7 @@ class PlaySession:
 
     def _human_turn(self) -> int:
         view = make_view(self.state, self.human)
-        if view.phase == "draw" or self._redraw:
+        if view.phase != "discard" or self._redraw:  # a draw or a call: the table first
             self.show_table(view)
         options = menu_options(view)
         self.print(menu_view(view, options))

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str, parse_card
+from scat_env.actions import action_short, action_str
+from scat_env.cards import NUM_CARDS
 from scat_env.scoring import value_of
 
 #: Meta commands that do not change the game.
@@ -104,6 +106,13 @@ def menu_options(view: PlayerView) -> list[MenuOption]:
             if card == view.drawn_card:
                 label += "  (the card you drew)"
             options.append(MenuOption(len(options) + 1, card_str(card), card, label))
+    # The calls some rules offer (a hammer, a throw-down, sudden death, declaring 31, or
+    # passing on them): listed by their own words, typed by their short names.
+    listed = {o.action for o in options}
+    for action in legal:
+        if action >= NUM_CARDS and action not in listed:
+            options.append(MenuOption(len(options) + 1, action_short(action), action,
+                                      action_str(action).capitalize()))
     return options
 
 
@@ -146,6 +155,10 @@ def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = Non
         raise InputError(
             f"There is no option {number}; choose 1-{len(options)} from the menu."
         )
+
+    for opt in options:
+        if opt.action >= NUM_CARDS and word == opt.key:  # a call, by its short name
+            return Command("action", opt.action)
 
     if word in _ACTION_WORDS:
         action = _ACTION_WORDS[word]

@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import RenderableType
 
 from scat_env import HandResult, Phase, make_view
-from scat_env.actions import DRAW_STOCK, END_PLAY, KNOCK
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
 
 from .savegame import ReplayError, SavedGame
 from .tui import (
@@ -119,7 +119,7 @@ class Viewer:
                 line = line.replace("drew from the stock",
                                     f"drew the {card_markup(state.drawn)} from the stock")
             turn_lines.append(line)
-            if action < 52 or action in (KNOCK, END_PLAY):
+            if action not in (DRAW_STOCK, DRAW_DISCARD):  # a turn ends with anything else
                 print_("\n".join(turn_lines))
                 turn_lines = []
                 if len(state.results) > shown:

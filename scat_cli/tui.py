@@ -23,7 +23,8 @@ from rich.table import Table
 from rich.text import Text
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, HandResult, PlayerView, Rules
-from scat_env.cards import CARD_SUIT, card_str
+from scat_env.actions import action_str
+from scat_env.cards import CARD_SUIT, NUM_CARDS, card_str
 from scat_env.rules import lives_label
 from scat_env.scoring import value_of
 
@@ -86,6 +87,8 @@ def action_markup(seat: int, action: int, names: Sequence[str], top_before: int 
         return f"{who} [bold yellow]knocked![/]"
     if action == END_PLAY:
         return f"{who} ended the play (the stock is exhausted)"
+    if action >= NUM_CARDS:  # a call some rules offer: a hammer, a throw-down, a pass...
+        return f"{who} chose: {escape(action_str(action))}"
     return f"{who} discarded the {card_markup(action)}"
 
 
@@ -289,6 +292,8 @@ def menu_view(view: PlayerView, options: Sequence[MenuOption]) -> RenderableType
     """The numbered list of legal moves, each with its shortcut."""
     if view.phase == "draw":
         head = "Your turn: draw a card, or knock."
+    elif view.phase != "discard":  # a call the rules offer (sudden death, a throw-down...)
+        head = "Your call: type its number or its name."
     else:
         head = "Now discard a card: its number, or the card like 7c"
         if view.taken_card is not None:  # one line at 80 columns, to keep the menu's height

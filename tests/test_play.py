@@ -563,3 +563,30 @@ def test_a_saved_game_resumes_from_another_folder(tmp_path):
     again = scat(tmp_path / "elsewhere", "--resume", str(save), "--fast", "--no-color")
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("Resuming") and "Scat · standard rules" in again.stdout
+
+
+@pytest.mark.parametrize("preset", ["hammer", "throw_down_any", "sudden_death", "undeclared_31"])
+def test_the_calls_of_the_variations_are_on_the_menu_and_play_to_the_end(tmp_path, capsys,
+                                                                         preset):
+    """Rules that offer calls (a hammer, a throw-down, sudden death, declaring 31) list them
+    by name in the menu, and whole games with them play, save and replay."""
+    from scat_cli.main import main
+    from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, action_str
+
+    rules = Rules.preset(preset).replace(pennies=1)
+    calls = [action_str(a).capitalize() for a in range(CORE_ACTIONS, NUM_ACTIONS)]
+    for seed in range(20):  # until the person is offered a call (some need a first turn)
+        path = tmp_path / f"g{seed}.json"
+        game = new_game(3, ["greedy", "greedy"], rules, seed=seed, name="You")
+        assert run_session(game, path, [], then="1") == 0
+        out = capsys.readouterr().out
+        saved = SavedGame.load(path)
+        chosen = [a for _, a in saved.actions if a >= CORE_ACTIONS]
+        assert "Game over" in out and saved.status == "finished"
+        assert ("chose:" in out) == bool(chosen)
+        assert main(["replay", str(path), "--fast", "--no-color", "--reveal"]) == 0
+        capsys.readouterr()
+        if any(label in out for label in calls):
+            break
+    else:
+        pytest.fail(f"{preset}: no call was offered to the person in 20 games")
