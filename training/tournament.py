@@ -503,9 +503,7 @@ class RecordCheck:
         if not isinstance(hands, list):
             raise ValueError(f"hands must be a list, got {short_repr(hands)}")
         lives = [self.start_lives] * n
-        # The chain starts at the first hand's dealer, not at first_dealer: a 31 dealt in the
-        # very first deal moves the deal on before the record reads the dealer.
-        dealer = hands[0]["dealer"] if hands and isinstance(hands[0], dict) else None
+        dealer: int | None = None
         for number, hand in enumerate(hands):
             if sum(v > 0 for v in lives) <= 1 or (self.config.single_hand and number):
                 raise ValueError(f"hand {number} is played after the game was over")
@@ -513,6 +511,10 @@ class RecordCheck:
                 after = self._hand(hand, lives)
             except ValueError as exc:
                 raise ValueError(f"hand {number}: {exc}") from None
+            if dealer is None:
+                # The chain starts at the first hand's dealer, not at first_dealer: a 31
+                # dealt in the very first deal moves the deal on before the record reads it.
+                dealer = hand["dealer"]
             if hand["dealer"] != dealer:
                 raise ValueError(f"hand {number} is dealt by seat {hand['dealer']}, but the deal "
                                  f"passes to seat {dealer}")
