@@ -107,6 +107,8 @@ TAMPERING = {
     "a hand too many": (lambda r: r["hands"].append(r["hands"][-1]),
                         r"hand \d+ is played after the game was over"),
     "not a record": (lambda r: r.update(hands="many"), "hands must be a list"),
+    "a first hand without its dealer": (lambda r: r["hands"][0].pop("dealer"),
+                                        "hand 0: not a hand summary"),
 }
 
 
