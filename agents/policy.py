@@ -308,7 +308,7 @@ def _symmetry_count(option: str, kind: str, spec: str) -> int:
     _, eq, value = option.partition("=")
     if not eq:
         return SYM_DEFAULT
-    if not value.isdigit() or not 1 <= int(value) <= SYM_MAX:
+    if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= SYM_MAX:
         raise ValueError(f"{kind}: 'sym={value}' in {kind}:{spec} must be a whole number of "
                          f"card relabellings from 1 to {SYM_MAX}")
     return int(value)

@@ -70,14 +70,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, ValueError, FileNotFoundError) as exc:
         print(f"scat {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # the reader left (``scat rules | head``): stop quietly
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a full disk, a read-only folder...: one line, never a traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"scat {args.command}: error: cannot use{where}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     return int(result or 0)
 
 

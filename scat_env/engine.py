@@ -153,8 +153,6 @@ class HandResult:
             table = getattr(self, name)
             if type(table) is not FrozenDict:
                 object.__setattr__(self, name, FrozenDict(table))
-        # What each seat saw, built once per seat (a view is made at every decision).
-        object.__setattr__(self, "_seen", {})
 
     @property
     def shown(self) -> tuple[int, ...]:
@@ -178,7 +176,9 @@ class HandResult:
         learns the other hands. The full record (:attr:`hands`) stays with the game, for
         replays once the game is over and for training statistics.
         """
-        seen = self._seen.get(seat)  # type: ignore[attr-defined]
+        # What each seat saw, built once per seat (a view is made at every decision).
+        cache = self.__dict__.setdefault("_seen", {})
+        seen = cache.get(seat)
         if seen is not None:
             return seen
         keep = set(self.shown)
@@ -192,7 +192,7 @@ class HandResult:
                 values={s: v for s, v in self.values.items() if s in keep},
                 hands={s: h for s, h in self.hands.items() if s in keep},
             )
-        self._seen[seat] = seen  # type: ignore[attr-defined]
+        cache[seat] = seen
         return seen
 
     def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
@@ -358,6 +358,8 @@ class GameState:
     _table: list[float]  # hand values of every three cards (scat_env.scoring.value_table)
     _declares: bool  # a 31 is declared at once (rules.declare_31 == "auto")
     _chooses: bool  # a new 31 gives its holder the choice (rules.declare_31 == "choice")
+    _sudden: bool  # the dealer may call sudden death after one card each
+    _blind: bool  # throw-down calls before looking (rules.throw_down != "none")
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out)")
     active: list[bool] = _copied("seat still in the game")
@@ -427,6 +429,8 @@ class GameState:
         self._table = value_table(rules)
         self._declares = rules.declare_31 == "auto"
         self._chooses = rules.declare_31 == "choice"
+        self._sudden = rules.sudden_death
+        self._blind = rules.throw_down != "none"
         self.lives = [rules.start_lives] * n
         self.active = [True] * n
         self.results = []
@@ -778,9 +782,9 @@ class GameState:
     def _deal(self, stacked: list[int] | None = None) -> None:
         """Deal hands until one needs a decision (a dealt 31 is scored on the spot).
 
-        The deck is laid out as the stock (top card at the END of the list) and dealt from
-        it one card at a time, starting left of the dealer, so that a deal stopped after one
-        card each (sudden death) goes on from where it stopped."""
+        Cards go one at a time, starting left of the dealer; the stock is what is left (top
+        card at the END of the list). A deal stopped after one card each (sudden death) lays
+        the rest of the deck out as the stock and goes on from there."""
         while True:
             if stacked is not None:
                 deck, stacked = stacked, None
@@ -789,10 +793,14 @@ class GameState:
                 self.rng.shuffle(deck)
             self.hand_number += 1
             n = self.num_players
-            for hand in self.hands:
+            hands = self.hands
+            for hand in hands:
                 hand.clear()
-            self.stock = deck[::-1]
-            self.discard = []
+            seats = []
+            s = self.dealer
+            for _ in range(sum(self.active)):
+                s = self._next_active(s)
+                seats.append(s)
             self.known = [0] * n
             self.looked = [True] * n
             self.quiet = [0] * n
@@ -800,34 +808,43 @@ class GameState:
             self.knocker = self.knock_turn = self.last_seat = self.taken = self.drawn = None
             self.pending = self.declared = ()
             self.turn = 0
-            self._deal_round()
-            if self.rules.sudden_death:
+            if self._sudden:
                 # 002 Doug Moyer: one card each, then the dealer may call sudden death.
                 # Nobody has looked: the cards are compared only if it is called.
+                for i, s in enumerate(seats):
+                    hands[s].append(deck[i])
+                self.stock = deck[:len(seats) - 1:-1] if len(seats) else deck[::-1]
+                self.discard = []
                 self.looked = [False] * n
                 self.current_player = self.dealer
                 self.phase = _SUDDEN
                 return
-            if self._finish_deal():
+            pos = 0
+            for _ in range(3):
+                for s in seats:
+                    hands[s].append(deck[pos])
+                    pos += 1
+            self.discard = [deck[pos]]  # the upcard
+            self.stock = deck[:pos:-1]  # remaining cards, top (deck[pos+1]) at the end
+            if self._after_deal():
                 return
 
-    def _deal_round(self) -> None:
-        """One card to each player still in, starting left of the dealer."""
-        stock, hands, active, n = self.stock, self.hands, self.active, self.num_players
-        s = self.dealer
-        for _ in range(sum(active)):
-            s = (s + 1) % n
-            while not active[s]:
-                s = (s + 1) % n
-            hands[s].append(stock.pop())
-
     def _finish_deal(self) -> bool:
-        """The rest of the deal: two more rounds, the upcard, the dealt 31s, the first call.
-        ``False`` when a dealt 31 ended the hand and the game goes on (deal again)."""
+        """Sudden death declined: the other two cards each and the upcard from the stock,
+        then :meth:`_after_deal`."""
+        stock, hands = self.stock, self.hands
         self.looked = [True] * self.num_players
-        self._deal_round()
-        self._deal_round()
-        self.discard = [self.stock.pop()]  # the upcard
+        for _ in range(2):
+            s = self.dealer
+            for _ in range(sum(self.active)):
+                s = self._next_active(s)
+                hands[s].append(stock.pop())
+        self.discard = [stock.pop()]  # the upcard
+        return self._after_deal()
+
+    def _after_deal(self) -> bool:
+        """The dealt 31s, then the first call or turn. ``False`` when a dealt 31 ended the
+        hand and the game goes on (deal again)."""
         first = self._next_active(self.dealer)
         self.current_player = first
         self.phase = _DRAW
@@ -849,7 +866,8 @@ class GameState:
             if holders:
                 self._end_hand("dealt_thirty_one", declarers=tuple(holders), deal_next=False)
                 return self.phase is not _DRAW
-        self._start_play()
+        if self._blind:
+            self._start_play()
         return True
 
     def _next_dealt_31(self) -> None:
@@ -878,7 +896,11 @@ class GameState:
 
     def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
         seats = self.active_seats()
-        values = {s: self._shown_value(s) for s in seats}
+        hands, t = self.hands, self._table
+        if len(hands[seats[0]]) == 3 and not any(self.quiet):
+            values = {s: t[hands[s][0] * 2704 + hands[s][1] * 52 + hands[s][2]] for s in seats}
+        else:  # a single card (sudden death), or a 31 kept quiet
+            values = {s: self._shown_value(s) for s in seats}
         knocker = self.knocker
         if declarers:
             losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,

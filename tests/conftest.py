@@ -28,6 +28,16 @@ if os.environ.get("CI"):
 MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test, and every process a test starts, keeps the game's files (the save key,
+    the ledger, replays) in a temporary folder, never in the real home."""
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="scat-test-home-")
+    os.environ.setdefault("SCAT_HOME", home)
+    os.environ.setdefault("SCAT_REPLAY_DIR", os.path.join(home, "replays"))
+
+
 def deal_order(num_players: int, dealer: int, active: Sequence[bool] | None = None) -> list[int]:
     """Seats in the order they receive cards: the dealer's left first, clockwise."""
     active = list(active) if active is not None else [True] * num_players

@@ -92,7 +92,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     (block / "sitecustomize.py").write_text(BLOCK_TORCH)
     elsewhere = base / "elsewhere"
     elsewhere.mkdir()
-    env = {**env, "PYTHONPATH": str(block), "SCAT_REPLAY_DIR": str(elsewhere / "replays")}
+    env = {**env, "PYTHONPATH": str(block), "SCAT_REPLAY_DIR": str(elsewhere / "replays"),
+           "SCAT_HOME": str(elsewhere / "home")}
     return python, env, wheel
 
 

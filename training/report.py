@@ -45,7 +45,7 @@ from .ratings import (
     wilson_ci,
 )
 
-SHOWDOWN_REASONS = ("knock", "stock_exhausted")
+SHOWDOWN_REASONS = ("knock", "second_knock", "stock_exhausted", "hammer", "throw_down")
 RESULTS_FILE = "results.json"
 TIMING_FILE = "timing.json"
 MARKDOWN_FILE = "results.md"

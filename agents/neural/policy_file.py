@@ -32,6 +32,7 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -40,6 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
+from scat_env.yamlfile import one_line
 
 from .encoding import policy_observation_size
 from .forward import NumpyPolicy
@@ -160,11 +162,19 @@ def load_policy(path: str | os.PathLike[str]) -> PolicyFile:
     try:
         with zipfile.ZipFile(path) as zf:
             return _read(zf, where)
+    except ValueError as exc:  # ours, bounded here: values quoted from the file may be huge
+        raise ValueError(one_line(str(exc))) from None
     except zipfile.BadZipFile:
         raise ValueError(f"{where} is not a scat policy file (not a zip: corrupt or "
                          "truncated?)") from None
     except (OSError, EOFError) as exc:
-        raise ValueError(f"{where} cannot be read (corrupt or truncated?): {exc}") from None
+        raise ValueError(one_line(f"{where} cannot be read (corrupt or truncated?): {exc}")
+                         ) from None
+    except (NotImplementedError, RuntimeError, zlib.error, RecursionError) as exc:
+        # an unsupported compression method, an encrypted member, a corrupt deflate stream,
+        # metadata nested past reason: the zip module and json raise these, not ValueError
+        raise ValueError(f"{where} is not a scat policy file (corrupt, encrypted or of an "
+                         f"unsupported kind: {type(exc).__name__})") from None
 
 
 def _read(zf: zipfile.ZipFile, where: str) -> PolicyFile:
@@ -207,7 +217,11 @@ def _read_array(zf: zipfile.ZipFile, member: str, shape: tuple[int | None, ...],
             raise ValueError(f"{where}: {member} has .npy version {version}")
         read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                        else np.lib.format.read_array_header_2_0)
-        got, fortran, got_dtype = read_header(fh)
+        try:
+            got, fortran, got_dtype = read_header(fh)
+        except ValueError:  # numpy's own text here would advise allow_pickle=True
+            raise ValueError(f"{where}: {member} has a .npy header this reader does not "
+                             "accept (oversized or malformed)") from None
         if got_dtype != np.dtype(dtype) or fortran or len(got) != len(shape) or any(
                 want is not None and g != want for g, want in zip(got, shape, strict=True)):
             raise ValueError(f"{where}: {member} is {got_dtype}{list(got)}, expected "
@@ -308,12 +322,14 @@ def check_torch_zip(file: str | os.PathLike[str] | io.BytesIO, where: str) -> No
     except (OSError, zipfile.BadZipFile):
         return
     with zf:
-        if any(info.compress_type != zipfile.ZIP_STORED for info in zf.infolist()):
+        if any(info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1
+               for info in zf.infolist()):
             raise ValueError(f"{where} is not a scat-env policy/checkpoint file (a torch file "
-                             "holds no compressed members)")
+                             "holds no compressed or encrypted members)")
         try:
             bad = zf.testzip()
-        except (OSError, zipfile.BadZipFile, EOFError) as exc:
+        except (OSError, zipfile.BadZipFile, EOFError, RuntimeError,
+                NotImplementedError) as exc:
             raise ValueError(f"{where} is not a scat-env policy/checkpoint file (corrupt or "
                              f"truncated?): {str(exc)[:120]}") from None
     if bad is not None:
