@@ -73,10 +73,20 @@ TABLES = (
            "--rules", "standard", "--seed", "0")),
 )
 
+#: One preset of each family of variations, at three players: random, greedy and expert at
+#: one table, so each family shows random < greedy < expert (or where it does not).
+VARIANT_PRESETS = ("knocker_pays_ties", "cadillac", "gin", "ride_the_bus_extra_stops",
+                   "italian", "computer", "moyer", "hammer", "throw_down_any", "undeclared_31")
+TABLES = TABLES + tuple(
+    Table(f"{preset}-3p", f"Preset `{preset}`, 3 players: random, greedy, expert at one table",
+          "", ("--agents", "random,greedy,expert", "--players", "3", "--games", "2000",
+               "--rules", preset, "--seed", "0"))
+    for preset in VARIANT_PRESETS)
+
 INTRO = """# Tournament results
 
-Baseline tournaments under the standard rules, each run by the `scat tournament` command above
-its table; this page is assembled from their folders by `python -m training.results`
+Baseline tournaments, under the standard rules and then one preset of each family of
+variations, each run by the `scat tournament` command above its table; this page is assembled from their folders by `python -m training.results`
 (`--run` re-runs them all first). Each folder holds `results.json` (deterministic: the same
 command gives the same bytes, whatever `--workers`), `results.md`, the plots, `config.json`
 and `timing.json` (wall-clock figures, measured on a 2-core machine, kept out of the
