@@ -292,12 +292,14 @@ def _no_training(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_odd_option_values(folder, saves, monkeypatch):
     _no_training(monkeypatch)
+    monkeypatch.chdir(folder)  # a relative --save value writes here, not in the checkout
     _fuzz_options(folder, saves, 80)
 
 
 @pytest.mark.slow
 def test_odd_option_values_long(folder, saves, monkeypatch):
     _no_training(monkeypatch)
+    monkeypatch.chdir(folder)
     _fuzz_options(folder, saves, 2000)
 
 

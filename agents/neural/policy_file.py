@@ -31,6 +31,7 @@ import io
 import json
 import os
 import tempfile
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -219,7 +220,9 @@ def _read_array(zf: zipfile.ZipFile, member: str, shape: tuple[int | None, ...],
                        else np.lib.format.read_array_header_2_0)
         try:
             got, fortran, got_dtype = read_header(fh)
-        except ValueError:  # numpy's own text here would advise allow_pickle=True
+        except (ValueError, SyntaxError, tokenize.TokenError):
+            # numpy parses the header as Python literals (these are its errors); its own
+            # text here would advise allow_pickle=True
             raise ValueError(f"{where}: {member} has a .npy header this reader does not "
                              "accept (oversized or malformed)") from None
         if got_dtype != np.dtype(dtype) or fortran or len(got) != len(shape) or any(
