@@ -28,6 +28,25 @@ if os.environ.get("CI"):
 MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 
 
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT_BEFORE: set[str] = set()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _ROOT_BEFORE.update(os.listdir(_ROOT))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A test that writes into the checkout (a relative path, a default output folder) fails
+    the run: the product folders hold only what is committed. Caches (dot folders) and the
+    editable install's metadata are left alone."""
+    new = sorted(name for name in set(os.listdir(_ROOT)) - _ROOT_BEFORE
+                 if not name.startswith(".") and not name.endswith(".egg-info"))
+    if new:
+        print(f"\ntests left files in the checkout: {new}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Every test, and every process a test starts, keeps the game's files (the save key,
     the ledger, replays) in a temporary folder, never in the real home."""
