@@ -176,6 +176,8 @@ class HandResult:
         learns the other hands. The full record (:attr:`hands`) stays with the game, for
         replays once the game is over and for training statistics.
         """
+        if self.reason != "thirty_one" and self.reason != "dealt_thirty_one":
+            return self  # a showdown: every hand was shown
         # What each seat saw, built once per seat (a view is made at every decision).
         cache = self.__dict__.setdefault("_seen", {})
         seen = cache.get(seat)

@@ -188,7 +188,8 @@ class ObservationEncoder:
         unseen = unseen_span.start
         seen = [unseen + c for c in hand]
         seen += [unseen + c for c in pile]
-        seen += self._outside_pack
+        if self._outside_pack:
+            seen += self._outside_pack
         base = self._hand
         ones = [base + c for c in hand]
         base = self._pile

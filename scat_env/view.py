@@ -63,14 +63,19 @@ def _bits(mask: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+# Module globals: reading ``Phase.DISCARD`` goes through the enum's descriptor, and a view
+# is built at every step of the env.
+_DISCARD, _HAND_OVER, _GAME_OVER = Phase.DISCARD, Phase.HAND_OVER, Phase.GAME_OVER
+
+
 def make_view(state: GameState, seat: int) -> PlayerView:
     """Build the view of ``seat`` from the full state (the only place both meet)."""
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be 0..{state.num_players - 1}, got {seat!r}")
     phase = state.phase
-    discarding = phase is Phase.DISCARD and state.current_player == seat
-    mine = state.current_player == seat and phase is not Phase.HAND_OVER \
-        and phase is not Phase.GAME_OVER
+    to_move = state.current_player == seat
+    discarding = to_move and phase is _DISCARD
+    mine = to_move and phase is not _HAND_OVER and phase is not _GAME_OVER
     drawn = state.drawn if discarding else None
     taken = state.taken if discarding else None
     known = state.known
