@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, Rules, card_str
 from scat_env.actions import CORE_ACTIONS, DECLARE, HAMMER, PASS, SUDDEN_DEATH, THROW_DOWN
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
@@ -392,10 +392,7 @@ class ExpertAgent(Agent):
             lt, le = model.value_dist(0, -1, p.quiet_cap, 0.0)
             p_sole *= 1.0 - le[x]
             p_none_below *= 1.0 - lt[x]
-        risk = rules.knocker_loss * p_sole
-        if rules.knocker_tie != "safe":
-            risk += rules.knocker_loss * (p_none_below - p_sole)
-        if opps and risk <= p.risk / len(opps):
+        if opps and knock_risk(rules, p_sole, p_none_below) <= p.risk / len(opps):
             return True, (f"call a hammer: {value:g} is the sole lowest of the dealt hands "
                           f"only with p={p_sole:.2f}")
         return False, ""
@@ -428,9 +425,7 @@ class ExpertAgent(Agent):
         if self._notes is not None:
             self._notes[_P_SOLE] = p_sole
             self._notes[_P_NONE_BELOW] = p_none_below
-        risk = rules.knocker_loss * p_sole
-        if rules.knocker_tie != "safe":
-            risk += rules.knocker_loss * (p_none_below - p_sole)
+        risk = knock_risk(rules, p_sole, p_none_below)
         budget = p.risk / m
         if view.lives[view.seat] <= rules.knocker_loss:
             budget *= p.low_lives
@@ -439,6 +434,16 @@ class ExpertAgent(Agent):
                 f"knock: {value:g} is the sole lowest only with p={p_sole:.2f} "
                 f"after everyone's last turn")
         return False, ""
+
+
+def knock_risk(rules: Rules, p_sole: float, p_none_below: float) -> float:
+    """Expected lives a knocker pays: ``knocker_loss`` when it ends sole lowest
+    (``p_sole``), and also in a tie for lowest where the rules make a tied knocker pay
+    (``p_none_below - p_sole``). Shared by the knock, the hammer and the search's rollouts."""
+    risk = rules.knocker_loss * p_sole
+    if rules.knocker_tie != "safe":
+        risk += rules.knocker_loss * (p_none_below - p_sole)
+    return risk
 
 
 def parse_params(arg: str | None) -> ExpertParams:

@@ -43,7 +43,7 @@ from scat_env.engine import Phase
 from scat_env.rewards import win_chance
 
 from .base import Agent
-from .expert import ExpertAgent, ExpertParams
+from .expert import ExpertAgent, ExpertParams, knock_risk
 from .knowledge import MAX_DRAWS, hand_model, opponents, unseen_cards, value3
 from .registry import register
 
@@ -134,10 +134,7 @@ def _knock_threshold(model, rules, m: int, k: int, params: ExpertParams) -> floa
                 return b / 2
             continue
         p_sole = (1.0 - le[b]) ** m
-        risk = rules.knocker_loss * p_sole
-        if rules.knocker_tie != "safe":
-            risk += rules.knocker_loss * ((1.0 - lt[b]) ** m - p_sole)
-        if risk <= params.risk / m:
+        if knock_risk(rules, p_sole, (1.0 - lt[b]) ** m) <= params.risk / m:
             return b / 2
     return 99.0
 
