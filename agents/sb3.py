@@ -25,16 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from scat_env.actions import END_PLAY, NUM_ACTIONS
+from scat_env.actions import NUM_ACTIONS
 
 from .base import Agent
 from .neural.encoding import policy_observation_size
 from .neural.policy_file import (
+    ACTION_WIDTHS,
     MAX_HIDDEN,
     MAX_LAYERS,
     PLAYERS_RANGE,
-    check_torch_zip,
-    torch_load_error,
+    safe_torch_load,
 )
 from .policy import PolicyAgent, parse_policy_spec
 from .registry import register
@@ -92,14 +92,9 @@ def _member(zf: zipfile.ZipFile, name: str, where: str, limit: int) -> bytes:
 
 
 def _torch_member(zf: zipfile.ZipFile, name: str, where: str) -> Any:
-    import torch
 
     blob = _member(zf, name, where, MAX_WEIGHTS_BYTES)
-    check_torch_zip(io.BytesIO(blob), f"{where} ({name})")
-    try:
-        return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
-    except Exception as exc:  # foreign pickle, truncated file...
-        raise torch_load_error(f"{where} ({name})", exc) from None
+    return safe_torch_load(io.BytesIO(blob), f"{where} ({name})")
 
 
 def _layers(weights: dict[str, Any], prefix: str, size: int, where: str) -> list[int]:
@@ -154,7 +149,7 @@ def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int,
     vf = _layers(weights, "mlp_extractor.value_net", obs, where)
     out = weights.get("action_net.bias")
     actions = int(out.shape[0]) if out is not None and out.dim() == 1 else NUM_ACTIONS
-    if not END_PLAY < actions <= NUM_ACTIONS:
+    if actions not in ACTION_WIDTHS:
         actions = NUM_ACTIONS  # reported below as a shape that does not fit
     shapes = _expected_shapes(obs, pi, vf, actions)
     if set(weights) != set(shapes):
@@ -219,11 +214,14 @@ class SB3Policy:
     """Adapter giving an SB3 (Maskable) actor-critic policy the ``logits(obs, mask)``
     interface."""
 
-    def __init__(self, policy: Any) -> None:
+    def __init__(self, policy: Any, num_actions: int = NUM_ACTIONS) -> None:
         import torch
 
         self.policy = policy
         self.torch = torch
+        # How many actions the network scores: read by agents.policy.known_actions, which
+        # refuses a preset whose calls a draw-and-discard (56-output) network cannot make.
+        self.num_actions = num_actions
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         torch = self.torch
@@ -249,7 +247,7 @@ def _load_sb3(path: str) -> tuple[SB3Policy, int]:
         raise ValueError(f"sb3:{path} needs stable-baselines3 and sb3-contrib "
                          "(pip install 'scat-env[train]')") from None
     loaded = read_sb3_zip(path)
-    return SB3Policy(loaded.build_policy()), loaded.max_players
+    return SB3Policy(loaded.build_policy(), loaded.actions), loaded.max_players
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:

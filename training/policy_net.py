@@ -37,11 +37,11 @@ from agents.neural.encoding import (
 from agents.neural.policy_file import (
     POLICY_KIND,
     check_arch,
-    check_torch_zip,
+    check_state_dict,
     is_policy_file,
     load_policy,
+    safe_torch_load,
     save_policy,
-    torch_load_error,
 )
 from scat_env.actions import CORE_ACTIONS, DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.rules import Rules
@@ -202,11 +202,7 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
         loaded = load_policy(path)
         state = {k: torch.from_numpy(v) for k, v in loaded.arrays.items()}
         return {**loaded.metadata, "state_dict": state}
-    check_torch_zip(path, repr(str(path)))  # a flipped byte in tensor data: refused
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # truncated zip, not a torch file, foreign pickle...
-        raise torch_load_error(repr(str(path)), exc) from None
+    data = safe_torch_load(path, repr(str(path)))  # old torch, a flipped byte: refused
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{str(path)!r} is not a {' or '.join(kinds)} file (found {found!r})")
@@ -214,6 +210,7 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
         raise ValueError(f"{str(path)!r} has format version {data.get('format_version')!r}; "
                          f"this scat-env reads version {FORMAT_VERSION}")
     check_arch(data, repr(str(path)))
+    data["state_dict"] = check_state_dict(data.get("state_dict"), repr(str(path)))
     return data
 
 

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, PASS
 from scat_env.yamlfile import one_line
 
 from .encoding import policy_observation_size
@@ -51,6 +51,16 @@ POLICY_KIND = "scat-policy"
 #: 1: torch ``.pt`` files (read by :mod:`training.policy_net`); 2: this ``.npz`` format.
 FORMAT_VERSION = 2
 METADATA = "metadata.json"
+
+#: The output widths a policy may have: the draw-and-discard game's actions, those plus the
+#: calls of the variations (up to ``PASS``), or the whole action space. A network scores a
+#: prefix of the action space; :func:`agents.policy.known_actions` refuses a preset that
+#: offers actions past it.
+ACTION_WIDTHS: tuple[int, ...] = tuple(sorted({CORE_ACTIONS, PASS + 1, NUM_ACTIONS}))
+#: The oldest torch whose ``torch.load(weights_only=True)`` runs no code from a crafted file
+#: (CVE-2025-32434 was fixed in 2.6, CVE-2026-24747 in 2.10): older torch is refused before
+#: any file is read.
+MIN_TORCH = (2, 10)
 
 #: Sanity bounds checked before anything is allocated: a larger file is refused as corrupt.
 MAX_HIDDEN = 4096
@@ -128,7 +138,7 @@ def check_arch(metadata: Mapping[str, Any], where: str) -> dict[str, int]:
     if maxp != arch["max_players"]:
         raise ValueError(f"{where}: max_players {maxp!r} differs from the architecture's "
                          f"{arch['max_players']!r}")
-    if metadata.get("num_actions") not in (CORE_ACTIONS, NUM_ACTIONS):
+    if metadata.get("num_actions") not in ACTION_WIDTHS:
         raise ValueError(f"{where} was trained for {metadata.get('num_actions')!r} actions, "
                          f"this scat-env has {NUM_ACTIONS} ({CORE_ACTIONS} without the calls "
                          f"of the variations)")
@@ -286,16 +296,12 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
         return load_policy(path)
     where = repr(str(path))
     try:
-        import torch
+        import torch  # noqa: F401  (safe_torch_load needs it)
     except ImportError:
         raise ValueError(f"{where} is a torch policy file (format 1): reading it needs torch "
                          "(pip install 'scat-env[train]'); python -m training.policy_net "
                          "convert rewrites it as .npz") from None
-    check_torch_zip(path, where)
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # truncated zip, foreign pickle...
-        raise torch_load_error(where, exc) from None
+    data = safe_torch_load(path, where)
     if not isinstance(data, dict) or data.get("kind") not in _LEGACY_KINDS:
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{where} is not a {POLICY_KIND} file (found {found!r})")
@@ -303,7 +309,7 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
         raise ValueError(f"{where} has torch format version {data.get('format_version')!r}; "
                          "this scat-env reads version 1")
     shapes = expected_shapes(check_arch(data, where), data["num_actions"])
-    state = data.get("state_dict") or {}
+    state = check_state_dict(data.get("state_dict"), where)
     arrays = {k: v.detach().cpu().numpy() for k, v in state.items() if k in shapes}
     if set(arrays) != set(shapes) or any(arrays[k].shape != shapes[k] for k in shapes):
         raise ValueError(f"{where}: weights do not fit the architecture")
@@ -311,6 +317,65 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
             "metrics")
     meta = {k: data[k] for k in keep if k in data}
     return PolicyFile(arrays, meta)
+
+
+def torch_version_error() -> str | None:
+    """Why the installed torch may not read files (too old to be safe), or ``None``."""
+    import torch
+
+    try:
+        have = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+    except ValueError:
+        return None  # a development build: its version says nothing of its age
+    if have >= MIN_TORCH:
+        return None
+    need = ".".join(map(str, MIN_TORCH))
+    return (f"torch {torch.__version__} is too old to read policy or checkpoint files safely "
+            f"(its weights_only loader can run code from a crafted file); install torch>={need}")
+
+
+def safe_torch_load(source: str | os.PathLike[str] | io.BytesIO, where: str) -> Any:
+    """``torch.load(weights_only=True)`` behind every check that makes it safe to call: a
+    torch new enough that ``weights_only`` holds (:data:`MIN_TORCH`), and every member's
+    CRC-32 (:func:`check_torch_zip`). Every failure is one ``ValueError`` line naming
+    ``where``; torch's own advice to load with ``weights_only=False`` is never shown."""
+    import torch
+
+    why = torch_version_error()
+    if why is not None:
+        raise ValueError(f"{where}: {why}")
+    check_torch_zip(source, where)
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+    try:
+        return torch.load(source, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated zip, foreign pickle...
+        raise torch_load_error(where, exc) from None
+
+
+def check_state_dict(state: Any, where: str) -> dict[str, Any]:
+    """``state`` as a network's weights: a dict of names to finite float32 tensors, or one
+    ``ValueError`` line naming the first field that is not (a file with a list, a string or
+    an int64 tensor where a weight belongs is refused here, not as a traceback later)."""
+    import torch
+
+    if not isinstance(state, dict) or not state:
+        raise ValueError(f"{where}: state_dict is {type(state).__name__}, expected a table of "
+                         "named tensors")
+    for name, value in state.items():
+        if not isinstance(name, str):
+            raise ValueError(f"{where}: state_dict has a key {str(name)[:40]!r} that is not "
+                             "a name")
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(f"{where}: state_dict[{name[:60]!r}] is "
+                             f"{type(value).__name__}, expected a float32 tensor")
+        if value.dtype != torch.float32:
+            raise ValueError(f"{where}: state_dict[{name[:60]!r}] is {value.dtype}, "
+                             "expected float32")
+        if not bool(torch.isfinite(value).all()):
+            raise ValueError(f"{where}: state_dict[{name[:60]!r}] holds a value that is "
+                             "not finite")
+    return state
 
 
 def check_torch_zip(file: str | os.PathLike[str] | io.BytesIO, where: str) -> None:
