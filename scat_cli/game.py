@@ -25,12 +25,22 @@ from rich.markup import escape
 from agents.base import Agent
 from agents.registry import make_agent
 from scat_env import GameState, PlayerView, Rules, make_view
-from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK, action_str
-from scat_env.engine import as_action
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK, PASS, action_str
+from scat_env.engine import Phase, as_action
 
 from . import keystore
 from .errors import CliError
-from .humanio import HELP, HINT, MENU, QUIT, InputError, menu_options, parse_command, yes
+from .humanio import (
+    HELP,
+    HINT,
+    MENU,
+    QUIT,
+    InputError,
+    knock_effect,
+    menu_options,
+    parse_command,
+    yes,
+)
 from .savegame import (
     HUMAN,
     REPLACEMENT_AGENTS,
@@ -223,18 +233,26 @@ class PlaySession:
                 self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
                                   style="dim")
             seat = state.current_player
+            # Whether to declare a new 31 (declare_31: choice) is a decision nobody else
+            # sees: an agent facing it gets no pause, no redraw and, if it keeps quiet, no
+            # line, so neither the screen nor its timing tells the person it holds 31.
+            private = state.phase is Phase.DECLARE
             if seat == self.human:
                 action = self._human_turn()
             else:
-                if self._redraw:
+                if self._redraw and not private:
                     self.show_table(make_view(state, self.human))
-                self.pause()
+                if not private:
+                    self.pause()
                 action = self._agent_move(seat)
             top_before = state.discard[-1] if state.discard else None
+            second = state.knocker is not None  # a knock now is a second knock
             state.apply_action(action)
             self.game.record(state, seat, action)
             self.save()
-            self._announce(seat, action, top_before)
+            if private and seat != self.human and action == PASS:
+                continue
+            self._announce(seat, action, top_before, second)
 
     def _agent_move(self, seat: int) -> int:
         """The move of the agent at ``seat``; an agent that breaks is replaced, not quoted.
@@ -272,7 +290,8 @@ class PlaySession:
         raise CliError(f"no agent can play {self.names[seat]}'s seat (every replacement "
                        "broke); the last good save is kept")
 
-    def _announce(self, seat: int, action: int, top_before: int | None) -> None:
+    def _announce(self, seat: int, action: int, top_before: int | None,
+                  second: bool = False) -> None:
         state = self.state
         if seat == self.human:
             if action == DRAW_STOCK:
@@ -280,7 +299,8 @@ class PlaySession:
             elif action == DRAW_DISCARD:
                 self.print(f"You took the {card_markup(top_before)}.")  # type: ignore[arg-type]
             elif action == KNOCK:
-                self.print("[bold yellow]You knocked![/] Everyone else gets one more turn.")
+                effect = knock_effect(self.game.rules, second)
+                self.print(f"[bold yellow]You knocked![/] {effect[0].upper()}{effect[1:]}.")
             elif action < 52:
                 self.print(f"You discarded the {card_markup(action)}.")
             else:  # a call some rules offer

@@ -17,7 +17,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str, parse_card
+from scat_env import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    KNOCK,
+    PlayerView,
+    Rules,
+    card_str,
+    parse_card,
+)
 from scat_env.actions import action_short, action_str
 from scat_env.cards import NUM_CARDS
 from scat_env.scoring import value_of
@@ -88,7 +97,7 @@ def menu_options(view: PlayerView) -> list[MenuOption]:
                 f"Take the {sym(view.top_discard)} from the discard pile"
                 if view.top_discard is not None else "Take the top discard"
             ),
-            KNOCK: "Knock (everyone else gets one more turn, then the showdown)",
+            KNOCK: f"Knock ({knock_effect(view.rules, view.knocker is not None)})",
             END_PLAY: "End the play (the stock is exhausted): showdown now",
         }
         for action in (DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY):
@@ -116,14 +125,31 @@ def menu_options(view: PlayerView) -> list[MenuOption]:
     return options
 
 
+def knock_effect(rules: Rules, second: bool = False) -> str:
+    """What a knock does under ``rules``, in words: the terminal's menu and its "You
+    knocked!" line. ``second``: the knock of the player after the knocker (Doug Moyer's
+    second knock), which ends the play at once."""
+    if second:
+        return "you knock too: the play ends at once, showdown"
+    then = "then draw and discard; " if rules.knock_then_draw else ""
+    unless = ", unless the next player knocks too" if rules.second_knock else ""
+    return f"{then}everyone else gets one more turn{unless}, then the showdown"
+
+
 def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
-    """The rule that forbids a knock right now (the engine only says it is illegal)."""
+    """The rule that forbids a knock right now (the engine only says it is illegal); the
+    checks follow the engine's own order (``GameState._may_knock``)."""
     rules = view.rules
     if view.phase == "discard":
         return "You can only knock instead of drawing, at the start of your turn."
     if view.knocker is not None:
         who = "You" if view.knocker == view.seat else names[view.knocker]
+        if rules.second_knock:
+            return (f"{who} already knocked this hand; only the next player after the "
+                    "knocker may knock too, on that turn.")
         return f"{who} already knocked this hand; there is only one knock per hand."
+    if not rules.first_turn_knock and view.turn < sum(view.active):
+        return "These rules allow no knock on a player's first turn."
     if view.stock_size == 0 and not rules.knock_when_stock_exhausted:
         return "These rules do not allow a knock once the stock is exhausted."
     value = value_of(list(view.hand), rules)
@@ -132,6 +158,14 @@ def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
     if rules.knock_needs_flush:
         return "These rules need three cards of one suit to knock."
     return "You cannot knock now."
+
+
+def _call_choices(view: PlayerView) -> str:
+    """The answer to anything typed in a call phase (throw down or look, sudden death or
+    deal on, declare 31 or keep quiet) that is not one of its choices."""
+    options = menu_options(view)
+    listed = " or ".join(f"{o.key} ({o.label.lower()})" for o in options)
+    return f"That is not a choice now. Choose {listed}, or its number."
 
 
 def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = None) -> Command:
@@ -165,6 +199,8 @@ def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = Non
         if action in legal:
             return Command("action", action)
         raise InputError(_why_not(action, view, names))
+    if view.phase not in ("draw", "discard"):  # a call phase: its choices, nothing else
+        raise InputError(_call_choices(view))
 
     try:
         card = parse_card(raw)
@@ -177,6 +213,8 @@ def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = Non
 
 
 def _why_not(action: int, view: PlayerView, names: Sequence[str]) -> str:
+    if view.phase not in ("draw", "discard"):
+        return _call_choices(view)
     if action == KNOCK:
         return _why_not_knock(view, names)
     if view.phase == "discard":

@@ -1,0 +1,133 @@
+"""``scat play`` words the calls of the variations as their rules do, and keeps a quiet 31
+quiet.
+
+- Declaring 31 as a choice (preset ``undeclared_31``, 002/000: a 31 not declared at once
+  counts as 30): an opponent that keeps its 31 quiet gets no line, no pause, no redraw.
+- The knock says what it does under the rules in force: the computer versions' knock is
+  followed by the knocker's own draw (002 "Scat software"), Doug Moyer's lets the next
+  player knock too (002 "Variations").
+- Anything typed in a call phase (throw down or look, sudden death or deal on) that is not
+  one of its choices is answered with those choices, never with advice about drawing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+
+import pytest
+
+from agents.expert import ExpertAgent
+from agents.registry import _FACTORIES, register
+from scat_cli.humanio import InputError, knock_effect, menu_options, parse_command
+from scat_cli.main import main
+from scat_cli.savegame import parse_action
+from scat_env import GameState, Rules
+from scat_env.actions import DECLARE, KNOCK, PASS, SUDDEN_DEATH
+from scat_env.engine import Phase
+from scat_env.view import make_view
+
+
+@pytest.fixture(autouse=True)
+def _scat_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCAT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SCAT_REPLAY_DIR", str(tmp_path / "replays"))
+
+
+class QuietExpert(ExpertAgent):
+    """The expert, except that it never declares a 31 it may keep quiet."""
+
+    def act(self, view):  # type: ignore[no-untyped-def]
+        if DECLARE in view.legal_actions and PASS in view.legal_actions:
+            return PASS
+        return super().act(view)
+
+
+@pytest.fixture
+def quiet_agent():
+    register("quiet31", lambda arg, seed: QuietExpert(seed=seed), "test agent")
+    yield "quiet31"
+    _FACTORIES.pop("quiet31", None)
+
+
+def test_an_opponents_quiet_31_gets_no_line(tmp_path, monkeypatch, capsys, quiet_agent):
+    """Seeds are tried until an opponent keeps a 31 quiet (the save records its PASS); the
+    screen never says so."""
+    for seed in range(1, 40):
+        save = tmp_path / f"game{seed}.json"
+        monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 4000))
+        code = main(["play", "--fast", "--no-color", "--rules", "undeclared_31", "--players",
+                     "3", "--opponents", quiet_agent, "--seed", str(seed), "--save", str(save)])
+        out = capsys.readouterr().out
+        assert code == 0
+        moves = json.loads(save.read_text())["actions"]
+        quiet = [m for m in moves if m[0] != 0 and parse_action(m[1]) == PASS]
+        assert "pass" not in out.lower(), out[-2000:]
+        if quiet:
+            return
+    pytest.fail("no opponent kept a 31 quiet in 39 games: the test proves nothing")
+
+
+def _view_at(rules: Rules, phase: Phase, **changes: object):
+    state = GameState(3, rules, seed=5)
+    while state.phase is not phase:
+        state.apply_action(state.legal_actions()[0])
+    return make_view(state, state.current_player)
+
+
+def test_the_knock_says_what_it_does_under_each_rule():
+    standard = Rules.preset("standard")
+    assert knock_effect(standard) == "everyone else gets one more turn, then the showdown"
+    computer = Rules.preset("computer")
+    assert knock_effect(computer).startswith("then draw and discard; everyone else")
+    moyer = Rules.preset("moyer")
+    assert "unless the next player knocks too" in knock_effect(moyer)
+    assert "ends at once" in knock_effect(moyer, second=True)
+    view = _view_at(replace(computer, first_turn_knock=True), Phase.DRAW)
+    (knock,) = [o for o in menu_options(view) if o.action == KNOCK]
+    assert "then draw and discard" in knock.label
+
+
+def test_why_no_knock_follows_the_rules_in_force():
+    computer = Rules.preset("computer")  # no knock on a player's first turn
+    view = _view_at(computer, Phase.DRAW)
+    assert KNOCK not in view.legal_actions
+    with pytest.raises(InputError, match="no knock on a player's first turn"):
+        parse_command("k", view)
+
+
+def _quiet_move(state: GameState) -> int:
+    """A move that neither knocks nor calls sudden death (PASS deals on)."""
+    return [a for a in state.legal_actions() if a not in (KNOCK, SUDDEN_DEATH)][0]
+
+
+def test_a_second_knock_refused_names_who_may_knock_too():
+    state = GameState(4, Rules.preset("moyer"), seed=11)
+    while not (state.phase is Phase.DRAW and KNOCK in state.legal_actions()):
+        state.apply_action(_quiet_move(state))
+    state.apply_action(KNOCK)
+    # The knocker's left-hand player may knock too (it draws and discards instead); the
+    # player after it may not.
+    assert KNOCK in state.legal_actions()
+    state.apply_action(_quiet_move(state))
+    state.apply_action(_quiet_move(state))
+    assert state.phase is Phase.DRAW
+    view = make_view(state, state.current_player)
+    assert KNOCK not in view.legal_actions
+    with pytest.raises(InputError, match="only the next player after the knocker"):
+        parse_command("k", view)
+
+
+@pytest.mark.parametrize("preset, phase", [("throw_down", Phase.BLIND),
+                                           ("sudden_death", Phase.SUDDEN_DEATH)])
+@pytest.mark.parametrize("typed", ["s", "d", "e", "k", "7c"])
+def test_a_call_phase_answers_with_its_own_choices(preset, phase, typed):
+    view = _view_at(Rules.preset(preset), phase)
+    with pytest.raises(InputError) as err:
+        parse_command(typed, view)
+    text = str(err.value)
+    assert text.startswith("That is not a choice now. Choose ")
+    for option in menu_options(view):
+        assert option.key in text
+    assert "draw" not in text.lower() or "stock" not in text.lower()
