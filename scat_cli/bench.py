@@ -5,7 +5,9 @@
 - ``scat bench agents [--agent expert ...]``: one agent's microseconds per decision
   (:func:`training.bench.agents_main`);
 - ``scat bench training [--seconds 60 ...]``: training throughput of both trainers
-  (:func:`training.bench.training_main`).
+  (:func:`training.bench.training_main`);
+- ``scat bench --batch [--players 2 3 6 10 ...]``: the batched engine's agent steps/s, with
+  the Python engine and pgx in the same run (:mod:`scat_env.batch.bench`).
 
 Each has its own ``--help``.
 """
@@ -20,7 +22,8 @@ KINDS = ("agents", "training")
 
 _USAGE_NOTE = ("scat bench measures the engine and the environment (options below); "
                "'scat bench agents --help' and 'scat bench training --help' time agents' "
-               "decisions and the trainers.\n")
+               "decisions and the trainers; 'scat bench --batch --help' the batched "
+               "engine.\n")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -58,6 +61,11 @@ def _bench(kind: str) -> Callable[[Sequence[str], str], int]:
 
 def run(args: argparse.Namespace) -> int:
     argv = list(args.bench_args)
+    if "--batch" in argv:
+        argv.remove("--batch")
+        from scat_env.batch.bench import main as batch_main
+
+        return int(batch_main(argv, "scat bench --batch") or 0)
     if argv and argv[0] in KINDS:
         kind = argv.pop(0)
         return int(_bench(kind)(argv, f"scat bench {kind}") or 0)

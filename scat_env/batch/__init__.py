@@ -1,0 +1,254 @@
+"""The batched engine: ``num_envs`` games of Scat stepped at once in compiled code.
+
+Training is bound by how fast games are played. :class:`GameState` plays one game in
+Python (about 300,000 decisions/s); :class:`BatchEnv` plays thousands side by side with
+numba-compiled kernels (:mod:`scat_env.batch.kernels`), one call per decision of every
+game, in parallel over the machine's cores. The rules are the engine's: a differential test
+(``tests/test_batch_engine.py``) plays both on the same deals and compares hands, piles,
+lives, results and rewards after every step.
+
+Why numba: the game is branchy integer code over small arrays (a few cards per hand, a pile
+of 52), which numba compiles to tight loops with a ``prange`` over games; it installs as a
+wheel from PyPI with no compiler. A JAX port (pgx's way) vectorises every branch, paying
+for all of them at every step, and needs JAX; numpy alone would need the same masking.
+
+    >>> from scat_env.batch import BatchEnv
+    >>> env = BatchEnv(num_envs=1024, num_players=3, rules="standard", seed=0)
+    >>> out = env.reset()
+    >>> out["observation"].shape, out["action_mask"].shape, out["current_player"].shape
+    ((1024, 63), (1024, 61), (1024,))
+    >>> out = env.step(env.random_actions())
+    >>> sorted(out)  # doctest: +NORMALIZE_WHITESPACE
+    ['action_mask', 'current_player', 'done', 'hands_ended', 'lives', 'lives_lost',
+     'observation', 'rewards', 'truncated', 'winner']
+
+**What a step returns** (arrays owned by the env and overwritten by the next step: copy
+what you keep): ``observation`` [B, D] int8 and ``action_mask`` [B, A] bool of the player
+to move (``A`` = :data:`scat_env.actions.NUM_ACTIONS`, the env's action space);
+``current_player`` [B]; ``rewards`` [B, num_players] float32, each seat's reward from this
+step (as ``env()`` pays it: ``reward="game"`` or ``"hand"``); ``done`` [B] and
+``truncated`` [B] (the turn cap, ``max_turns`` turns in one hand, as ``env()``);
+``winner`` [B] (-1 unless the game was won this step); ``hands_ended`` [B] and
+``lives_lost`` [B, num_players] (what the hands that ended this step cost; a step may end
+two hands when a dealt 31 follows); ``lives`` [B, num_players]. A game that ends restarts
+at once: its ``done`` is set and its observation is already the new game's first decision
+(the auto-reset of EnvPool and gymnasium's same-step mode). Seats are absolute in
+``rewards``, ``lives`` and ``lives_lost``; the observation is relative to the player to move.
+
+**The observation** is compact, documented in :func:`scat_env.batch.reference.compact_observation`:
+one code per card (unseen, in my hand, drawn, taken, top discard, in the pile, known in
+opponent r's hand), lives and flags per relative seat, five counters: ``52 + 2n + 5`` int8.
+It holds what the player's :class:`~scat_env.view.PlayerView` holds and nothing else (the
+tests build it from the view and compare).
+
+**Rules covered**: every preset whose game is drawing, discarding and knocking (see
+:func:`covers`); presets with calls (hammer, throw-down, sudden death, declaring 31 by
+choice) or another game (golf, points races) are refused with an error that names them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
+from ..scoring import value_table
+from . import kernels as K
+from .reference import game_seed, observation_size
+
+__all__ = ["BatchEnv", "covered_presets", "covers", "observation_size"]
+
+#: The rule fields the kernels read (``_params``, the value table, the pack) or refuse
+#: below. Any other field (one added for another game: points races, golf...) must keep
+#: its default, or the rules are refused naming it, until the kernels learn it.
+_PLAYED = frozenset({
+    "name", "deck", "pennies", "county", "lives_name", "knock_mode", "knocker_tie",
+    "knocker_loss", "knocker_loss_on_31", "three_of_a_kind", "three_aces", "straight_flush",
+    "min_knock", "knock_needs_flush", "knock_when_stock_exhausted", "all_out", "trips_beat_31",
+    "declare_31", "first_turn_knock", "knock_then_draw", "second_knock", "extra_stops",
+    "hammer", "throw_down", "sudden_death"})
+
+
+def _why_not(rules: Rules) -> str | None:
+    """Why the batched engine cannot play ``rules``, or ``None`` when it can."""
+    if rules.hammer:
+        return "the hammer call"
+    if rules.throw_down != "none":
+        return "the throw-down call"
+    if rules.sudden_death:
+        return "sudden death"
+    if rules.declare_31 == "choice":
+        return "declaring 31 by choice"
+    for name, spec in Rules.__dataclass_fields__.items():
+        if name not in _PLAYED and getattr(rules, name) != spec.default:
+            return f"{name}={getattr(rules, name)!r}"
+    return None
+
+
+def covers(rules: Rules | str) -> bool:
+    """Whether :class:`BatchEnv` plays ``rules`` (a :class:`Rules` or a preset name)."""
+    return _why_not(Rules.preset(rules) if isinstance(rules, str) else rules) is None
+
+
+def covered_presets() -> list[str]:
+    """The presets :class:`BatchEnv` plays, in :data:`scat_env.rules.PRESETS` order."""
+    return [name for name in PRESETS if covers(name)]
+
+
+def _params(rules: Rules, max_turns: int, reward: str) -> np.ndarray:
+    P = np.zeros(K.NUM_PARAMS, np.int64)
+    P[K.P_GIN] = rules.knock_mode == "gin"
+    P[K.P_TIE] = {"safe": K.TIE_SAFE, "all": K.TIE_ALL,
+                  "knocker_only": K.TIE_KNOCKER_ONLY}[rules.knocker_tie]
+    P[K.P_KNOCKER_LOSS] = rules.knocker_loss
+    P[K.P_KNOCKER_LOSS_31] = rules.knocker_loss_on_31
+    P[K.P_MIN_KNOCK] = rules.min_knock
+    P[K.P_FLUSH] = rules.knock_needs_flush
+    P[K.P_KNOCK_EXHAUSTED] = rules.knock_when_stock_exhausted
+    P[K.P_ALL_OUT_LAST_LIFE] = rules.all_out == "last_life"
+    P[K.P_DECLARES] = rules.declare_31 == "auto"
+    P[K.P_FIRST_TURN_KNOCK] = rules.first_turn_knock
+    P[K.P_KNOCK_THEN_DRAW] = rules.knock_then_draw
+    P[K.P_SECOND_KNOCK] = rules.second_knock
+    P[K.P_START_LIVES] = rules.start_lives
+    P[K.P_MAX_TURNS] = max_turns
+    P[K.P_REWARD_HAND] = reward == "hand"
+    return P
+
+
+class BatchEnv:
+    """``num_envs`` games of ``num_players`` under ``rules`` (a preset name or a
+    :class:`Rules`), game ``i`` seeded from ``(seed, i)``. See the module docstring."""
+
+    def __init__(self, num_envs: int, num_players: int, rules: str | Rules = "standard",
+                 seed: int = 0, *, max_turns: int = DEFAULT_MAX_TURNS,
+                 reward: str = "game") -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if (isinstance(num_players, bool) or not isinstance(num_players, int)
+                or not MIN_PLAYERS <= num_players <= MAX_PLAYERS):
+            raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                             f"got {num_players!r}")
+        if isinstance(rules, str):
+            rules = Rules.preset(rules)
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a preset name or a Rules, got {rules!r}")
+        why = _why_not(rules)
+        if why is not None:
+            raise ValueError(f"the batched engine does not play the {rules.name!r} rules yet "
+                             f"({why}); it plays: {', '.join(covered_presets())}")
+        if len(rules.deck_cards) < 3 * num_players + 1:
+            raise ValueError(f"the {rules.deck} pack has too few cards for {num_players} "
+                             "players")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        if reward not in ("game", "hand"):
+            raise ValueError(f"reward must be 'game' or 'hand', got {reward!r}")
+        self.num_envs, self.num_players, self.rules = num_envs, num_players, rules
+        self.seed, self.max_turns, self.reward = seed, max_turns, reward
+        B, n = num_envs, num_players
+        self.observation_size = observation_size(n)
+        self.num_actions = NUM_ACTIONS
+        self._P = _params(rules, max_turns, reward)
+        self._T = np.asarray(value_table(rules), np.float64)
+        self._deck = np.asarray(rules.deck_cards, np.int8)
+        self._hands = np.zeros((B, n, 4), np.int8)
+        self._hlen = np.zeros((B, n), np.int8)
+        self._known = np.zeros((B, n), np.uint64)
+        self._stock = np.zeros((B, 52), np.int8)
+        self._slen = np.zeros(B, np.int64)
+        self._disc = np.zeros((B, 52), np.int8)
+        self._dlen = np.zeros(B, np.int64)
+        self._lives = np.zeros((B, n), np.int64)
+        self._active = np.zeros((B, n), np.uint8)
+        self._sc = np.zeros((B, K.NUM_SCALARS), np.int64)
+        self._rng = np.array([game_seed(seed, i) for i in range(B)], np.uint64)
+        self._act_rng = np.array([game_seed(seed ^ 0x5CA7, i) for i in range(B)], np.uint64)
+        self._prew = np.zeros((B, n), np.float32)  # paid with a new game's first step
+        self._plost = np.zeros((B, n), np.int64)
+        self._pended = np.zeros(B, np.int64)
+        self._rew = np.zeros((B, n), np.float32)
+        self._lost = np.zeros((B, n), np.int64)
+        self._ended = np.zeros(B, np.int64)
+        self._done = np.zeros(B, np.bool_)
+        self._trunc = np.zeros(B, np.bool_)
+        self._winner = np.full(B, -1, np.int64)
+        self._obs = np.zeros((B, self.observation_size), np.int8)
+        self._mask = np.zeros((B, NUM_ACTIONS), np.bool_)
+        self._started = False
+
+    def _state_args(self) -> tuple[np.ndarray, ...]:
+        return (self._P, self._T, self._deck, self._hands, self._hlen, self._known,
+                self._stock, self._slen, self._disc, self._dlen, self._lives, self._active,
+                self._sc, self._rng, self._prew, self._plost, self._pended)
+
+    def reset(self) -> dict[str, np.ndarray]:
+        """A new game in every slot (the generators carry on: a second reset deals new
+        games); the observation, mask and player to move of each."""
+        K.reset_all(self.num_players, *self._state_args(), self._obs, self._mask)
+        self._done[:] = False
+        self._trunc[:] = False
+        self._winner[:] = -1
+        self._started = True
+        return self._out(first=True)
+
+    def step(self, actions: Any) -> dict[str, np.ndarray]:
+        """One decision in every game: ``actions[i]`` for the player to move in game ``i``.
+        An illegal action raises ``ValueError`` naming the game and the action, and no game
+        moves."""
+        if not self._started:
+            raise RuntimeError("BatchEnv: call reset() before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
+                             f"an array of shape {acts.shape} and dtype {acts.dtype}")
+        acts = acts.astype(np.int64, copy=False)
+        bad = K.first_illegal(acts, self._mask)
+        if bad >= 0:
+            legal = np.flatnonzero(self._mask[bad]).tolist()
+            raise ValueError(f"game {bad}: action {int(acts[bad])} is not legal for "
+                             f"player_{int(self._sc[bad, K.CUR])} now (legal: {legal})")
+        K.step_all(self.num_players, acts, *self._state_args(), self._rew, self._lost,
+                   self._ended, self._done, self._trunc, self._winner, self._obs, self._mask)
+        return self._out()
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action per game, from the env's own generators (the
+        benchmark's player, and a cheap opponent)."""
+        return K.random_actions(self._mask, self._act_rng)
+
+    def _out(self, first: bool = False) -> dict[str, np.ndarray]:
+        out = {"observation": self._obs, "action_mask": self._mask,
+               "current_player": self._sc[:, K.CUR]}
+        if not first:
+            out.update({"rewards": self._rew, "done": self._done, "truncated": self._trunc,
+                        "winner": self._winner, "hands_ended": self._ended,
+                        "lives_lost": self._lost, "lives": self._lives})
+        return out
+
+    # -- inspection (tests, debugging): one game's state as the engine would hold it -----
+    def game(self, i: int) -> dict[str, Any]:
+        """Game ``i``'s full state in the engine's terms (hands, piles top last, lives...):
+        for tests and debugging, never for a player."""
+        n, sc = self.num_players, self._sc[i]
+        def none(v: int) -> int | None:
+            return None if v < 0 else int(v)
+
+        return {
+            "hands": [self._hands[i, s, :self._hlen[i, s]].tolist() for s in range(n)],
+            "stock": self._stock[i, :self._slen[i]].tolist(),
+            "discard": self._disc[i, :self._dlen[i]].tolist(),
+            "lives": self._lives[i].tolist(),
+            "active": [bool(a) for a in self._active[i]],
+            "dealer": int(sc[K.DEALER]), "current_player": int(sc[K.CUR]),
+            "phase": ("draw", "discard", "game_over")[sc[K.PHASE]],
+            "knocker": none(sc[K.KNOCKER]), "turn": int(sc[K.TURN]),
+            "hand_number": int(sc[K.HAND_NO]), "taken": none(sc[K.TAKEN]),
+            "drawn": none(sc[K.DRAWN]),
+            "known": [[c for c in range(52) if int(self._known[i, s]) >> c & 1]
+                      for s in range(n)],
+        }

@@ -1,0 +1,527 @@
+"""The batched engine's compiled kernels: ``B`` games of Scat stepped at once with numba.
+
+The rules are those of :class:`scat_env.engine.GameState`, written again over flat arrays
+so that numba compiles them: every function here mirrors an engine method of the same name
+(``_deal``, ``_after_deal``, ``_end_hand``, ``_may_knock`` ...), and the differential test
+(``tests/test_batch_engine.py``) plays both side by side on the same deals and compares
+them after every step. A change of rules goes into both or the test fails.
+
+Layout (``g`` a game, ``s`` an absolute seat, ``N`` the table size):
+
+- ``hands[g, s, 0:hlen[g, s]]``: cards in hand, in the engine's order (draws appended,
+  discards removed keeping the others' order); ``known[g, s]``: a bit per card the seat
+  took from the discard pile and still holds.
+- ``stock[g, 0:slen[g]]`` and ``disc[g, 0:dlen[g]]``: piles with the top card LAST.
+- ``sc[g, k]``: the scalars of :data:`DEALER` .. :data:`HAND_NO` (``-1`` for "none").
+- ``rng[g]``: the game's SplitMix64 state; every random draw of a game comes from it,
+  in the engine's order (the dealer of a new game, then one Fisher-Yates shuffle per deal).
+- ``P``: the rule parameters (indices ``P_*``), ``T``: the value table
+  (:func:`scat_env.scoring.value_table`, ``T[a*2704 + b*52 + c]``), ``deck``: the pack.
+
+Outputs per step: the observation and mask of the player to move, rewards per seat, done
+and truncated flags, the winner, and what the hands that ended cost (for reports).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# -- scalar slots of sc[g] -------------------------------------------------------------------
+DEALER, CUR, PHASE, KNOCKER, KNOCK_TURN, LAST_SEAT, TAKEN, DRAWN, TURN, HAND_NO = range(10)
+NUM_SCALARS = 10
+# -- phases ----------------------------------------------------------------------------------
+DRAW, DISCARD, OVER = 0, 1, 2
+# -- rule parameters P[...] ------------------------------------------------------------------
+(P_GIN, P_TIE, P_KNOCKER_LOSS, P_KNOCKER_LOSS_31, P_MIN_KNOCK, P_FLUSH, P_KNOCK_EXHAUSTED,
+ P_ALL_OUT_LAST_LIFE, P_DECLARES, P_FIRST_TURN_KNOCK, P_KNOCK_THEN_DRAW, P_SECOND_KNOCK,
+ P_START_LIVES, P_MAX_TURNS, P_REWARD_HAND) = range(15)
+NUM_PARAMS = 15
+TIE_SAFE, TIE_ALL, TIE_KNOCKER_ONLY = 0, 1, 2
+# -- actions (scat_env.actions) --------------------------------------------------------------
+DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY = 52, 53, 54, 55
+# -- the compact observation's card codes ----------------------------------------------------
+C_UNSEEN, C_HAND, C_DRAWN, C_TAKEN, C_TOP, C_PILE, C_KNOWN = 0, 1, 2, 3, 4, 5, 6
+# -- why a hand ended (HandResult.reason) ----------------------------------------------------
+R_KNOCK, R_SECOND_KNOCK, R_THIRTY_ONE, R_DEALT, R_EXHAUSTED = 0, 1, 2, 3, 4
+THIRTY_ONE = 31.0
+_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _next(rng: np.ndarray, g: int) -> np.uint64:
+    """SplitMix64 (Steele, Lea and Flood 2014): one 64-bit draw from game ``g``'s state."""
+    z = rng[g] + np.uint64(0x9E3779B97F4A7C15)
+    rng[g] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _below(rng: np.ndarray, g: int, k: int) -> int:
+    """A draw in ``0..k-1``: the high 32 bits scaled by ``k`` (Lemire's multiply-shift; a
+    bias below 2^-26 for a pack of cards)."""
+    return int(((_next(rng, g) >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def _next_active(active: np.ndarray, g: int, s: int, n: int) -> int:
+    s = (s + 1) % n
+    while not active[g, s]:
+        s = (s + 1) % n
+    return s
+
+
+@njit(cache=True, inline="always")
+def _prev_active(active: np.ndarray, g: int, s: int, n: int) -> int:
+    s = (s - 1) % n
+    while not active[g, s]:
+        s = (s - 1) % n
+    return s
+
+
+@njit(cache=True, inline="always")
+def _value3(T: np.ndarray, hands: np.ndarray, g: int, s: int) -> float:
+    return T[hands[g, s, 0] * 2704 + hands[g, s, 1] * 52 + hands[g, s, 2]]
+
+
+@njit(cache=True)
+def _new_game(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+              sc, rng, rew, lost, ended):
+    """A new game in slot ``g``: full lives, a random dealer, the first deal."""
+    for s in range(n):
+        lives[g, s] = P[P_START_LIVES]
+        active[g, s] = 1
+    sc[g, HAND_NO] = 0
+    sc[g, DEALER] = _below(rng, g, n)
+    _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+          rng, rew, lost, ended)
+
+
+@njit(cache=True)
+def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+          rng, rew, lost, ended):
+    """``GameState._deal``: deal until a hand needs a decision (a dealt 31 is scored on the
+    spot and the next hand dealt)."""
+    k = deck.shape[0]
+    buf = np.empty(k, np.int8)
+    seats = np.empty(n, np.int64)
+    while True:
+        for i in range(k):
+            buf[i] = deck[i]
+        for i in range(k - 1, 0, -1):  # Random.shuffle's Fisher-Yates, high index first
+            j = _below(rng, g, i + 1)
+            t = buf[i]
+            buf[i] = buf[j]
+            buf[j] = t
+        sc[g, HAND_NO] += 1
+        m = 0
+        s = sc[g, DEALER]
+        for _ in range(n):
+            s = (s + 1) % n
+            if active[g, s]:
+                seats[m] = s
+                m += 1
+        for s in range(n):
+            hlen[g, s] = 0
+            known[g, s] = 0
+        sc[g, KNOCKER] = -1
+        sc[g, KNOCK_TURN] = -1
+        sc[g, LAST_SEAT] = -1
+        sc[g, TAKEN] = -1
+        sc[g, DRAWN] = -1
+        sc[g, TURN] = 0
+        pos = 0
+        for _ in range(3):
+            for i in range(m):
+                s = seats[i]
+                hands[g, s, hlen[g, s]] = buf[pos]
+                hlen[g, s] += 1
+                pos += 1
+        disc[g, 0] = buf[pos]  # the upcard
+        dlen[g] = 1
+        ns = 0
+        for i in range(k - 1, pos, -1):  # the rest, top card (buf[pos + 1]) last
+            stock[g, ns] = buf[i]
+            ns += 1
+        slen[g] = ns
+        # _after_deal: the dealt 31s, then the first turn
+        first = _next_active(active, g, sc[g, DEALER], n)
+        sc[g, CUR] = first
+        sc[g, PHASE] = DRAW
+        if P[P_DECLARES]:
+            holders = 0
+            for i in range(m):
+                if _value3(T, hands, g, seats[i]) >= THIRTY_ONE:
+                    holders |= 1 << seats[i]
+            if holders:
+                _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, R_DEALT,
+                          holders)
+                if sc[g, PHASE] == DRAW:
+                    continue  # the game goes on: deal again
+                return
+        return
+
+
+@njit(cache=True)
+def _showdown_losses(g, n, P, T, hands, active, knocker, loss):
+    """``showdown.knock_losses``: the lowest hand pays, the knocker's penalty, gin."""
+    vals = np.empty(n, np.float64)
+    low = 1e9
+    for s in range(n):
+        if active[g, s]:
+            v = _value3(T, hands, g, s)
+            vals[s] = v
+            if v < low:
+                low = v
+    if knocker >= 0 and P[P_GIN]:
+        best = -1.0
+        for s in range(n):
+            if active[g, s] and s != knocker and vals[s] > best:
+                best = vals[s]
+        if vals[knocker] >= best:
+            for s in range(n):
+                if active[g, s] and s != knocker:
+                    loss[s] = 1
+        else:
+            loss[knocker] = P[P_KNOCKER_LOSS]
+        return
+    nlow = 0
+    for s in range(n):
+        if active[g, s] and vals[s] == low:
+            nlow += 1
+            loss[s] = 1
+    if knocker < 0 or vals[knocker] != low:
+        return
+    tie = P[P_TIE]
+    if nlow == 1 or tie == TIE_KNOCKER_ONLY:
+        for s in range(n):
+            loss[s] = 0
+    elif tie == TIE_SAFE:
+        loss[knocker] = 0
+        return
+    loss[knocker] = P[P_KNOCKER_LOSS]
+
+
+@njit(cache=True)
+def _thirty_one_losses(g, n, P, active, knocker, dealt, declarers, loss):
+    """``showdown.thirty_one_losses``: everyone but the declarers pays one; after a knock
+    the knocker pays the knocker's penalty for a 31 (not for a dealt 31)."""
+    for s in range(n):
+        if active[g, s] and not (declarers >> s) & 1:
+            loss[s] = 1
+    if not dealt and knocker >= 0 and not (declarers >> knocker) & 1:
+        loss[knocker] = P[P_KNOCKER_LOSS_31]
+
+
+@njit(cache=True)
+def _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, reason, declarers):
+    """``GameState._end_hand`` with the scoring of :mod:`scat_env.showdown`, up to the
+    next deal: the caller deals when the phase is back to ``DRAW`` (kept apart so that no
+    kernel calls itself through another, which numba compiles poorly)."""
+    loss = np.zeros(n, np.int64)
+    knocker = sc[g, KNOCKER]
+    if declarers:
+        _thirty_one_losses(g, n, P, active, knocker, reason == R_DEALT, declarers, loss)
+    else:
+        _showdown_losses(g, n, P, T, hands, active, knocker, loss)
+    survivors = 0
+    for s in range(n):
+        if active[g, s]:
+            if loss[s] > lives[g, s]:
+                loss[s] = lives[g, s]
+            if lives[g, s] > loss[s]:
+                survivors += 1
+    replayed = False
+    if survivors == 0:  # everyone left would be out at once (showdown.all_out)
+        for s in range(n):
+            if active[g, s]:
+                loss[s] = lives[g, s] - 1 if P[P_ALL_OUT_LAST_LIFE] else 0
+        replayed = not P[P_ALL_OUT_LAST_LIFE]
+    ended[g] += 1
+    out_now = 0
+    for s in range(n):
+        if active[g, s]:
+            lives[g, s] -= loss[s]
+            lost[g, s] += loss[s]
+            if P[P_REWARD_HAND] and loss[s]:
+                rew[g, s] -= loss[s]
+            if lives[g, s] <= 0:
+                active[g, s] = 0
+                out_now += 1
+                if not P[P_REWARD_HAND]:
+                    rew[g, s] -= 1.0 / (n - 1)
+    standing = 0
+    last = -1
+    for s in range(n):
+        if active[g, s]:
+            standing += 1
+            last = s
+    if standing <= 1:
+        if out_now and standing == 1 and not P[P_REWARD_HAND]:
+            rew[g, last] += 1.0
+        sc[g, PHASE] = OVER
+        return
+    d = sc[g, DEALER]
+    if not replayed or not active[g, d]:
+        sc[g, DEALER] = _next_active(active, g, d, n)
+    sc[g, PHASE] = DRAW
+
+
+@njit(cache=True, inline="always")
+def _may_knock(g, n, P, T, hands, active, sc, slen):
+    knocker = sc[g, KNOCKER]
+    cur = sc[g, CUR]
+    if knocker >= 0:
+        if not (P[P_SECOND_KNOCK] and sc[g, TURN] == sc[g, KNOCK_TURN] + 1
+                and cur == _next_active(active, g, knocker, n)):
+            return False
+    elif not P[P_FIRST_TURN_KNOCK]:
+        count = 0
+        for s in range(n):
+            count += active[g, s]
+        if sc[g, TURN] < count:
+            return False
+    if slen[g] == 0 and not P[P_KNOCK_EXHAUSTED]:
+        return False
+    if P[P_MIN_KNOCK] or P[P_FLUSH]:
+        if _value3(T, hands, g, cur) < P[P_MIN_KNOCK]:
+            return False
+        if P[P_FLUSH]:
+            a, b, c = hands[g, cur, 0] // 13, hands[g, cur, 1] // 13, hands[g, cur, 2] // 13
+            if not (a == b and b == c):
+                return False
+    return True
+
+
+@njit(cache=True)
+def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+           active, sc, rng, rew, lost, ended):
+    """``GameState.apply_action`` for a legal ``action`` of the player to move."""
+    seat = sc[g, CUR]
+    reason = -1
+    declarers = 0
+    if action < 52:
+        h = hlen[g, seat]
+        i = 0
+        while hands[g, seat, i] != action:
+            i += 1
+        for j in range(i, h - 1):
+            hands[g, seat, j] = hands[g, seat, j + 1]
+        hlen[g, seat] = h - 1
+        disc[g, dlen[g]] = action
+        dlen[g] += 1
+        known[g, seat] &= ~(np.uint64(1) << np.uint64(action))
+        sc[g, TAKEN] = -1
+        sc[g, DRAWN] = -1
+        if P[P_DECLARES] and _value3(T, hands, g, seat) >= THIRTY_ONE:
+            reason, declarers = R_THIRTY_ONE, 1 << seat
+        elif seat == sc[g, LAST_SEAT]:
+            reason = R_KNOCK
+        else:
+            sc[g, CUR] = _next_active(active, g, seat, n)
+            sc[g, PHASE] = DRAW
+            sc[g, TURN] += 1
+    elif action == DRAW_STOCK:
+        slen[g] -= 1
+        card = stock[g, slen[g]]
+        hands[g, seat, hlen[g, seat]] = card
+        hlen[g, seat] += 1
+        sc[g, DRAWN] = card
+        sc[g, PHASE] = DISCARD
+    elif action == DRAW_DISCARD:
+        dlen[g] -= 1
+        card = disc[g, dlen[g]]
+        hands[g, seat, hlen[g, seat]] = card
+        hlen[g, seat] += 1
+        known[g, seat] |= np.uint64(1) << np.uint64(card)
+        sc[g, TAKEN] = card
+        sc[g, DRAWN] = card
+        sc[g, PHASE] = DISCARD
+    elif action == KNOCK:
+        if sc[g, KNOCKER] >= 0:  # a second knock ends the play at once (Moyer)
+            reason = R_SECOND_KNOCK
+        else:
+            sc[g, KNOCKER] = seat
+            sc[g, KNOCK_TURN] = sc[g, TURN]
+            sc[g, LAST_SEAT] = _prev_active(active, g, seat, n)
+            if not P[P_KNOCK_THEN_DRAW]:
+                sc[g, CUR] = _next_active(active, g, seat, n)
+                sc[g, PHASE] = DRAW
+                sc[g, TURN] += 1
+    else:  # END_PLAY
+        reason = R_EXHAUSTED
+    if reason >= 0:
+        _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, reason, declarers)
+        if sc[g, PHASE] == DRAW:
+            _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+                  sc, rng, rew, lost, ended)
+
+
+@njit(cache=True, inline="always")
+def _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask):
+    """The compact observation and the action mask of game ``g``'s player to move: only
+    what that seat may know (its hand, the drawn card, the discard pile, the cards each
+    opponent took from it and still holds, the public counters)."""
+    me = sc[g, CUR]
+    for c in range(52):
+        obs[g, c] = C_UNSEEN
+    d = dlen[g]
+    for i in range(d - 1):
+        obs[g, disc[g, i]] = C_PILE
+    if d:
+        obs[g, disc[g, d - 1]] = C_TOP
+    for r in range(1, n):
+        s = (me + r) % n
+        bits = known[g, s]
+        if bits:
+            for i in range(hlen[g, s]):
+                c = hands[g, s, i]
+                if (bits >> np.uint64(c)) & np.uint64(1):
+                    obs[g, c] = C_KNOWN + r - 1
+    for i in range(hlen[g, me]):
+        obs[g, hands[g, me, i]] = C_HAND
+    phase = sc[g, PHASE]
+    drawn = sc[g, DRAWN]
+    if phase == DISCARD and drawn >= 0:
+        obs[g, drawn] = C_TAKEN if sc[g, TAKEN] == drawn else C_DRAWN
+    base = 52
+    for r in range(n):
+        s = (me + r) % n
+        obs[g, base + r] = lives[g, s]
+        obs[g, base + n + r] = (active[g, s] | (2 if sc[g, KNOCKER] == s else 0)
+                                | (4 if sc[g, DEALER] == s else 0))
+    base += 2 * n
+    obs[g, base] = slen[g]
+    obs[g, base + 1] = phase
+    obs[g, base + 2] = min(sc[g, TURN], 127)
+    obs[g, base + 3] = min(sc[g, HAND_NO], 127)
+    obs[g, base + 4] = (1 if sc[g, KNOCKER] >= 0 else 0) | (2 if slen[g] == 0 else 0)
+    A = mask.shape[1]
+    for a in range(A):
+        mask[g, a] = 0
+    if phase == DISCARD:
+        taken = sc[g, TAKEN]
+        for i in range(hlen[g, me]):
+            c = hands[g, me, i]
+            if c != taken:
+                mask[g, c] = 1
+    elif phase == DRAW:
+        if slen[g]:
+            mask[g, DRAW_STOCK] = 1
+        if dlen[g]:
+            mask[g, DRAW_DISCARD] = 1
+        if _may_knock(g, n, P, T, hands, active, sc, slen):
+            mask[g, KNOCK] = 1
+        if slen[g] == 0:
+            mask[g, END_PLAY] = 1
+
+
+@njit(cache=True)
+def _settle(g, n, P, active, sc, rew, done, trunc, winner):
+    """After a step: the game over, or cut short by the turn cap (everyone still in shares
+    the eliminated seats' payments so that game rewards stay zero-sum, as the env does)."""
+    if sc[g, PHASE] == OVER:
+        done[g] = True
+        for s in range(n):
+            if active[g, s]:
+                winner[g] = s
+        return True
+    if sc[g, TURN] >= P[P_MAX_TURNS]:
+        done[g] = True
+        trunc[g] = True
+        live = 0
+        for s in range(n):
+            live += active[g, s]
+        if not P[P_REWARD_HAND]:
+            share = (n - live) / ((n - 1) * live)
+            for s in range(n):
+                if active[g, s]:
+                    rew[g, s] += share
+        return True
+    return False
+
+
+@njit(cache=True)
+def _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+           rng, prew, plost, pended):
+    """A new game in slot ``g`` that waits for a decision. Hands decided by its deal (a
+    dealt 31) are paid with its first step, as ``env()`` pays them (``prew``, ``plost``,
+    ``pended`` hold them until then); a game decided by the deal alone (possible only with
+    one life each) is dealt again, since no player could act in it."""
+    while True:
+        for s in range(n):
+            prew[g, s] = 0.0
+            plost[g, s] = 0
+        pended[g] = 0
+        _new_game(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+                  sc, rng, prew, plost, pended)
+        if sc[g, PHASE] != OVER:
+            return
+
+
+@njit(cache=True, parallel=True)
+def reset_all(n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+              rng, prew, plost, pended, obs, mask):
+    """Start a new game in every slot."""
+    for g in prange(hands.shape[0]):
+        _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+               sc, rng, prew, plost, pended)
+        _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
+
+
+@njit(cache=True)
+def first_illegal(actions, mask):
+    """The first game whose action its mask does not allow, or -1."""
+    A = mask.shape[1]
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= A or not mask[g, a]:
+            return g
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def step_all(n, actions, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+             active, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc, winner, obs,
+             mask):
+    """One decision in every game (the actions checked legal by :func:`first_illegal`); a
+    game that ends restarts at once, its ``done`` flag set and its new game observed."""
+    for g in prange(hands.shape[0]):
+        for s in range(n):
+            rew[g, s] = prew[g, s]
+            lost[g, s] = plost[g, s]
+            prew[g, s] = 0.0
+            plost[g, s] = 0
+        ended[g] = pended[g]
+        pended[g] = 0
+        done[g] = False
+        trunc[g] = False
+        winner[g] = -1
+        _apply(g, n, actions[g], P, T, deck, hands, hlen, known, stock, slen, disc, dlen,
+               lives, active, sc, rng, rew, lost, ended)
+        if _settle(g, n, P, active, sc, rew, done, trunc, winner):
+            _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+                   active, sc, rng, prew, plost, pended)
+        _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
+
+
+@njit(cache=True, parallel=True)
+def random_actions(mask, rng):
+    """A uniformly random legal action per game (for benchmarks and random opponents),
+    drawn from ``rng`` (one SplitMix64 state per game)."""
+    B, A = mask.shape
+    out = np.empty(B, np.int64)
+    for g in prange(B):
+        count = 0
+        for a in range(A):
+            count += mask[g, a]
+        k = _below(rng, g, count)
+        for a in range(A):
+            if mask[g, a]:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
+    return out

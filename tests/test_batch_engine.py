@@ -1,0 +1,287 @@
+"""One set of rules, two speeds: the batched engine plays exactly as :class:`GameState`.
+
+Each batched game has a Python twin: a ``GameState`` whose generator draws as the batched
+game's does (:class:`SplitMixRandom`), so both deal the same cards. Both take the same
+random legal actions, and after every step the test compares everything: hands (in order),
+stock, discard pile, lives, who is in, dealer, player to move, phase, knocker, turn, hand
+number, the taken and drawn cards, the cards known to be held; the mask against the legal
+actions; the observation against the one built from the mover's :class:`PlayerView` (so it
+holds nothing the view does not); rewards as ``env()`` pays them (``hand_rewards`` and the
+turn cap's share); hands ended, lives lost, done, truncated, the winner.
+
+The default run compares at least 50,000 steps over the covered presets and 2 to 10
+players; ``pytest -m slow`` compares 2,000,000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scat_env import GameState, Rules
+from scat_env.actions import KNOCK, NUM_ACTIONS
+from scat_env.batch import BatchEnv, covered_presets, covers
+from scat_env.batch.reference import (
+    SplitMixRandom,
+    compact_observation,
+    game_seed,
+    observation_size,
+)
+from scat_env.rewards import hand_rewards
+from scat_env.view import make_view
+
+
+class Twin:
+    """A ``GameState`` playing batched game ``index`` of a batch seeded ``seed``."""
+
+    def __init__(self, n: int, rules: Rules, seed: int, index: int, max_turns: int,
+                 reward: str) -> None:
+        self.n, self.rules, self.max_turns, self.reward = n, rules, max_turns, reward
+        self.rng = SplitMixRandom(game_seed(seed, index))
+        self.new_game()
+
+    def new_game(self) -> None:
+        """A game that waits for a decision; hands its deal decided are paid with its
+        first step (``seen`` stays 0), as ``env()`` pays them."""
+        self.state = GameState(self.n, self.rules, rng=self.rng)
+        while self.state.is_terminal():  # decided by the deal alone (one life each)
+            self.state = GameState(self.n, self.rules, rng=self.rng)
+        self.seen = 0
+
+    def step(self, action: int) -> dict:
+        """Apply ``action``; what the batched step must report for this game."""
+        state, n = self.state, self.n
+        state.apply_action(action)
+        new = state.results[self.seen:]
+        self.seen = len(state.results)
+        rewards = np.zeros(n)
+        lost = np.zeros(n, np.int64)
+        for res in new:
+            for s, r in hand_rewards(res, n, reward=self.reward).items():
+                rewards[s] += r
+            for s, k in res.lives_lost.items():
+                lost[s] += k
+        report = {"rewards": rewards, "lost": lost, "ended": len(new), "done": False,
+                  "truncated": False, "winner": -1}
+        if state.is_terminal():
+            report.update(done=True, winner=state.winner)
+        elif state.turn >= self.max_turns:
+            report.update(done=True, truncated=True)
+            if self.reward == "game":
+                live = sum(state.active)
+                for s in range(n):
+                    if state.active[s]:
+                        rewards[s] += (n - live) / ((n - 1) * live)
+        if report["done"]:
+            self.new_game()
+        return report
+
+
+def _engine_fields(state: GameState) -> dict:
+    return {
+        "hands": [list(h) for h in state.hands], "stock": list(state.stock),
+        "discard": list(state.discard), "lives": list(state.lives),
+        "active": list(state.active), "dealer": state.dealer,
+        "current_player": state.current_player, "phase": str(state.phase),
+        "knocker": state.knocker, "turn": state.turn, "hand_number": state.hand_number,
+        "taken": state.taken, "drawn": state.drawn,
+        "known": [[c for c in range(52) if k >> c & 1] for k in state.known],
+    }
+
+
+def _check_game(env: BatchEnv, out: dict, i: int, twin: Twin) -> None:
+    state = twin.state
+    assert env.game(i) == _engine_fields(state), f"game {i}"
+    seat = state.current_player
+    assert out["current_player"][i] == seat
+    legal = np.zeros(NUM_ACTIONS, bool)
+    legal[state.legal_actions()] = True
+    assert (out["action_mask"][i] == legal).all(), f"game {i}: mask"
+    view = make_view(state, seat)
+    assert (out["observation"][i] == compact_observation(view)).all(), f"game {i}: obs"
+
+
+def _pick(mask: np.ndarray, rng: np.random.Generator, knock_bias: float) -> np.ndarray:
+    """A random legal action per game; knocks (which end hands) at ``knock_bias`` odds
+    where legal, so that hands, eliminations and whole games come often."""
+    B = mask.shape[0]
+    acts = np.empty(B, np.int64)
+    for i in range(B):
+        legal = np.flatnonzero(mask[i])
+        if mask[i, KNOCK] and rng.random() < knock_bias:
+            acts[i] = KNOCK
+        else:
+            acts[i] = rng.choice(legal)
+    return acts
+
+
+def play_side_by_side(rules: str | Rules, n: int, steps: int, *, batch: int = 8,
+                      seed: int = 0, max_turns: int = 300, reward: str = "game",
+                      knock_bias: float = 0.1) -> dict[str, int]:
+    """Play ``steps`` batched steps of ``batch`` games next to their twins, comparing after
+    every step; counts of what was covered."""
+    rules = Rules.preset(rules) if isinstance(rules, str) else rules
+    env = BatchEnv(batch, n, rules, seed, max_turns=max_turns, reward=reward)
+    twins = [Twin(n, rules, seed, i, max_turns, reward) for i in range(batch)]
+    out = env.reset()
+    for i, twin in enumerate(twins):
+        _check_game(env, out, i, twin)
+    rng = np.random.default_rng(seed)
+    seen = {"steps": 0, "hands": 0, "games": 0, "truncated": 0}
+    for _ in range(steps):
+        acts = _pick(out["action_mask"], rng, knock_bias)
+        out = env.step(acts)
+        for i, twin in enumerate(twins):
+            want = twin.step(int(acts[i]))
+            assert np.allclose(out["rewards"][i], want["rewards"], atol=1e-6), f"game {i}"
+            assert (out["lives_lost"][i] == want["lost"]).all(), f"game {i}"
+            assert out["hands_ended"][i] == want["ended"], f"game {i}"
+            assert bool(out["done"][i]) == want["done"], f"game {i}"
+            assert bool(out["truncated"][i]) == want["truncated"], f"game {i}"
+            assert out["winner"][i] == want["winner"], f"game {i}"
+            _check_game(env, out, i, twin)
+            seen["hands"] += want["ended"]
+            seen["games"] += want["done"]
+            seen["truncated"] += want["truncated"]
+        seen["steps"] += batch
+    return seen
+
+
+# Every covered preset at a table size, 2 to 10 players over the list; ~50,000 steps.
+CASES = [(name, 2 + i % 9) for i, name in enumerate(covered_presets())]
+
+
+@pytest.mark.parametrize("preset, players", CASES, ids=[f"{p}-{n}p" for p, n in CASES])
+def test_the_batched_engine_plays_every_covered_preset_as_the_engine_does(preset, players):
+    seen = play_side_by_side(preset, players, steps=300, batch=8, seed=len(preset) + players)
+    assert seen["hands"] > 0 and seen["steps"] == 2400
+
+
+def test_whole_games_truncations_and_hand_rewards_agree():
+    """Short turn caps and the ``hand`` reward, until games end every way."""
+    seen = play_side_by_side("standard", 3, steps=600, batch=16, seed=7, max_turns=12,
+                             knock_bias=0.05)
+    assert seen["games"] > 0 and seen["truncated"] > 0
+    seen = play_side_by_side("standard", 4, steps=600, batch=8, seed=8, reward="hand",
+                             knock_bias=0.5)
+    assert seen["games"] > 0
+
+
+def test_the_default_run_compares_at_least_50000_steps():
+    assert len(CASES) * 2400 + 600 * 16 + 600 * 8 >= 50_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", range(2, 11))
+def test_the_batched_engine_agrees_over_two_million_steps(players):
+    for k, preset in enumerate(covered_presets()):
+        play_side_by_side(preset, players, steps=1100, batch=10,
+                          seed=1000 * players + k, knock_bias=0.05 + 0.1 * (k % 3))
+
+
+def test_a_hidden_card_never_changes_the_observation():
+    """Swapping two cards the mover has not seen (in the stock or in an opponent's hand,
+    not known to be there) leaves its observation as it was: the batched observation is a
+    function of the view (checked against it at every step above), and the view hides
+    them; here the swap is made in the batched state itself."""
+    env = BatchEnv(64, 4, "standard", seed=3)
+    out = env.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(200):
+        out = env.step(_pick(out["action_mask"], rng, 0.05))
+        for i in range(0, 64, 7):
+            g = env.game(i)
+            me = g["current_player"]
+            hidden = [("stock", j) for j in range(len(g["stock"]))]
+            for s in range(4):
+                if s != me:
+                    hidden += [(s, j) for j, c in enumerate(g["hands"][s])
+                               if c not in g["known"][s]]
+            if len(hidden) < 2:
+                continue
+            a, b = (hidden[k] for k in rng.choice(len(hidden), 2, replace=False))
+            before = out["observation"][i].copy()
+            _swap(env, i, a, b)
+            from scat_env.batch import kernels as K
+
+            K._observe(i, 4, env._P, env._T, env._hands, env._hlen, env._known, env._slen,
+                       env._disc, env._dlen, env._lives, env._active, env._sc, env._obs,
+                       env._mask)
+            assert (env._obs[i] == before).all()
+            _swap(env, i, a, b)
+            checked += 1
+    assert checked > 500
+
+
+def _slot(env: BatchEnv, i: int, where: tuple) -> tuple[np.ndarray, tuple]:
+    kind, j = where
+    if kind == "stock":
+        return env._stock, (i, j)
+    return env._hands, (i, kind, j)
+
+
+def _swap(env: BatchEnv, i: int, a: tuple, b: tuple) -> None:
+    arr_a, ia = _slot(env, i, a)
+    arr_b, ib = _slot(env, i, b)
+    arr_a[ia], arr_b[ib] = arr_b[ib], arr_a[ia]
+
+
+@pytest.mark.parametrize("preset, why", [("hammer", "the hammer call"),
+                                         ("throw_down", "the throw-down call"),
+                                         ("sudden_death", "sudden death"),
+                                         ("undeclared_31", "declaring 31 by choice")])
+def test_a_preset_not_covered_is_refused_naming_it(preset, why):
+    assert not covers(preset)
+    with pytest.raises(ValueError, match=f"does not play the '{preset}' rules yet \\({why}\\)"):
+        BatchEnv(4, 3, preset)
+
+
+def test_an_illegal_action_names_the_game_and_the_action_and_moves_nothing():
+    env = BatchEnv(4, 3, "standard", seed=1)
+    out = env.reset()
+    acts = env.random_actions()
+    bad = int(np.flatnonzero(~out["action_mask"][2])[0])
+    acts[2] = bad
+    before = [env.game(i) for i in range(4)]
+    with pytest.raises(ValueError, match=f"^game 2: action {bad} is not legal"):
+        env.step(acts)
+    assert [env.game(i) for i in range(4)] == before
+
+
+@pytest.mark.parametrize("args, message", [
+    ((0, 3), "num_envs must be a positive int"),
+    ((4, 11), "num_players must be an int from 2 to 10"),
+    ((4, True), "num_players must be an int"),
+    ((4, 3, "no_such_preset"), "no_such_preset"),
+])
+def test_bad_arguments_are_one_line(args, message):
+    with pytest.raises(ValueError, match=message) as err:
+        BatchEnv(*args)
+    assert "\n" not in str(err.value)
+
+
+def test_step_before_reset_and_wrong_shapes_are_refused():
+    env = BatchEnv(4, 3)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(4, np.int64))
+    env.reset()
+    with pytest.raises(ValueError, match="4 integers"):
+        env.step(np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="4 integers"):
+        env.step(np.zeros(4, np.float32))
+
+
+def test_shapes_and_seeds():
+    env = BatchEnv(32, 5, seed=9)
+    out = env.reset()
+    assert out["observation"].shape == (32, observation_size(5))
+    assert out["observation"].dtype == np.int8
+    assert out["action_mask"].shape == (32, NUM_ACTIONS)
+    twin = BatchEnv(32, 5, seed=9)
+    twin.reset()
+    other = BatchEnv(32, 5, seed=10)
+    other.reset()
+    assert [env.game(i) for i in range(32)] == [twin.game(i) for i in range(32)]
+    assert [env.game(i) for i in range(32)] != [other.game(i) for i in range(32)]
+    assert len({str(env.game(i)["hands"]) for i in range(32)}) == 32  # each game its own deal
