@@ -89,7 +89,10 @@ def _engine_fields(state: GameState) -> dict:
     }
 
 
-def _check_game(env: BatchEnv, out: dict, i: int, twin: Twin) -> None:
+def _check_game(env: BatchEnv, out: dict, i: int, twin: Twin,
+                every_seat: np.ndarray | None = None) -> None:
+    """Game ``i`` against its twin; with ``every_seat`` (:meth:`BatchEnv.observe_all`)
+    every seat's observation against its own view too."""
     state = twin.state
     assert env.game(i) == _engine_fields(state), f"game {i}"
     seat = state.current_player
@@ -99,6 +102,10 @@ def _check_game(env: BatchEnv, out: dict, i: int, twin: Twin) -> None:
     assert (out["action_mask"][i] == legal).all(), f"game {i}: mask"
     view = make_view(state, seat)
     assert (out["observation"][i] == compact_observation(view)).all(), f"game {i}: obs"
+    if every_seat is not None:
+        for s in range(state.num_players):
+            mine = compact_observation(make_view(state, s))
+            assert (every_seat[i, s] == mine).all(), f"game {i}: seat {s}'s observation"
 
 
 def _pick(mask: np.ndarray, rng: np.random.Generator, knock_bias: float) -> np.ndarray:
@@ -131,6 +138,7 @@ def play_side_by_side(rules: str | Rules, n: int, steps: int, *, batch: int = 8,
     for _ in range(steps):
         acts = _pick(out["action_mask"], rng, knock_bias)
         out = env.step(acts)
+        every_seat = env.observe_all() if seen["steps"] % (7 * batch) == 0 else None
         for i, twin in enumerate(twins):
             want = twin.step(int(acts[i]))
             assert np.allclose(out["rewards"][i], want["rewards"], atol=1e-6), f"game {i}"
@@ -139,7 +147,7 @@ def play_side_by_side(rules: str | Rules, n: int, steps: int, *, batch: int = 8,
             assert bool(out["done"][i]) == want["done"], f"game {i}"
             assert bool(out["truncated"][i]) == want["truncated"], f"game {i}"
             assert out["winner"][i] == want["winner"], f"game {i}"
-            _check_game(env, out, i, twin)
+            _check_game(env, out, i, twin, every_seat)
             seen["hands"] += want["ended"]
             seen["games"] += want["done"]
             seen["truncated"] += want["truncated"]
@@ -285,3 +293,49 @@ def test_shapes_and_seeds():
     assert [env.game(i) for i in range(32)] == [twin.game(i) for i in range(32)]
     assert [env.game(i) for i in range(32)] != [other.game(i) for i in range(32)]
     assert len({str(env.game(i)["hands"]) for i in range(32)}) == 32  # each game its own deal
+
+
+@pytest.mark.parametrize("preset, players, knock_at", [("standard", 3, 25), ("gin", 4, 21),
+                                                        ("italian", 2, None),
+                                                        ("straight_flush", 6, 27)])
+def test_the_batched_threshold_agent_and_features_match_the_python_ones(preset, players,
+                                                                         knock_at):
+    """``threshold_actions`` plays the moves of ``ThresholdAgent`` and ``hand_features`` holds
+    the values the Python helpers compute, from the same views."""
+    from agents.greedy import ThresholdAgent
+    from agents.knowledge import value3
+    from scat_env.scoring import best_three, value_table
+
+    rules = Rules.preset(preset)
+    table = value_table(rules)
+    agent = ThresholdAgent(knock_at)
+    env = BatchEnv(16, players, rules, seed=5)
+    twins = [Twin(players, rules, 5, i, 300, "game") for i in range(16)]
+    out = env.reset()
+    checked = 0
+    for _ in range(150):
+        acts = env.threshold_actions(knock_at)
+        feats = env.hand_features(out["observation"])
+        for i, twin in enumerate(twins):
+            view = make_view(twin.state, twin.state.current_player)
+            assert acts[i] == agent.act(view), f"game {i}"
+            hand = view.hand
+            if view.phase == "discard":
+                for c in hand:
+                    keep = [x for x in hand if x != c]
+                    want = value3(keep, table) if c != view.taken_card else 0.0
+                    assert feats[i, c] == pytest.approx(want)
+                assert feats[i, 52] == pytest.approx(best_three(hand, table, view.taken_card))
+            else:
+                assert feats[i, 52] == pytest.approx(value3(hand, table))
+                top = view.top_discard
+                want = best_three((*hand, top), table, keep=top) if top is not None else 0.0
+                assert feats[i, 53] == pytest.approx(want)
+            checked += 1
+        # the threshold agent against itself, with some random moves for variety
+        rnd = env.random_actions()
+        mix = np.where(np.arange(16) % 3 == 0, rnd, acts)
+        out = env.step(mix)
+        for i, twin in enumerate(twins):
+            twin.step(int(mix[i]))
+    assert checked == 16 * 150

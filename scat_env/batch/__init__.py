@@ -221,6 +221,36 @@ class BatchEnv:
         benchmark's player, and a cheap opponent)."""
         return K.random_actions(self._mask, self._act_rng)
 
+    def observe_all(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Every seat's compact observation of every game, [B, num_players, D] (seat
+        ``s``'s own view, whoever is to move): for a trainer's value of a seat waiting for
+        its turn."""
+        if out is None:
+            out = np.empty((self.num_envs, self.num_players, self.observation_size), np.int8)
+        K.observe_all_seats(self.num_players, self._hands, self._hlen, self._known,
+                            self._slen, self._disc, self._dlen, self._lives, self._active,
+                            self._sc, out)
+        return out
+
+    def hand_features(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Scoring features of compact observations [B, D] -> [B, 54] float32
+        (:func:`scat_env.batch.kernels.hand_features`: the value kept by each discard, the
+        hand's value, the value with the top discard), computed from the observations
+        alone under these rules' values."""
+        if out is None:
+            out = np.empty((obs.shape[0], 54), np.float32)
+        K.hand_features(obs, self._T, out)
+        return out
+
+    def threshold_actions(self, knock_at: int | None = 25) -> np.ndarray:
+        """The ``threshold:K`` agent's move in every game (``greedy`` at 25, ``None``
+        never knocks), from the observations: a batched opponent as cheap as the random
+        one."""
+        out = np.empty(self.num_envs, np.int64)
+        K.threshold_actions(-1 if knock_at is None else knock_at, self._T, self._obs,
+                            self._mask, out)
+        return out
+
     def _out(self, first: bool = False) -> dict[str, np.ndarray]:
         out = {"observation": self._obs, "action_mask": self._mask,
                "current_player": self._sc[:, K.CUR]}

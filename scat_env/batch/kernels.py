@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..cards import CARD_POINTS
+
 # -- scalar slots of sc[g] -------------------------------------------------------------------
 DEALER, CUR, PHASE, KNOCKER, KNOCK_TURN, LAST_SEAT, TAKEN, DRAWN, TURN, HAND_NO = range(10)
 NUM_SCALARS = 10
@@ -46,6 +48,8 @@ C_UNSEEN, C_HAND, C_DRAWN, C_TAKEN, C_TOP, C_PILE, C_KNOWN = 0, 1, 2, 3, 4, 5, 6
 R_KNOCK, R_SECOND_KNOCK, R_THIRTY_ONE, R_DEALT, R_EXHAUSTED = 0, 1, 2, 3, 4
 THIRTY_ONE = 31.0
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: Points of each card id: the discard tie-break of the threshold agent.
+_POINTS = np.array(CARD_POINTS, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -360,18 +364,18 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
 
 
 @njit(cache=True, inline="always")
-def _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask):
-    """The compact observation and the action mask of game ``g``'s player to move: only
-    what that seat may know (its hand, the drawn card, the discard pile, the cards each
-    opponent took from it and still holds, the public counters)."""
-    me = sc[g, CUR]
+def _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, row):
+    """Seat ``me``'s compact observation of game ``g`` into ``row``: only what that seat
+    may know (its hand, the card it drew this turn, the discard pile, the cards each
+    opponent took from it and still holds, the public counters); the layout of
+    :func:`scat_env.batch.reference.compact_observation`."""
     for c in range(52):
-        obs[g, c] = C_UNSEEN
+        row[c] = C_UNSEEN
     d = dlen[g]
     for i in range(d - 1):
-        obs[g, disc[g, i]] = C_PILE
+        row[disc[g, i]] = C_PILE
     if d:
-        obs[g, disc[g, d - 1]] = C_TOP
+        row[disc[g, d - 1]] = C_TOP
     for r in range(1, n):
         s = (me + r) % n
         bits = known[g, s]
@@ -379,25 +383,33 @@ def _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc
             for i in range(hlen[g, s]):
                 c = hands[g, s, i]
                 if (bits >> np.uint64(c)) & np.uint64(1):
-                    obs[g, c] = C_KNOWN + r - 1
+                    row[c] = C_KNOWN + r - 1
     for i in range(hlen[g, me]):
-        obs[g, hands[g, me, i]] = C_HAND
+        row[hands[g, me, i]] = C_HAND
     phase = sc[g, PHASE]
     drawn = sc[g, DRAWN]
-    if phase == DISCARD and drawn >= 0:
-        obs[g, drawn] = C_TAKEN if sc[g, TAKEN] == drawn else C_DRAWN
+    if phase == DISCARD and drawn >= 0 and me == sc[g, CUR]:
+        row[drawn] = C_TAKEN if sc[g, TAKEN] == drawn else C_DRAWN
     base = 52
     for r in range(n):
         s = (me + r) % n
-        obs[g, base + r] = lives[g, s]
-        obs[g, base + n + r] = (active[g, s] | (2 if sc[g, KNOCKER] == s else 0)
-                                | (4 if sc[g, DEALER] == s else 0))
+        row[base + r] = lives[g, s]
+        row[base + n + r] = (active[g, s] | (2 if sc[g, KNOCKER] == s else 0)
+                             | (4 if sc[g, DEALER] == s else 0))
     base += 2 * n
-    obs[g, base] = slen[g]
-    obs[g, base + 1] = phase
-    obs[g, base + 2] = min(sc[g, TURN], 127)
-    obs[g, base + 3] = min(sc[g, HAND_NO], 127)
-    obs[g, base + 4] = (1 if sc[g, KNOCKER] >= 0 else 0) | (2 if slen[g] == 0 else 0)
+    row[base] = slen[g]
+    row[base + 1] = 1 if phase == DISCARD else 0
+    row[base + 2] = min(sc[g, TURN], 127)
+    row[base + 3] = min(sc[g, HAND_NO], 127)
+    row[base + 4] = (1 if sc[g, KNOCKER] >= 0 else 0) | (2 if slen[g] == 0 else 0)
+
+
+@njit(cache=True, inline="always")
+def _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask):
+    """The compact observation and the action mask of game ``g``'s player to move."""
+    me = sc[g, CUR]
+    _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs[g])
+    phase = sc[g, PHASE]
     A = mask.shape[1]
     for a in range(A):
         mask[g, a] = 0
@@ -525,3 +537,128 @@ def random_actions(mask, rng):
                     break
                 k -= 1
     return out
+
+
+@njit(cache=True, parallel=True)
+def observe_all_seats(n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out):
+    """``out[g, s]``: seat ``s``'s compact observation of game ``g`` (seat ``s``'s view,
+    whoever is to move): what a trainer bootstraps a seat's value from at the end of a
+    rollout, when that seat is waiting for its turn."""
+    for g in prange(hands.shape[0]):
+        for s in range(n):
+            _observe_seat(g, s, n, hands, hlen, known, slen, disc, dlen, lives, active, sc,
+                          out[g, s])
+
+
+@njit(cache=True, inline="always")
+def _best_without(T, cards, k, skip):
+    """Value of the three of ``cards[0:4]`` other than ``cards[skip]``."""
+    a = b = c = 0
+    m = 0
+    for i in range(k):
+        if i != skip:
+            if m == 0:
+                a = cards[i]
+            elif m == 1:
+                b = cards[i]
+            else:
+                c = cards[i]
+            m += 1
+    return T[a * 2704 + b * 52 + c]
+
+
+@njit(cache=True, parallel=True)
+def hand_features(obs, T, out):
+    """Scoring features of compact observations, a function of the observation alone:
+    ``out[g, c]`` (``c`` < 52) the value kept by discarding card ``c`` (discard phase, for
+    each card that may go); ``out[g, 52]`` the hand's value (best three of four mid-turn);
+    ``out[g, 53]`` the value with the top discard taken (draw phase). Zeros elsewhere."""
+    for g in prange(obs.shape[0]):
+        for j in range(out.shape[1]):
+            out[g, j] = 0.0
+        cards = np.empty(4, np.int64)
+        k = 0
+        top = -1
+        taken = -1
+        for c in range(52):
+            code = obs[g, c]
+            if code == C_HAND or code == C_DRAWN or code == C_TAKEN:
+                if k < 4:
+                    cards[k] = c
+                    k += 1
+                if code == C_TAKEN:
+                    taken = c
+            elif code == C_TOP:
+                top = c
+        if k == 4:
+            best = -1.0
+            for i in range(4):
+                v = _best_without(T, cards, 4, i)
+                if cards[i] != taken:
+                    out[g, cards[i]] = v
+                    if v > best:
+                        best = v
+            out[g, 52] = best  # a taken card stays: the best three that keep it
+        elif k == 3:
+            v = T[cards[0] * 2704 + cards[1] * 52 + cards[2]]
+            out[g, 52] = v
+            if top >= 0:
+                cards[3] = top
+                best = -1.0
+                for i in range(3):
+                    w = _best_without(T, cards, 4, i)
+                    if w > best:
+                        best = w
+                out[g, 53] = best
+
+
+@njit(cache=True, parallel=True)
+def threshold_actions(knock_at, T, obs, mask, out):
+    """The ``threshold:K`` (``greedy`` at 25) agent's move from each compact observation:
+    take the top discard when it improves the hand, else draw; knock at ``knock_at``+;
+    discard to keep the best three (ties: fewest points, then lowest id). ``knock_at`` <
+    0 never knocks. The same moves as :class:`agents.greedy.ThresholdAgent`."""
+    for g in prange(obs.shape[0]):
+        cards = np.empty(4, np.int64)
+        k = 0
+        top = -1
+        taken = -1
+        for c in range(52):
+            code = obs[g, c]
+            if code == C_HAND or code == C_DRAWN or code == C_TAKEN:
+                if k < 4:
+                    cards[k] = c
+                    k += 1
+                if code == C_TAKEN:
+                    taken = c
+            elif code == C_TOP:
+                top = c
+        if k == 4:  # discard phase
+            best_v = -1.0
+            best_c = -1
+            best_key = 1 << 30
+            for i in range(4):
+                d = cards[i]
+                if d == taken:
+                    continue
+                v = _best_without(T, cards, 4, i)
+                key = _POINTS[d] * 64 + d
+                if v > best_v or (v == best_v and key < best_key):
+                    best_v, best_c, best_key = v, d, key
+            out[g] = best_c
+            continue
+        value = T[cards[0] * 2704 + cards[1] * 52 + cards[2]]
+        if knock_at >= 0 and value >= knock_at and mask[g, KNOCK]:
+            out[g] = KNOCK
+            continue
+        if mask[g, DRAW_DISCARD] and top >= 0:
+            cards[3] = top
+            best = -1.0
+            for i in range(3):
+                w = _best_without(T, cards, 4, i)
+                if w > best:
+                    best = w
+            if best > value:
+                out[g] = DRAW_DISCARD
+                continue
+        out[g] = DRAW_STOCK if mask[g, DRAW_STOCK] else END_PLAY
