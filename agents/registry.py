@@ -34,7 +34,7 @@ def _load_builtin() -> None:
 
     # Each module registers itself on import.
     for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                "agents.policy", "agents.sb3"):
+                "agents.policy", "agents.sb3", "agents.compact"):
         importlib.import_module(mod)
 
 

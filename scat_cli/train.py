@@ -115,6 +115,8 @@ def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) ->
         print(f"scat train: {trainer} trainer, run folder {out}", file=sys.stderr)
         if trainer == "native":
             from training.ppo import train
+        elif trainer == "batch":
+            from training.batch_ppo import train
         else:
             from training.sb3_train import train
         summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))

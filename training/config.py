@@ -3,7 +3,8 @@
 A config names its trainer and holds that trainer's hyper-parameters at the top level::
 
     name: default
-    trainer: native          # native (training.ppo, PPOConfig) | sb3 (training.sb3_train, SB3Config)
+    trainer: native          # native (training.ppo, PPOConfig) | sb3 (training.sb3_train,
+                             # SB3Config) | batch (training.batch_ppo, BatchPPOConfig)
     seed: 1
     total_samples: 2000000
     ...                      # any field of PPOConfig / SB3Config
@@ -36,7 +37,7 @@ from scat_env.rewards import check_shaping
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.yamlfile import one_line, read_yaml
 
-TRAINERS = ("native", "sb3")
+TRAINERS = ("native", "sb3", "batch")
 
 
 #: The largest value of each count. Past these a run cannot fit in memory or finish (a
@@ -48,6 +49,8 @@ COUNT_LIMITS: dict[str, int] = {
     "hidden": 4096,  # agents.neural.policy_file.MAX_HIDDEN
     "layers": 16,  # agents.neural.policy_file.MAX_LAYERS
     "parallel_games": 1 << 16,
+    "envs_per_table": 1 << 16,
+    "rollout_steps": 1 << 14,
     "n_envs": 1024,
     "rollout_samples": 1 << 21,  # 2M samples of 608 float32: ~5 GB of observations
     "rollout_samples_per_env": 1 << 21,
@@ -335,7 +338,92 @@ class SB3Config:
         _in_ranges(self, "sb3 config")
 
 
-CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config}
+#: The opponents a batched run plays, batched like its games (training.batch_ppo).
+BATCH_OPPONENTS = ("greedy", "random", "snapshot")
+
+
+@dataclass
+class BatchPPOConfig:
+    """Every setting of a batched run (:mod:`training.batch_ppo`; YAML ``trainer: batch``).
+
+    A *sample* is one learner decision, as for the other trainers. Each update collects
+    ``rollout_steps`` batched steps from ``envs_per_table`` games of every table size of
+    ``player_counts``; in self-play games every decision is a learner sample, in the others
+    only the learner seat's.
+    """
+
+    name: str = "batch"
+    seed: int = 1
+    rules: str = "standard"  # a preset the batched engine plays (scat_env.batch.covers)
+    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
+    envs_per_table: int = 512  # games of each table size stepped at once
+    rollout_steps: int = 64  # batched steps per update, per table size
+    self_play: float = 0.5  # share of games where every seat is a learner seat
+    opponents: dict[str, float] = field(default_factory=lambda: {
+        "greedy": 0.5, "snapshot": 0.3, "random": 0.2})  # the other games' opponents
+    snapshot_every_updates: int = 10
+    hand_reward: float = 0.25  # lives shaping: coef * (others' mean lives lost - mine)
+    hand_reward_decay_samples: int = 0  # linear decay of hand_reward to 0 (0: constant)
+    hidden: int = 128
+    layers: int = 2
+    lr: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    epochs: int = 3
+    minibatch_samples: int = 8192
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    total_samples: int = 10_000_000  # learner decisions
+    time_limit_s: float | None = None  # seconds of training; None: no limit
+    torch_threads: int = 2
+    eval_every_updates: int = 20  # in-training check against greedy (batched); 0: none
+    eval_games: int = 2000
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    final_eval_games: int = 1000  # per (opponent, player count), duplicate deals; 0: none
+    final_eval_workers: int = 2
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        where = "batch config"
+        low, high = SEED_RANGE
+        if type(self.seed) is not int or not low <= self.seed <= high:
+            raise ValueError(f"{where}: seed must be a whole number from 0 to 2**63-1, "
+                             f"got {self.seed!r}")
+        for name in ("player_counts", "eval_players"):
+            counts = getattr(self, name)
+            if not isinstance(counts, list) or not counts or any(
+                    type(n) is not int or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
+                raise ValueError(f"{where}: {name} must be a list of ints in {MIN_PLAYERS}.."
+                                 f"{MAX_PLAYERS}, got {counts!r}")
+        if (not isinstance(self.opponents, dict) or not self.opponents
+                or any(k not in BATCH_OPPONENTS for k in self.opponents)):
+            raise ValueError(f"{where}: opponents must map some of {BATCH_OPPONENTS} to "
+                             f"weights, got {self.opponents!r}")
+        if not all(map(_is_weight, self.opponents.values())) or sum(
+                self.opponents.values()) <= 0:
+            raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
+                             f"got {self.opponents!r}")
+        if not isinstance(self.eval_opponents, list) or any(
+                not isinstance(s, str) or not s.strip() for s in self.eval_opponents):
+            raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
+                             f"got {self.eval_opponents!r}")
+        if (not isinstance(self.self_play, (int, float)) or isinstance(self.self_play, bool)
+                or not 0.0 <= self.self_play <= 1.0):
+            raise ValueError(f"{where}: self_play must be a share from 0 to 1, "
+                             f"got {self.self_play!r}")
+        _positive_ints(self, ("envs_per_table", "rollout_steps", "hidden", "layers", "epochs",
+                              "minibatch_samples", "total_samples", "torch_threads",
+                              "snapshot_every_updates", "final_eval_workers"), where)
+        _counts(self, ("eval_every_updates", "eval_games", "final_eval_games",
+                       "hand_reward_decay_samples"), where)
+        _in_ranges(self, where)
+
+
+CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config,
+                                   "batch": BatchPPOConfig}
 
 
 def make_rules(spec: str) -> Rules:
@@ -346,7 +434,7 @@ def make_rules(spec: str) -> Rules:
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None
-                ) -> tuple[str, PPOConfig | SB3Config]:
+                ) -> tuple[str, PPOConfig | SB3Config | BatchPPOConfig]:
     """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file
     (in one bounded line, whatever value the file holds)."""
     path = Path(path)

@@ -229,7 +229,8 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
     import yaml
 
     out = Path(out)
-    spec = f"ppo:{out / 'policy.npz'}" if trainer == "native" else f"sb3:{out / 'checkpoint.zip'}"
+    spec = {"native": f"ppo:{out / 'policy.npz'}", "batch": f"compact:{out / 'policy.npz'}"
+            }.get(trainer, f"sb3:{out / 'checkpoint.zip'}")
     speed = summary.get("samples_per_s_since_start")
     lines = [f"# Training report: {cfg.name} ({trainer} trainer)", "",
              f"Trained for {summary.get('elapsed_s', 0):,.0f} s: {summary.get('samples', 0):,} "

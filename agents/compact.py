@@ -1,0 +1,258 @@
+"""Policies of the batched trainer as agents: ``compact:PATH``.
+
+The batched trainer (:mod:`training.batch_ppo`) trains a network over the compact
+observation of :mod:`scat_env.batch` (one code per card, counters per seat, the scoring
+features). Here that network plays from a :class:`~scat_env.PlayerView`, like every agent:
+the view is turned into the compact observation by
+:func:`scat_env.batch.reference.compact_observation` (the batched engine is tested to give
+exactly the same bytes), and the forward pass runs in numpy, so playing needs no torch.
+
+The file (``.npz``, read with ``allow_pickle=False``) holds one float32 array per weight of
+:class:`training.batch_ppo.CompactNet` under its ``state_dict`` name and ``metadata.json`` (a
+uint8 array of UTF-8 JSON): ``kind`` (:data:`COMPACT_KIND`), ``format_version``, ``hidden``,
+``layers``, ``num_codes``, ``num_actions``, ``rules`` (the preset name it was trained on),
+``player_counts``, the run's ``metrics`` and ``sha256`` over everything else. Every shape is
+checked against the architecture and the hash against the content before a weight is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from scat_env import PlayerView, Rules
+from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
+from scat_env.batch.reference import C_KNOWN, compact_observation
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from scat_env.scoring import value_table
+
+from .base import Agent
+from .registry import register
+
+COMPACT_KIND = "scat-compact-policy"
+FORMAT_VERSION = 1
+METADATA = "metadata.json"
+NUM_CODES = C_KNOWN + MAX_PLAYERS - 1
+SEAT_FEATURES = 4
+COUNTERS = 6
+DENSE_SIZE = MAX_PLAYERS * SEAT_FEATURES + COUNTERS + (MAX_PLAYERS - 1) + 54
+POINT_SCALE = 1.0 / 41.0
+MAX_HIDDEN, MAX_LAYERS = 4096, 16
+MAX_FILE_BYTES = 512 * 2**20
+
+
+def expected_shapes(hidden: int, layers: int) -> dict[str, tuple[int, ...]]:
+    """Every weight of a :class:`training.batch_ppo.CompactNet` of this size."""
+    shapes: dict[str, tuple[int, ...]] = {
+        "cards.weight": (52 * NUM_CODES, hidden),
+        "dense.weight": (hidden, DENSE_SIZE), "dense.bias": (hidden,),
+    }
+    for i in range(layers - 1):
+        shapes[f"trunk.{2 * i + 1}.weight"] = (hidden, hidden)
+        shapes[f"trunk.{2 * i + 1}.bias"] = (hidden,)
+    shapes.update({"pi.weight": (NUM_ACTIONS, hidden), "pi.bias": (NUM_ACTIONS,),
+                   "v.weight": (1, hidden), "v.bias": (1,)})
+    for name in ("card_gain", "draw_gain", "knock_gain", "knock_at"):
+        shapes[name] = ()
+    return shapes
+
+
+def content_hash(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> str:
+    digest = hashlib.sha256()
+    meta = {k: v for k, v in metadata.items() if k != "sha256"}
+    digest.update(json.dumps(meta, sort_keys=True).encode())
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        digest.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+def save_compact(path: str | os.PathLike[str], arrays: dict[str, np.ndarray],
+                 metadata: dict[str, Any]) -> None:
+    """Write a compact policy file (module docstring), atomically."""
+    arrays = {k: np.asarray(v, np.float32) for k, v in arrays.items()}
+    meta = {"kind": COMPACT_KIND, "format_version": FORMAT_VERSION, **metadata}
+    meta["sha256"] = content_hash(arrays, meta)
+    blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8)
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "wb") as fh:
+        np.savez(fh, **arrays, **{METADATA: blob})
+    os.replace(tmp, path)
+
+
+class _Refused(ValueError):
+    """A check of :func:`load_compact` failed (its message is already the one line)."""
+
+
+def load_compact(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read and check a compact policy file; any problem is one ``ValueError`` line."""
+    where = repr(str(path))
+    if not os.path.isfile(path):
+        raise ValueError(f"compact policy file {where} does not exist")
+    if os.path.getsize(path) > MAX_FILE_BYTES:
+        raise ValueError(f"{where} is larger than any policy")
+    if not zipfile.is_zipfile(path):  # np.load would try a pickle (refused, but wordily)
+        raise ValueError(f"{where} is not a readable compact policy file (not a zip: "
+                         "corrupt or truncated?)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if METADATA not in data.files:
+                raise _Refused(f"{where} is not a compact policy file (no {METADATA})")
+            meta = json.loads(data[METADATA].tobytes().decode("utf-8"))
+            if not isinstance(meta, dict) or meta.get("kind") != COMPACT_KIND:
+                raise _Refused(f"{where} is not a compact policy file")
+            if meta.get("format_version") != FORMAT_VERSION:
+                raise _Refused(f"{where} has format version {meta.get('format_version')!r}; "
+                                 f"this scat-env reads version {FORMAT_VERSION}")
+            hidden, layers = meta.get("hidden"), meta.get("layers")
+            if (type(hidden) is not int or type(layers) is not int
+                    or not 1 <= hidden <= MAX_HIDDEN or not 1 <= layers <= MAX_LAYERS):
+                raise _Refused(f"{where}: hidden {hidden!r} / layers {layers!r} out of bounds")
+            if meta.get("num_codes") != NUM_CODES or meta.get("num_actions") != NUM_ACTIONS:
+                raise _Refused(f"{where} was made for another observation or action space "
+                                 f"(codes {meta.get('num_codes')!r}, actions "
+                                 f"{meta.get('num_actions')!r})")
+            shapes = expected_shapes(hidden, layers)
+            names = set(data.files) - {METADATA}
+            if names != set(shapes):
+                raise _Refused(f"{where}: weights do not fit the architecture")
+            arrays = {}
+            for name, shape in shapes.items():
+                a = data[name]
+                if a.dtype != np.float32 or a.shape != shape:
+                    raise _Refused(f"{where}: {name} is {a.dtype}{list(a.shape)}, expected "
+                                     f"float32{list(shape)}")
+                if not np.isfinite(a).all():
+                    raise _Refused(f"{where}: {name} holds a value that is not finite")
+                arrays[name] = a
+    except _Refused:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError,
+            NotImplementedError, RuntimeError, RecursionError) as exc:
+        # numpy's own errors (a bad .npy header, an object array) and the zip module's
+        raise ValueError(f"{where} is not a readable compact policy file (corrupt or "
+                         f"truncated?): {type(exc).__name__}") from None
+    if content_hash(arrays, meta) != meta.get("sha256"):
+        raise ValueError(f"{where}: its content does not match its hash (the file changed "
+                         "after it was written)")
+    return arrays, meta
+
+
+def dense_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int,
+                 start_lives: int) -> np.ndarray:
+    """The numpy twin of :func:`training.batch_ppo.dense_inputs` (tested equal)."""
+    B, n = obs.shape[0], num_players
+    o = obs.astype(np.float32)
+    flags = obs[:, 52 + n:52 + 2 * n].astype(np.int64)
+    seats = np.zeros((B, MAX_PLAYERS, SEAT_FEATURES), np.float32)
+    seats[:, :n, 0] = o[:, 52:52 + n] / max(start_lives, 1)
+    seats[:, :n, 1] = flags & 1
+    seats[:, :n, 2] = (flags >> 1) & 1
+    seats[:, :n, 3] = (flags >> 2) & 1
+    base = 52 + 2 * n
+    f = obs[:, base + 4].astype(np.int64)
+    counters = np.stack([o[:, base] / 52.0, o[:, base + 1], o[:, base + 2] / 100.0,
+                         o[:, base + 3] / 50.0, (f & 1).astype(np.float32),
+                         ((f >> 1) & 1).astype(np.float32)], axis=1)
+    table = np.zeros((B, MAX_PLAYERS - 1), np.float32)
+    table[:, n - 2] = 1.0
+    return np.concatenate([seats.reshape(B, -1), counters, table,
+                           feats.astype(np.float32) * POINT_SCALE], axis=1)
+
+
+class CompactPolicy:
+    """The forward pass of :class:`training.batch_ppo.CompactNet` in numpy."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        self.w = arrays
+        self.meta = meta
+        self.layers = int(meta["layers"])
+        self.offsets = np.arange(52) * NUM_CODES
+
+    def logits(self, obs: np.ndarray, feats: np.ndarray, dense: np.ndarray,
+               mask: np.ndarray) -> np.ndarray:
+        w = self.w
+        h = w["cards.weight"][obs[:, :52].astype(np.int64) + self.offsets].sum(axis=1)
+        h = np.maximum(h + dense @ w["dense.weight"].T + w["dense.bias"], 0.0)
+        for i in range(self.layers - 1):
+            h = np.maximum(h @ w[f"trunk.{2 * i + 1}.weight"].T + w[f"trunk.{2 * i + 1}.bias"],
+                           0.0)
+        logits = h @ w["pi.weight"].T + w["pi.bias"]
+        value = feats[:, 52] * POINT_SCALE
+        logits[:, :52] += w["card_gain"] * feats[:, :52] * POINT_SCALE
+        logits[:, DRAW_DISCARD] += w["draw_gain"] * (feats[:, 53] - feats[:, 52]) * POINT_SCALE
+        logits[:, KNOCK] += w["knock_gain"] * (value - w["knock_at"] * POINT_SCALE)
+        return np.where(mask, logits, np.float32(-1e9))
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> CompactPolicy:
+    return CompactPolicy(*load_compact(path))
+
+
+class CompactAgent(Agent):
+    """Plays a compact policy from the view: most likely legal move, or ``:sample``."""
+
+    def __init__(self, policy: CompactPolicy, sample: bool = False, seed: int | None = None,
+                 name: str = "compact") -> None:
+        super().__init__(seed)
+        self.policy = policy
+        self.sample = sample
+        self.name = name
+        self._tables: dict[Rules, np.ndarray] = {}
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        """Refuse rules whose actions or cards mean something else than in training (the
+        batched engine's presets are the draw-and-discard game; a policy plays them all
+        through the table's own values), and calls it never learned."""
+        trained = self.policy.meta.get("rules")
+        if rules.calls:
+            raise ValueError(f"{self.name} knows no calls ({', '.join(rules.calls)}): it was "
+                             f"trained on {trained!r}")
+        if trained in PRESETS and rules.knock_mode != Rules.preset(trained).knock_mode:
+            raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "
+                             "something else")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"{self.name} plays {MIN_PLAYERS}..{MAX_PLAYERS} players")
+
+    def _table(self, rules: Rules) -> np.ndarray:
+        table = self._tables.get(rules)
+        if table is None:
+            table = self._tables[rules] = np.asarray(value_table(rules), np.float64)
+        return table
+
+    def act(self, view: PlayerView) -> int:
+        from scat_env.batch.kernels import hand_features
+
+        obs = compact_observation(view)[None]
+        feats = np.empty((1, 54), np.float32)
+        hand_features(obs, self._table(view.rules), feats)
+        dense = dense_inputs(obs, feats, view.num_players, view.rules.start_lives)
+        mask = np.zeros((1, NUM_ACTIONS), bool)
+        mask[0, list(view.legal_actions)] = True
+        logits = self.policy.logits(obs, feats, dense, mask)[0]
+        if self.sample:
+            z = logits - logits.max()
+            p = np.exp(z) * mask[0]
+            p /= p.sum()
+            return int(self.rng.choices(range(NUM_ACTIONS), weights=p.tolist())[0])
+        return int(np.argmax(logits))
+
+
+def _make_compact(arg: str | None, seed: int | None) -> Agent:
+    if not arg:
+        raise ValueError("compact:PATH needs the path of a compact policy file "
+                         "(compact:runs/batch/policy.npz[:sample])")
+    path, _, option = arg.rpartition(":") if arg.endswith(":sample") else (arg, "", "")
+    return CompactAgent(_load(path), sample=option == "sample", seed=seed,
+                        name=f"compact:{path}")
+
+
+register("compact", _make_compact, "a policy of the batched trainer: compact:PATH[:sample]")

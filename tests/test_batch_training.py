@@ -1,0 +1,161 @@
+"""The batched trainer: its network plays as trained, its file is safe, its run is whole.
+
+- The numpy forward pass of ``compact:PATH`` (:class:`agents.compact.CompactPolicy`) gives
+  the torch network's logits on the observations of real games.
+- A policy file round-trips; a flipped byte, a weight of the wrong shape, a missing member
+  or another kind of file is refused in one line.
+- The agent plays whole games legally at every table size from its views alone.
+- GAE follows each seat's own chain of decisions; a config with an unknown opponent is
+  refused; ``scat train`` with ``trainer: batch`` trains, writes the policy and evaluates it.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.compact import CompactPolicy, load_compact
+from agents.match import play_game
+from agents.registry import make_agent
+from scat_cli.main import main
+from scat_env import Rules
+from scat_env.batch import BatchEnv
+from training.batch_ppo import (
+    CompactNet,
+    Rollout,
+    _tensors,
+    advantages,
+    export,
+    train_network,
+)
+from training.config import BatchPPOConfig, load_config
+
+TINY = dict(envs_per_table=64, rollout_steps=16, minibatch_samples=512, epochs=1, hidden=32,
+            eval_every_updates=0, final_eval_games=0, torch_threads=1)
+
+
+def _trained(tmp_path: Path, samples: int = 3000) -> tuple[CompactNet, Path]:
+    cfg = BatchPPOConfig(player_counts=[2, 4], total_samples=samples, **TINY)
+    net, summary = train_network(cfg, log=lambda m: None)
+    assert summary["samples"] >= samples
+    path = tmp_path / "policy.npz"
+    export(net, path, cfg, {"samples": summary["samples"]})
+    return net, path
+
+
+class _Table:
+    """What ``_tensors`` needs of a training table."""
+
+    def __init__(self, env: BatchEnv) -> None:
+        self.env, self.n, self.start_lives = env, env.num_players, env.rules.start_lives
+
+
+def test_the_numpy_forward_pass_gives_the_torch_logits(tmp_path):
+    net, path = _trained(tmp_path)
+    policy = CompactPolicy(*load_compact(path))
+    for n in (2, 5, 10):
+        env = BatchEnv(64, n, "standard", seed=n)
+        out = env.reset()
+        for _ in range(20):
+            out = env.step(env.random_actions())
+        obs, mask = out["observation"].copy(), out["action_mask"].copy()
+        cards, feats, dense = _tensors(_Table(env), obs)
+        with torch.no_grad():
+            want, _ = net(cards, feats, dense, torch.from_numpy(mask))
+        got = policy.logits(obs, feats.numpy(), dense.numpy(), mask)
+        legal = mask
+        assert np.allclose(got[legal], want.numpy()[legal], atol=1e-4)
+
+
+def test_the_agent_plays_whole_games_legally_at_every_table_size(tmp_path):
+    _, path = _trained(tmp_path)
+    for n in (2, 3, 6, 10):
+        agents = [make_agent(f"compact:{path}", seed=1)] + [make_agent("greedy")] * (n - 1)
+        record = play_game(agents, Rules.preset("standard"), seed=n)
+        assert record.actions and (record.winner is not None or record.truncated)
+
+
+def _rewrite(path: Path, name: str, data: bytes | None) -> None:
+    with zipfile.ZipFile(path) as zf:
+        members = {m: zf.read(m) for m in zf.namelist()}
+    if data is None:
+        members.pop(name)
+    else:
+        members[name] = data
+    with zipfile.ZipFile(path, "w") as zf:
+        for m, blob in members.items():
+            zf.writestr(m, blob)
+
+
+def _flip(blob: bytes) -> bytes:
+    b = bytearray(blob)
+    b[-3] ^= 0x40
+    return bytes(b)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: _rewrite(p, "pi.bias.npy", _flip(zipfile.ZipFile(p).read("pi.bias.npy"))),
+     "does not match its hash"),
+    (lambda p: _rewrite(p, "v.bias.npy", None), "weights do not fit"),
+    (lambda p: p.write_bytes(b"not a zip at all"), "not a readable compact policy"),
+    (lambda p: _rewrite(p, "metadata.json.npy", None), "no metadata.json"),
+])
+def test_a_damaged_policy_file_is_one_line(tmp_path, damage, message):
+    _, path = _trained(tmp_path)
+    damage(path)
+    with pytest.raises(ValueError, match=message) as err:
+        load_compact(path)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError):
+        make_agent(f"compact:{path}")
+
+
+def test_a_preset_with_calls_is_refused_when_the_agent_is_built(tmp_path):
+    _, path = _trained(tmp_path)
+    agent = make_agent(f"compact:{path}")
+    agent.check_table(3, Rules.preset("standard"))
+    with pytest.raises(ValueError, match="knows no calls"):
+        agent.check_table(3, Rules.preset("hammer"))
+
+
+def test_gae_follows_each_seats_own_chain():
+    """Two seats alternating in one game: each sample's advantage uses its own seat's next
+    value, and a done sample does not look past the game's end."""
+    ro = Rollout(4, 1, 2, 63)
+    ro.seat[:, 0] = [0, 1, 0, 1]
+    ro.val[:, 0] = [0.1, 0.2, 0.3, 0.4]
+    ro.rew[:, 0] = [0.0, 0.0, 1.0, -0.5]
+    ro.done[:, 0] = [False, False, True, True]
+    boot = np.array([[9.0, 9.0]])
+    adv, ret = advantages(ro, boot, gamma=1.0, lam=1.0)
+    assert adv[2, 0] == pytest.approx(1.0 - 0.3)  # seat 0's last: terminal
+    assert adv[0, 0] == pytest.approx((0.3 - 0.1) + adv[2, 0])  # chains to step 2
+    assert adv[1, 0] == pytest.approx((0.4 - 0.2) + adv[3, 0])  # seat 1: to step 3
+    assert np.allclose(ret, adv + ro.val)
+
+
+def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("trainer: batch\nopponents: {expert: 1.0}\n")
+    with pytest.raises(ValueError, match="opponents must map some of"):
+        load_config(path)
+    trainer, cfg = load_config(Path("configs/train/batch.yaml"))
+    assert trainer == "batch" and isinstance(cfg, BatchPPOConfig)
+
+
+def test_scat_train_with_the_batch_trainer_writes_and_evaluates_a_policy(tmp_path, capsys):
+    config = tmp_path / "tiny.yaml"
+    config.write_text("trainer: batch\nname: tiny\nplayer_counts: [3]\nenvs_per_table: 64\n"
+                      "rollout_steps: 16\nminibatch_samples: 512\nepochs: 1\nhidden: 32\n"
+                      "eval_every_updates: 0\ntotal_samples: 2000\ntorch_threads: 1\n"
+                      "eval_opponents: [random]\neval_players: [3]\nfinal_eval_games: 6\n"
+                      "final_eval_workers: 1\n")
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 0
+    assert (out / "policy.npz").exists() and (out / "summary.json").exists()
+    assert "Final evaluation" in capsys.readouterr().out
+    assert "compact:" in (out / "report.md").read_text()
