@@ -11,7 +11,8 @@ so the figure is the agent's own cost per decision::
     scat bench agents --agent ismcts:200 --opponents expert --games 20
 
 ``scat bench training`` measures training throughput, the native lockstep PPO trainer
-against the SB3 MaskablePPO path. Each trains from scratch for ``--seconds`` (its own time
+against the SB3 MaskablePPO path and the batched trainer (:mod:`training.batch_ppo`, its
+games stepped by the batched engine on both cores, its torch on two threads). Each trains from scratch for ``--seconds`` (its own time
 limit, so the figure includes PPO updates, not just env stepping) against the same opponents
 (``--opponents``, default ``greedy`` in every other seat), with its config
 (``configs/train/default.yaml`` and ``configs/train/sb3.yaml``) and in-training
@@ -55,8 +56,9 @@ from scat_env import PlayerView, Rules
 
 #: The training benchmark reads the repository's own configs: it measures a checkout.
 ROOT = Path(__file__).resolve().parent.parent
-TRAINERS = ("native", "sb3")
-CONFIGS = {"native": ROOT / "configs/train/default.yaml", "sb3": ROOT / "configs/train/sb3.yaml"}
+TRAINERS = ("native", "sb3", "batch")
+CONFIGS = {"native": ROOT / "configs/train/default.yaml", "sb3": ROOT / "configs/train/sb3.yaml",
+           "batch": ROOT / "configs/train/batch.yaml"}
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -160,6 +162,15 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
     }
     if trainer == "native":
         return {**common, "eval_every_updates": 0, "checkpoint_every_updates": 10**6}
+    if trainer == "batch":
+        # Built for the whole machine: numba steps the games on every core, so torch gets
+        # two threads too. Its opponents are played batched: greedy, random or itself.
+        batch = {k: v for k, v in common.items() if k not in ("opponents", "progress")}
+        batch.update(eval_every_updates=0, torch_threads=2)
+        if opponents == "self":
+            return {**batch, "self_play": 1.0}
+        return {**batch, "self_play": 0.0,
+                "opponents": {spec: 1.0 for spec in opponents.split(",")}}
     sb3 = {**common, "eval_every_samples": 0, "checkpoint_every_samples": 10**9,
            "snapshot_every_samples": 0, "vec_env": "dummy"}
     if opponents == "self":
@@ -196,6 +207,8 @@ def train_once(trainer: str, seconds: float, opponents: str) -> dict[str, Any]:
 
     if trainer == "native":
         from .ppo import train
+    elif trainer == "batch":
+        from .batch_ppo import train
     else:
         from .sb3_train import train
     with tempfile.TemporaryDirectory(prefix=f"bench_{trainer}_") as out:
@@ -237,7 +250,8 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
     if missing:
         p.error(f"config not found: {', '.join(missing)} (run it from a checkout)")
     print(f"training throughput, {args.seconds:g} s per trainer vs {args.opponents}, "
-          f"1 process and 1 torch thread each, load average before: {os.getloadavg()[0]:.2f}")
+          f"1 process each (1 torch thread; batch: 2 torch and numba threads), load average "
+          f"before: {os.getloadavg()[0]:.2f}")
     for trainer in trainers:
         # A fresh interpreter per trainer: neither inherits the other's threads or caches.
         proc = subprocess.run([sys.executable, "-m", "training.bench", "--worker", trainer,
