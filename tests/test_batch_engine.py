@@ -124,7 +124,7 @@ def _pick(mask: np.ndarray, rng: np.random.Generator, knock_bias: float) -> np.n
 
 def play_side_by_side(rules: str | Rules, n: int, steps: int, *, batch: int = 8,
                       seed: int = 0, max_turns: int = 300, reward: str = "game",
-                      knock_bias: float = 0.1) -> dict[str, int]:
+                      knock_bias: float = 0.1, skip_rate: float = 0.0) -> dict[str, int]:
     """Play ``steps`` batched steps of ``batch`` games next to their twins, comparing after
     every step; counts of what was covered."""
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
@@ -137,10 +137,15 @@ def play_side_by_side(rules: str | Rules, n: int, steps: int, *, batch: int = 8,
     seen = {"steps": 0, "hands": 0, "games": 0, "truncated": 0}
     for _ in range(steps):
         acts = _pick(out["action_mask"], rng, knock_bias)
-        out = env.step(acts)
+        skip = rng.random(batch) < skip_rate if skip_rate else None
+        out = env.step(acts, skip) if skip is not None else env.step(acts)
         every_seat = env.observe_all() if seen["steps"] % (7 * batch) == 0 else None
         for i, twin in enumerate(twins):
-            want = twin.step(int(acts[i]))
+            if skip is not None and skip[i]:  # waits: nothing moves, nothing is reported
+                want = {"rewards": np.zeros(n), "lost": np.zeros(n, np.int64), "ended": 0,
+                        "done": False, "truncated": False, "winner": -1}
+            else:
+                want = twin.step(int(acts[i]))
             assert np.allclose(out["rewards"][i], want["rewards"], atol=1e-6), f"game {i}"
             assert (out["lives_lost"][i] == want["lost"]).all(), f"game {i}"
             assert out["hands_ended"][i] == want["ended"], f"game {i}"
@@ -173,6 +178,13 @@ def test_whole_games_truncations_and_hand_rewards_agree():
     seen = play_side_by_side("standard", 4, steps=600, batch=8, seed=8, reward="hand",
                              knock_bias=0.5)
     assert seen["games"] > 0
+
+
+def test_skipped_games_wait_and_the_others_play_on():
+    """``step(actions, skip)``: a game that waits keeps its state and reports nothing, and
+    its next step plays as if the wait had not happened (checked against the twins)."""
+    seen = play_side_by_side("standard", 3, steps=300, batch=8, seed=12, skip_rate=0.5)
+    assert seen["hands"] > 0
 
 
 def test_the_default_run_compares_at_least_50000_steps():

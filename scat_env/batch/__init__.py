@@ -179,6 +179,7 @@ class BatchEnv:
         self._winner = np.full(B, -1, np.int64)
         self._obs = np.zeros((B, self.observation_size), np.int8)
         self._mask = np.zeros((B, NUM_ACTIONS), np.bool_)
+        self._no_skip = np.zeros(B, np.bool_)
         self._started = False
 
     def _state_args(self) -> tuple[np.ndarray, ...]:
@@ -196,10 +197,12 @@ class BatchEnv:
         self._started = True
         return self._out(first=True)
 
-    def step(self, actions: Any) -> dict[str, np.ndarray]:
+    def step(self, actions: Any, skip: Any = None) -> dict[str, np.ndarray]:
         """One decision in every game: ``actions[i]`` for the player to move in game ``i``.
         An illegal action raises ``ValueError`` naming the game and the action, and no game
-        moves."""
+        moves. ``skip`` (optional, [B] bool): games that wait this step (their action is
+        not read; they report no reward and no end): how an adapter lets the games where
+        its learner is to move wait while the others' opponents play."""
         if not self._started:
             raise RuntimeError("BatchEnv: call reset() before step()")
         acts = np.asarray(actions)
@@ -207,12 +210,19 @@ class BatchEnv:
             raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
                              f"an array of shape {acts.shape} and dtype {acts.dtype}")
         acts = acts.astype(np.int64, copy=False)
-        bad = K.first_illegal(acts, self._mask)
+        if skip is None:
+            skip = self._no_skip
+        else:
+            skip = np.asarray(skip)
+            if skip.shape != (self.num_envs,) or skip.dtype != np.bool_:
+                raise ValueError(f"skip must be {self.num_envs} booleans, got an array of shape "
+                                 f"{skip.shape} and dtype {skip.dtype}")
+        bad = K.first_illegal(acts, self._mask, skip)
         if bad >= 0:
             legal = np.flatnonzero(self._mask[bad]).tolist()
             raise ValueError(f"game {bad}: action {int(acts[bad])} is not legal for "
                              f"player_{int(self._sc[bad, K.CUR])} now (legal: {legal})")
-        K.step_all(self.num_players, acts, *self._state_args(), self._rew, self._lost,
+        K.step_all(self.num_players, acts, skip, *self._state_args(), self._rew, self._lost,
                    self._ended, self._done, self._trunc, self._winner, self._obs, self._mask)
         return self._out()
 

@@ -484,10 +484,13 @@ def reset_all(n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
 
 
 @njit(cache=True)
-def first_illegal(actions, mask):
-    """The first game whose action its mask does not allow, or -1."""
+def first_illegal(actions, mask, skip):
+    """The first game whose action its mask does not allow, or -1 (games in ``skip`` wait
+    this step: their action is not read)."""
     A = mask.shape[1]
     for g in range(actions.shape[0]):
+        if skip[g]:
+            continue
         a = actions[g]
         if a < 0 or a >= A or not mask[g, a]:
             return g
@@ -495,12 +498,22 @@ def first_illegal(actions, mask):
 
 
 @njit(cache=True, parallel=True)
-def step_all(n, actions, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
-             active, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc, winner, obs,
-             mask):
-    """One decision in every game (the actions checked legal by :func:`first_illegal`); a
-    game that ends restarts at once, its ``done`` flag set and its new game observed."""
+def step_all(n, actions, skip, P, T, deck, hands, hlen, known, stock, slen, disc, dlen,
+             lives, active, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc, winner,
+             obs, mask):
+    """One decision in every game not in ``skip`` (the actions checked legal by
+    :func:`first_illegal`); a game that ends restarts at once, its ``done`` flag set and its
+    new game observed. A skipped game stays as it is and reports nothing this step."""
     for g in prange(hands.shape[0]):
+        if skip[g]:
+            for s in range(n):
+                rew[g, s] = 0.0
+                lost[g, s] = 0
+            ended[g] = 0
+            done[g] = False
+            trunc[g] = False
+            winner[g] = -1
+            continue
         for s in range(n):
             rew[g, s] = prew[g, s]
             lost[g, s] = plost[g, s]
