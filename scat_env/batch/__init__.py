@@ -226,6 +226,18 @@ class BatchEnv:
                    self._ended, self._done, self._trunc, self._winner, self._obs, self._mask)
         return self._out()
 
+    def restart(self, games: Any) -> None:
+        """Abandon the games where ``games`` ([B] bool) is set and deal each a new one (its
+        generator carries on): for an adapter whose learner was knocked out, so the rest of
+        that game, which nobody learns from, costs nothing. Observations and masks of those
+        games are the new games'; the others are untouched."""
+        which = np.asarray(games)
+        if which.shape != (self.num_envs,) or which.dtype != np.bool_:
+            raise ValueError(f"games must be {self.num_envs} booleans")
+        if not self._started:
+            raise RuntimeError("BatchEnv: call reset() before restart()")
+        K.restart_some(self.num_players, which, *self._state_args(), self._obs, self._mask)
+
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game, from the env's own generators (the
         benchmark's player, and a cheap opponent)."""

@@ -483,6 +483,18 @@ def reset_all(n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
         _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
 
 
+@njit(cache=True, parallel=True)
+def restart_some(n, which, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+                 active, sc, rng, prew, plost, pended, obs, mask):
+    """A new game in every slot where ``which`` is set (the rest untouched)."""
+    for g in prange(hands.shape[0]):
+        if which[g]:
+            _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+                   active, sc, rng, prew, plost, pended)
+            _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs,
+                     mask)
+
+
 @njit(cache=True)
 def first_illegal(actions, mask, skip):
     """The first game whose action its mask does not allow, or -1 (games in ``skip`` wait
