@@ -11,7 +11,9 @@ so the figure is the agent's own cost per decision::
     scat bench agents --agent ismcts:200 --opponents expert --games 20
 
 ``scat bench training`` measures training throughput, the native lockstep PPO trainer
-against the SB3 MaskablePPO path and the batched trainer (:mod:`training.batch_ppo`, its
+against the SB3 MaskablePPO path, the same MaskablePPO on the batched engine
+(``sb3_batch``: :class:`training.batch_vec_env.BatchVecEnv`, 256 games of 3 players, the
+env constructor its only change) and the batched trainer (:mod:`training.batch_ppo`, its
 games stepped by the batched engine on both cores, its torch on two threads). Each trains from scratch for ``--seconds`` (its own time
 limit, so the figure includes PPO updates, not just env stepping) against the same opponents
 (``--opponents``, default ``greedy`` in every other seat), with its config
@@ -56,9 +58,13 @@ from scat_env import PlayerView, Rules
 
 #: The training benchmark reads the repository's own configs: it measures a checkout.
 ROOT = Path(__file__).resolve().parent.parent
-TRAINERS = ("native", "sb3", "batch")
+TRAINERS = ("native", "sb3", "sb3_batch", "batch")
 CONFIGS = {"native": ROOT / "configs/train/default.yaml", "sb3": ROOT / "configs/train/sb3.yaml",
+           "sb3_batch": ROOT / "configs/train/sb3.yaml",
            "batch": ROOT / "configs/train/batch.yaml"}
+#: Games of the SB3 run on the batched engine (:class:`training.batch_vec_env.BatchVecEnv`)
+#: and their table size; its network and PPO settings are ``sb3.yaml``'s.
+SB3_BATCH_GAMES, SB3_BATCH_PLAYERS = 256, 3
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -199,12 +205,50 @@ def _initial_sb3_snapshot(workdir: str) -> str:
     return path
 
 
+def train_sb3_batch(seconds: float, opponents: str) -> dict[str, Any]:
+    """MaskablePPO with ``sb3.yaml``'s network and PPO settings on :class:`BatchVecEnv`
+    (the env constructor is the only change), for ``seconds``; its throughput."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from .batch_vec_env import BatchVecEnv
+    from .config import load_config
+
+    if opponents == "self":
+        raise ValueError("sb3_batch plays batched baselines (greedy, random, threshold:K), "
+                         "not itself")
+    _, cfg = load_config(CONFIGS["sb3"])
+    torch.set_num_threads(1)
+    env = BatchVecEnv(SB3_BATCH_GAMES, SB3_BATCH_PLAYERS, cfg.rules, cfg.seed,
+                      opponents=tuple(opponents.split(",")))
+    steps = max(1, cfg.rollout_samples_per_env * cfg.n_envs // SB3_BATCH_GAMES)
+    model = MaskablePPO("MlpPolicy", env, learning_rate=cfg.lr, n_steps=steps,
+                        batch_size=cfg.minibatch_samples, n_epochs=cfg.epochs, gamma=cfg.gamma,
+                        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip, ent_coef=cfg.ent_coef,
+                        seed=cfg.seed, device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers})
+    t0 = time.perf_counter()
+
+    class Budget(BaseCallback):
+        def _on_step(self) -> bool:
+            return time.perf_counter() - t0 < seconds
+
+    model.learn(10**9, callback=Budget())
+    elapsed = time.perf_counter() - t0
+    return {"trainer": "sb3_batch", "train_s": elapsed, "wall_s": elapsed,
+            "learner_decisions": model.num_timesteps,
+            "learner_decisions_per_s": model.num_timesteps / elapsed}
+
+
 def train_once(trainer: str, seconds: float, opponents: str) -> dict[str, Any]:
     """Train one trainer in this process; returns its measured throughput."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     from .config import load_config
 
+    if trainer == "sb3_batch":
+        return train_sb3_batch(seconds, opponents)
     if trainer == "native":
         from .ppo import train
     elif trainer == "batch":
@@ -261,7 +305,7 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
             print(f"{trainer}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
             return 1
         r = json.loads(proc.stdout.strip().splitlines()[-1])
-        line = (f"{trainer:>6}: {r['learner_decisions_per_s']:8,.0f} learner decisions/s "
+        line = (f"{trainer:>9}: {r['learner_decisions_per_s']:8,.0f} learner decisions/s "
                 f"({r['learner_decisions']:,} in {r['train_s']:.0f} s incl. updates")
         if "all_decisions_per_s" in r:
             line += f"; {r['all_decisions_per_s']:,.0f} decisions/s of all seats"
