@@ -19,11 +19,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import bench, play, replay, rules, tournament, train, watch
+from . import bench, play, replay, rules, serve, tournament, train, watch
 from .errors import CliError
 
 #: Subcommand modules, in the order ``scat --help`` lists them.
-SUBCOMMANDS = (play, replay, watch, tournament, train, bench, rules)
+SUBCOMMANDS = (play, serve, replay, watch, tournament, train, bench, rules)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("scat_env", "agents", "training", "scat_cli")
+PACKAGES = ("scat_env", "agents", "training", "scat_cli", "scat_web")
 
 BLOCK_TORCH = '''
 import importlib.abc
@@ -57,6 +57,31 @@ try:
     import torch  # noqa: F401
 except ModuleNotFoundError:
     print("game ok, torch blocked")
+'''
+
+
+SERVE_PAGE = '''
+import sys
+from pathlib import Path
+
+import scat_web
+from starlette.testclient import TestClient
+from scat_web.app import STATIC_DIR, create_app
+
+assert Path(scat_web.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
+client = TestClient(create_app(Path.cwd() / "web"), base_url="http://127.0.0.1")
+page = client.get("/")
+assert page.status_code == 200, page.status_code
+index = STATIC_DIR / "index.html"
+if index.is_file():
+    assert page.content == index.read_bytes()
+files = [f for f in STATIC_DIR.rglob("*") if f.is_file()]
+for f in files:
+    got = client.get("/static/" + f.relative_to(STATIC_DIR).as_posix())
+    assert got.status_code == 200 and got.content == f.read_bytes(), f
+game = client.post("/api/games", json={"players": 2, "opponents": "greedy"})
+assert game.status_code == 201, game.text
+print(f"page ok, {len(files)} static files")
 '''
 
 
@@ -107,6 +132,20 @@ def test_the_wheel_holds_every_package_and_the_shipped_policies(installed):
     shipped = {p.name for p in (ROOT / "policies").glob("*.npz")} | {"scat_ppo_set.yaml"}
     assert {f"scat_policies/{n}" for n in shipped} <= names
     assert not any(n.endswith(".pt") for n in names)
+    static = ROOT / "scat_web" / "static"
+    for f in static.rglob("*") if static.is_dir() else ():
+        if f.is_file() and "__pycache__" not in f.parts:
+            rel = f.relative_to(ROOT).as_posix()
+            assert rel in names, f"{rel} is missing from the wheel (package-data scat_web)"
+
+
+def test_the_installed_server_serves_the_page_from_another_folder(installed):
+    """``pip install .`` alone gives a working ``scat serve``: the page's files are package
+    data, served from the installed package."""
+    python, env, _ = installed
+    elsewhere = Path(env["SCAT_REPLAY_DIR"]).parent
+    out = _run([str(python), "-c", SERVE_PAGE], elsewhere, env)
+    assert "page ok" in out.stdout
 
 
 def test_a_game_against_the_default_opponent_needs_no_torch(installed):

@@ -1,0 +1,131 @@
+"""``scat serve``: play Scat in the browser; the server holds the games.
+
+The page and its API are :mod:`scat_web` (``docs/WEB_API.md``); this module reads the
+command line, opens the listening socket itself (so a port in use or a bad address is one
+line, exit 2, before anything starts) and runs uvicorn on it. It imports only the standard
+library at module level, so ``scat --help`` does not load Starlette.
+
+Examples::
+
+    scat serve                         # http://127.0.0.1:8731/, games in ~/.scat/web
+    scat serve --port 9000 --open      # and open the page in the default browser
+    scat serve --host 0.0.0.0          # anyone on the network can play (a warning says so)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import socket
+import sys
+from pathlib import Path
+
+from .errors import CliError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8731
+
+
+def data_dir(given: str | None) -> Path:
+    """``--data``, else ``web`` in ``$SCAT_HOME`` (``~/.scat``)."""
+    if given:
+        return Path(given).expanduser()
+    home = os.environ.get("SCAT_HOME")
+    return (Path(home).expanduser() if home else Path.home() / ".scat") / "web"
+
+
+def check_host(host: str) -> bool:
+    """Whether ``host`` is a loopback address; ``CliError`` unless it is an IP address or
+    ``localhost`` (a name would need a lookup, and nothing here may use the network)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        raise CliError(f"--host must be an IP address such as 127.0.0.1 or 0.0.0.0, or "
+                       f"localhost; got {host[:60]!r}") from None
+
+
+def open_socket(host: str, port: int) -> socket.socket:
+    """The listening socket, or one line saying why not (a port in use, no permission)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    bind_host = "127.0.0.1" if host == "localhost" else host
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind_host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "serve",
+        help="play Scat in the browser (a local web server)",
+        description=(
+            "Serve Scat to a web browser: open the printed address and play against agents. "
+            "The server holds every game and sends the page only what your seat may know; "
+            "games are saved as scat play saves and survive a restart."
+        ),
+    )
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help="address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0 lets anyone on the network play)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--open", action="store_true", help="open the page in the default browser")
+    p.add_argument("--data", default=None, metavar="DIR",
+                   help="folder of the saved games (default $SCAT_HOME/web, ~/.scat/web)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port must be between 0 and 65535, got {str(args.port)[:30]}")
+    loopback = check_host(args.host)
+    folder = data_dir(args.data)
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"--data {folder} is a file; give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot use --data {folder}: {exc.strerror or exc}") from None
+    try:
+        import uvicorn
+
+        from scat_web.app import create_app
+    except ImportError as exc:  # an install without the web dependencies
+        raise CliError(f"scat serve needs {exc.name or 'starlette and uvicorn'}: "
+                       "pip install starlette uvicorn") from None
+
+    sock = open_socket(args.host, args.port)
+    port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{shown}:{port}/"
+    app = create_app(folder, allowed_hosts=("127.0.0.1", "localhost", "[::1]", "::1")
+                     if loopback else None)
+    if not loopback:
+        print(f"warning: listening on {args.host}, not this machine only: anyone on the "
+              "network who can reach it can open the page, play, and see the games saved "
+              "here", file=sys.stderr)
+    print(f"Scat is served at {url} (Ctrl-C to stop); games are saved in {folder}",
+          flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(url if loopback else f"http://127.0.0.1:{port}/")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
+
+
+__all__ = ["add_parser", "run"]

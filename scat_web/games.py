@@ -1,0 +1,818 @@
+"""The games a server holds: each a ``scat play`` save on disk, played in memory.
+
+A game is a :class:`WebSave` (a :class:`scat_cli.savegame.SavedGame`, sealed while it is
+played, in clear once over, so ``scat replay`` opens a finished one) in the data folder,
+named by its game id. :class:`GameStore` loads a game lazily by id, so a restarted server
+resumes every game on the next request: the decisions are re-simulated, the agents asked
+again (:meth:`SavedGame.resimulate`), and the ledger refuses a save put back behind the
+game's last one (no take-backs), as ``scat play --resume`` does.
+
+One request changes a game at a time (a lock per game); the person's move, the agents'
+moves up to the person's next decision and the save happen under it, and the save is
+written before the answer goes out. A move that cannot be saved drops the game from memory,
+so the next request reloads the last good save: nothing acknowledged is ever lost, and a
+refused request leaves the game and its file exactly as they were.
+
+Hidden information: the person's browser gets :mod:`scat_web.serialize` payloads, built
+from their :class:`~scat_env.PlayerView`. Counters the page sees count the person's own
+decisions (``seq``), not the game's: an opponent asked whether to declare a new 31 makes a
+decision nobody else sees, and a count of all decisions would give it away. For the same
+reason a seat whose agent breaks is announced just before that seat's next public move.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.base import Agent
+from agents.registry import make_agent
+from scat_cli import keystore
+from scat_cli.game import HUMAN_SEAT, new_game
+from scat_cli.savegame import (
+    HUMAN,
+    MAX_FILE_BYTES,
+    REPLACEMENT_AGENTS,
+    ReplayError,
+    SavedGame,
+    SaveError,
+    check_depth,
+    check_name,
+    make_replacement,
+    new_seed,
+)
+from scat_cli.tui import agent_label, default_names
+from scat_env import GameState, Phase, Rules, make_view
+from scat_env.actions import KNOCK, action_str
+from scat_env.engine import as_action
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+
+from . import serialize
+
+#: Opponents a browser may choose (spec, label). A spec is checked against this list: a
+#: spec naming a file or a search of any size would let a browser make the server read
+#: files or spend minutes per move.
+AGENTS: tuple[tuple[str, str], ...] = (
+    ("ppo:scat_ppo_set", "Trained policy set (PPO)"),
+    ("expert", "Expert (card counting, rule-based)"),
+    ("ismcts:100", "Search (ISMCTS, 100 deals a move; slower)"),
+    ("greedy", "Greedy (knocks at 25+)"),
+    ("random", "Random (any legal move)"),
+)
+#: The opponent a new game gets when none is named, if it can play the table.
+DEFAULT_OPPONENT = "ppo:scat_ppo_set"
+FALLBACK_OPPONENT = "expert"
+_GAME_ID = re.compile(r"[0-9a-f]{8}")
+#: Games kept in memory at once; the least recently used are dropped (and reloaded from
+#: their save when asked for again).
+MAX_LIVE = 256
+
+
+class WebError(Exception):
+    """A request refused: its HTTP status and one line naming the problem."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class WebSave(SavedGame):
+    """A ``scat play`` save with one more field: ``teaching`` (the person asked to see the
+    opponents' hands). It is written into the file, under the seal's MAC while the game
+    is on, so a teaching game cannot pass for a fair one in the statistics."""
+
+    teaching: bool = False
+
+    def to_json(self, key: bytes | None = None) -> dict[str, Any]:
+        data = super().to_json(key)
+        if not self.teaching:
+            return data
+        data["web"] = {"teaching": True}
+        if "mac" in data:  # sealed: sign the field too
+            key = key if key is not None else keystore.load_key(create=True)
+            assert key is not None
+            data["mac"] = keystore.mac(key, {k: v for k, v in data.items() if k != "mac"})
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "replay", key: bytes | None = None) -> WebSave:
+        game = super().from_json(data, source, key)
+        assert isinstance(game, WebSave)
+        web = data.get("web") if isinstance(data, dict) else None
+        game.teaching = isinstance(web, dict) and web.get("teaching") is True
+        return game
+
+
+@dataclass
+class _Pending:
+    """A takeover to announce before the seat's next public move."""
+
+    spec: str
+    what: str
+
+
+@dataclass
+class LiveGame:
+    """One game in memory: its save, the engine's state, the agents, and the current
+    hand's public events (what a reconnecting page rebuilds the table from)."""
+
+    save: WebSave
+    path: Path
+    state: GameState
+    agents: list[Agent | None]
+    labels: list[str]
+    hand_events: list[dict[str, Any]] = field(default_factory=list)
+    pending: dict[int, _Pending] = field(default_factory=dict)
+    hint_policy: Agent | None = None
+    explainers: dict[int, Agent] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def game_id(self) -> str:
+        return self.save.game_id
+
+    @property
+    def human(self) -> int:
+        return self.save.human_seat if self.save.human_seat is not None else HUMAN_SEAT
+
+    @property
+    def seq(self) -> int:
+        """The person's decisions so far (see the module docstring for why not all)."""
+        return sum(1 for s, _ in self.save.actions if s == self.human)
+
+    def specs(self) -> list[str]:
+        """Each seat's agent now (a replacement after a takeover)."""
+        specs = [p.agent for p in self.save.players]
+        for r in self.save.replacements:
+            specs[r.seat] = r.agent
+        return specs
+
+
+class GameStore:
+    """Every game of one data folder; thread-safe (one lock per game, one for the map)."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        *,
+        agents: Sequence[tuple[str, str]] = AGENTS,
+        agent_factory: Callable[[str, int | None], Agent] = make_agent,
+        seed_source: Callable[[], int] = new_seed,
+        max_live: int = MAX_LIVE,
+    ) -> None:
+        self.data_dir = Path(data_dir).expanduser()
+        self.agents = tuple(agents)
+        self.agent_factory = agent_factory
+        self.seed_source = seed_source
+        self.max_live = max_live
+        self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._loading: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self._summaries: dict[str, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+        self._defaults: dict[tuple[int, Rules], str] = {}
+        #: Seconds per move request (the person's move, the agents' replies and the
+        #: save), newest last, bounded: what ``scat serve`` reports and the load test reads.
+        self.move_times: list[float] = []
+
+    # -- options -------------------------------------------------------------------------
+    def default_opponent(self, players: int, rules: Rules) -> str:
+        """The shipped policy set where it can play the table, else the expert."""
+        allowed = {spec for spec, _ in self.agents}
+        key = (players, rules)
+        found = self._defaults.get(key)
+        if found is None:
+            found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
+            if DEFAULT_OPPONENT in allowed:
+                try:
+                    self.agent_factory(DEFAULT_OPPONENT, 0).check_table(players, rules)
+                    found = DEFAULT_OPPONENT
+                except ValueError:
+                    pass
+            self._defaults[key] = found
+        return found
+
+    # -- creating and finding games -----------------------------------------------------
+    def path_of(self, game_id: str) -> Path:
+        return self.data_dir / f"{game_id}.json"
+
+    def create(self, players: int, opponents: list[str] | None, rules_name: str, name: str,
+               teaching: bool) -> tuple[LiveGame, list[dict[str, Any]]]:
+        """A new game with the person at seat 0, the agents' moves up to the person's first
+        decision played and saved; returns it with the events so far. Arguments are
+        checked by :func:`check_new_game`."""
+        rules = Rules.preset(rules_name)
+        specs = opponents or [self.default_opponent(players, rules)] * (players - 1)
+        seed = self.seed_source()
+        base = new_game(players, specs, rules, seed, name)
+        save = WebSave(**{f: getattr(base, f) for f in (
+            "num_players", "rules", "seed", "first_dealer", "players", "human_seat")},
+            teaching=teaching)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        while self.path_of(save.game_id).exists():
+            save.game_id = keystore.new_nonce()[:8]
+        agents = self._build_agents(save)
+        live = LiveGame(save, self.path_of(save.game_id), save.new_state(), agents,
+                        [agent_label(p.agent) for p in save.players])
+        events = [serialize.deal_event(live.state.hand_number, live.state.dealer, save.names)]
+        live.hand_events = list(events)
+        with live.lock:
+            self._play_agents(live, events)
+            self._save(live)
+        with self._lock:
+            self._remember(live)
+        return live, events
+
+    def _build_agents(self, save: SavedGame) -> list[Agent | None]:
+        agents: list[Agent | None] = []
+        for p in save.players:
+            if p.agent == HUMAN:
+                agents.append(None)
+                continue
+            try:
+                agent = self.agent_factory(p.agent, p.seed)
+                agent.check_table(save.num_players, save.rules)
+            except ValueError as exc:
+                raise WebError(400, f"opponent {p.agent}: {exc}") from None
+            agent.reset(p.seed)
+            agents.append(agent)
+        return agents
+
+    def _remember(self, live: LiveGame) -> None:
+        self._live[live.game_id] = live
+        self._live.move_to_end(live.game_id)
+        # Least recently used first; a game being played right now stays (see locked()).
+        for game_id in list(self._live):
+            if len(self._live) <= self.max_live:
+                break
+            if not self._live[game_id].lock.locked():
+                del self._live[game_id]
+
+    @contextlib.contextmanager
+    def locked(self, game_id: str) -> Iterator[LiveGame]:
+        """The game ``game_id``, held for this request alone. A game dropped from memory
+        while the request waited for it (a failed save, or room made for others) is loaded
+        again from its save, so a request never works on a copy that is not the game's."""
+        while True:
+            live = self.get(game_id)
+            live.lock.acquire()
+            with self._lock:
+                current = self._live.get(game_id) is live
+            if current:
+                break
+            live.lock.release()
+        try:
+            yield live
+        finally:
+            live.lock.release()
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game from memory (its save stays): the next request reloads it."""
+        with self._lock:
+            self._live.pop(game_id, None)
+
+    def get(self, game_id: str) -> LiveGame:
+        """The game ``game_id``, loaded from its save if it is not in memory (404 if none)."""
+        if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+            raise WebError(404, f"no game {game_id[:40]!r} (a game id is 8 hex digits)")
+        with self._lock:
+            live = self._live.get(game_id)
+            if live is not None:
+                self._live.move_to_end(game_id)
+                return live
+            loading = self._loading.setdefault(game_id, threading.Lock())
+        with loading:
+            with self._lock:
+                live = self._live.get(game_id)
+            if live is None:
+                live = self._load(game_id)
+                with self._lock:
+                    self._remember(live)
+            with self._lock:
+                self._loading.pop(game_id, None)
+        return live
+
+    def _load(self, game_id: str) -> LiveGame:
+        path = self.path_of(game_id)
+        if not path.is_file():
+            raise WebError(404, f"no game {game_id!r} in {self.data_dir}")
+        try:
+            save = WebSave.load(path)
+            if save.human_seat is None:
+                raise ReplayError(f"{path}: a game between agents, not one to play here")
+            if save.status != "finished":
+                save.check_resume(str(path))
+        except (ReplayError, keystore.SealError) as exc:
+            raise WebError(409, f"cannot resume game {game_id}: {exc}") from None
+        assert isinstance(save, WebSave)
+        agents = self._build_agents(save)
+        labels = [agent_label(p.agent) for p in save.players]
+        live = LiveGame(save, path, save.new_state(), agents, labels)
+        try:
+            live.state = self._rebuild(live)
+        except ReplayError as exc:
+            raise WebError(409, f"cannot resume game {game_id}: {exc}") from None
+        return live
+
+    def _rebuild(self, live: LiveGame) -> GameState:
+        """Re-simulate the save with its agents, rebuilding the current hand's events."""
+        save = live.save
+        first = save.new_state()
+        before = _Before.of(first)
+        hand: list[dict[str, Any]] = [serialize.deal_event(first.hand_number, first.dealer,
+                                                           save.names)]
+        takeovers: dict[int, list[Any]] = {}
+        for r in save.replacements:
+            takeovers.setdefault(r.from_action, []).append(r)
+
+        def note_takeovers(step: int) -> None:
+            for r in takeovers.get(step, []):
+                live.pending[r.seat] = _Pending(r.agent, "broke (an illegal move or an error)")
+
+        step = [0]
+        note_takeovers(0)
+
+        def on_step(state: GameState, seat: int, action: int) -> None:
+            nonlocal before, hand
+            events: list[dict[str, Any]] = []
+            self._events_of(live, state, seat, action, before, events)
+            before = _Before.of(state)
+            for event in events:
+                if event["kind"] == "deal":
+                    hand = []
+                hand.append(event)
+            step[0] += 1
+            note_takeovers(step[0])
+
+        state = save.resimulate(agents=live.agents, on_step=on_step)
+        live.hand_events = hand
+        return state
+
+    # -- playing -------------------------------------------------------------------------
+    def move(self, live: LiveGame, action: object, seq: object) -> list[dict[str, Any]]:
+        """The person's ``action``, then the agents' moves up to the person's next
+        decision; saved before returning the events. Refusals change nothing."""
+        started = time.perf_counter()
+        state = live.state
+        if state.is_terminal():
+            raise WebError(409, f"game {live.game_id} is over; no more moves "
+                                f"(GET /api/games/{live.game_id}/replay shows it)")
+        if seq != live.seq:
+            raise WebError(409, f"stale move: seq {seq} is not the game's seq {live.seq} "
+                                "(the game moved on, e.g. in another tab); reload the game")
+        if state.current_player != live.human:
+            raise WebError(409, "it is not your turn")
+        if not state.is_legal(action):  # type: ignore[arg-type]
+            legal = ", ".join(f"{a} ({action_str(a)})" for a in state.legal_actions())
+            raise WebError(400, f"action {action} ({_action_name(action)}) is not legal now; "
+                                f"legal now: {legal}")
+        events: list[dict[str, Any]] = []
+        try:
+            self._apply(live, live.human, action, events)  # type: ignore[arg-type]
+            self._play_agents(live, events)
+            self._save(live)
+        except BaseException:
+            self.forget(live.game_id)  # memory may be ahead of the last good save
+            raise
+        elapsed = time.perf_counter() - started
+        self.move_times.append(elapsed)
+        if len(self.move_times) > 100_000:
+            del self.move_times[:50_000]
+        return events
+
+    def _save(self, live: LiveGame) -> None:
+        try:
+            live.save.save(live.path)
+        except SaveError as exc:
+            raise WebError(500, f"{exc}; the last good save is kept") from None
+
+    def _play_agents(self, live: LiveGame, events: list[dict[str, Any]]) -> None:
+        state = live.state
+        while not state.is_terminal() and state.current_player != live.human:
+            seat = state.current_player
+            self._apply(live, seat, self._agent_move(live, seat), events)
+
+    def _agent_move(self, live: LiveGame, seat: int) -> int:
+        """As in ``scat play``: an agent that breaks is replaced by the first of
+        :data:`REPLACEMENT_AGENTS` not yet tried there, and the takeover is saved; what
+        broke is never quoted (an engine error lists the seat's legal moves: its cards)."""
+        state = live.state
+        while True:
+            agent = live.agents[seat]
+            try:
+                action = as_action(agent.act(make_view(state, seat)))  # type: ignore[union-attr]
+                if state.is_legal(action):
+                    return action
+                what = "made a move the rules do not allow"
+            except Exception as exc:  # any agent error: its text may name its cards
+                what = f"failed ({type(exc).__name__})"
+            tried = {live.save.players[seat].agent}
+            tried |= {r.agent for r in live.save.replacements if r.seat == seat}
+            spec = next((s for s in REPLACEMENT_AGENTS if s not in tried), None)
+            if spec is None:
+                raise WebError(500, f"no agent can play {live.save.names[seat]}'s seat "
+                                    "(every replacement broke); the last good save is kept")
+            live.save.replace_agent(seat, spec)
+            live.agents[seat] = make_replacement(spec, live.save.players[seat].seed)
+            live.explainers.pop(seat, None)
+            live.pending[seat] = _Pending(spec, what)
+
+    def _apply(self, live: LiveGame, seat: int, action: int,
+               events: list[dict[str, Any]]) -> None:
+        state = live.state
+        before = _Before.of(state)
+        if live.save.teaching and seat != live.human:
+            why = self._explain(live, seat)
+        else:
+            why = None
+        state.apply_action(action)
+        live.save.record(state, seat, action)
+        new: list[dict[str, Any]] = []
+        self._events_of(live, state, seat, action, before, new)
+        if why is not None and new and new[0]["seat"] == seat and new[0]["kind"] != "takeover":
+            new[0]["why"] = why
+        for event in new:
+            if event["kind"] == "deal":
+                live.hand_events = []
+            live.hand_events.append(event)
+        events.extend(new)
+
+    def _explain(self, live: LiveGame, seat: int) -> str | None:
+        """Teaching games: why the seat's agent plays its move, from its own view, asked of
+        a second agent of the same kind so the playing agent's state is not touched."""
+        agent = live.explainers.get(seat)
+        try:
+            if agent is None:
+                spec = live.specs()[seat]
+                agent = make_agent(spec, seed=live.save.players[seat].seed)
+                live.explainers[seat] = agent
+            return agent.explain(make_view(live.state, seat))
+        except Exception:  # an explanation never ends a game
+            return None
+
+    def _events_of(self, live: LiveGame, state: GameState, seat: int, action: int,
+                   before: _Before, out: list[dict[str, Any]]) -> None:
+        """The events one decision made (``state`` is after it): the move if it is
+        public, then each hand it ended, the next deal, the game's end."""
+        save = live.save
+        names = save.names
+        event = serialize.move_event(
+            seat, action, you=live.human, names=names, rules=save.rules, phase=before.phase,
+            top_before=before.top, second_knock=action == KNOCK and before.knocker is not None,
+            hand_number=before.hand_number)
+        if event is not None:
+            pending = live.pending.pop(seat, None)
+            if pending is not None:
+                out.append(serialize.takeover_event(seat, names, live.labels[seat],
+                                                    pending.spec, pending.what,
+                                                    before.hand_number))
+                live.labels[seat] = agent_label(pending.spec)
+            out.append(event)
+        for result in state.results[before.results:]:
+            shown = result if save.teaching else result.seen_by(live.human)
+            out.append(serialize.hand_over_event(shown, save.rules, names))
+            if result.hand_number < state.hand_number:
+                later = [r for r in state.results if r.hand_number == result.hand_number + 1]
+                dealer = later[0].dealer if later else state.dealer
+                out.append(serialize.deal_event(result.hand_number + 1, dealer, names))
+        if state.is_terminal() and not before.terminal:
+            out.append(serialize.game_over_event(state.winner, live.human, names,
+                                                 state.hand_number))
+
+    # -- what the page is sent -------------------------------------------------------------
+    def state_of(self, live: LiveGame, events: list[dict[str, Any]] | None = None,
+                 ) -> dict[str, Any]:
+        """STATE for the person; ``events`` default to the current hand's."""
+        state = live.state
+        view = make_view(state, live.human)
+        save = live.save
+        over = state.is_terminal()
+        summary = None
+        if over:
+            knocks = [s for s, a in save.actions if a == KNOCK]
+            summary = serialize.summary_payload(state.results, live.human, save.num_players,
+                                                state.winner, knocks)
+        return serialize.state_payload(
+            view, game_id=live.game_id, seq=live.seq, names=save.names, specs=live.specs(),
+            events=list(live.hand_events if events is None else events),
+            teaching=save.teaching,
+            hands=state.hands if save.teaching else None,
+            full_result=state.results[-1] if save.teaching and state.results else None,
+            winner=state.winner, summary=summary)
+
+    def hint(self, live: LiveGame) -> dict[str, Any]:
+        """The expert's move for the person's view and why, and a trained opponent's top
+        moves with their probabilities, computed from the person's own view."""
+        from agents.expert import ExpertAgent
+        from scat_cli.hints import hint as hint_text
+
+        state = live.state
+        if state.is_terminal() or state.current_player != live.human:
+            raise WebError(409, "a hint is given only at your turn")
+        view = make_view(state, live.human)
+        # Seeded by the view itself: the same position gives the same hint, and nothing
+        # the person has not seen (the game's seed) goes into it.
+        expert = make_agent("expert", seed=zlib.crc32(repr(view).encode()))
+        assert isinstance(expert, ExpertAgent)
+        action = expert.act(view)
+        if view.phase in ("draw", "discard") and action < 56:
+            why = hint_text(expert, view)
+        else:
+            why = f"The expert would {action_str(action)}: {expert.explain(view)}."
+        return {"action": action, "label": serialize.action_label(view, action), "why": why,
+                "top": self._policy_top(live, view)}
+
+    def _policy_top(self, live: LiveGame, view: Any) -> list[dict[str, Any]]:
+        """The first trained opponent's three likeliest moves in the person's seat."""
+        import numpy as np
+
+        if live.hint_policy is None:
+            for spec in live.specs():
+                if spec.split(":")[0] in ("ppo", "sb3", "compact"):
+                    try:
+                        agent = make_agent(spec, seed=0)
+                        agent.check_table(live.save.num_players, live.save.rules)
+                    except ValueError:
+                        continue
+                    if hasattr(agent, "logits"):
+                        live.hint_policy = agent
+                        break
+        policy = live.hint_policy
+        legal = list(view.legal_actions)
+        if policy is None or not legal:
+            return []
+        try:
+            logits = np.asarray(policy.logits(view), dtype=np.float64)[legal]  # type: ignore[attr-defined]
+        except Exception:  # a hint never ends a game
+            return []
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        order = np.argsort(-p, kind="stable")[:3]
+        return [{"action": legal[i], "label": serialize.action_label(view, legal[i]),
+                 "p": round(float(p[i]), 4)} for i in order]
+
+    def replay(self, live: LiveGame) -> dict[str, Any]:
+        """The whole game face up: finished games, or a teaching game at any time."""
+        if not live.state.is_terminal() and not live.save.teaching:
+            raise WebError(409, f"game {live.game_id} is still being played; its replay "
+                                "(every hand face up) opens once it is over")
+        return replay_payload(live.save)
+
+    # -- lists and statistics ----------------------------------------------------------------
+    def _summary(self, path: Path) -> dict[str, Any] | None:
+        """A game's list entry, read without unsealing (names, rules and status are in
+        clear in every save); cached by file size and time."""
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = self._summaries.get(path.stem)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        summary = _read_summary(path, st.st_size)
+        self._summaries[path.stem] = (stamp, summary)
+        return summary
+
+    def summaries(self) -> list[dict[str, Any]]:
+        if not self.data_dir.is_dir():
+            return []
+        found = [self._summary(p) for p in self.data_dir.glob("*.json")
+                 if _GAME_ID.fullmatch(p.stem)]
+        games = [g for g in found if g is not None]
+        games.sort(key=lambda g: (g["created"], g["id"]), reverse=True)
+        return games
+
+    def stats(self) -> dict[str, Any]:
+        """Per opponent kind, over the finished games that were not teaching games: games,
+        the person's wins, hands played and lives lost (per hand)."""
+        table: dict[str, dict[str, Any]] = {}
+        teaching = {"games": 0, "finished": 0}
+        for g in self.summaries():
+            if g["teaching"]:
+                teaching["games"] += 1
+                teaching["finished"] += g["status"] == "over"
+                continue
+            if g["status"] != "over":
+                continue
+            for spec in sorted(set(g["opponents"])):
+                row = table.setdefault(spec, {"spec": spec, "games": 0, "wins": 0,
+                                              "hands": 0, "lives_lost": 0})
+                row["games"] += 1
+                row["wins"] += g["you_won"]
+                row["hands"] += g["hands"]
+                row["lives_lost"] += g["lives_lost"]
+        rows = sorted(table.values(), key=lambda r: (-r["games"], r["spec"]))
+        for row in rows:
+            row["win_rate"] = round(row["wins"] / row["games"], 4)
+            row["lives_lost_per_hand"] = (round(row["lives_lost"] / row["hands"], 4)
+                                          if row["hands"] else None)
+        return {"opponents": rows, "teaching": teaching}
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What was public just before a decision: the phase it was taken in, the top of the
+    pile (the card a take takes), whether someone had knocked, the hands scored so far."""
+
+    phase: Phase
+    top: int | None
+    knocker: int | None
+    hand_number: int
+    results: int
+    terminal: bool
+
+    @classmethod
+    def of(cls, state: GameState) -> _Before:
+        return cls(state.phase, state.discard[-1] if state.discard else None, state.knocker,
+                   state.hand_number, len(state.results), state.is_terminal())
+
+
+def _action_name(action: object) -> str:
+    try:
+        return action_str(action)  # type: ignore[arg-type]
+    except ValueError:
+        return "not an action"
+
+
+def check_new_game(body: Any, store: GameStore) -> tuple[int, list[str] | None, str, str, bool]:
+    """The fields of ``POST /api/games``, checked; 400 naming the first bad one."""
+    if not isinstance(body, dict):
+        raise WebError(400, "the body must be a JSON object")
+    known = {"players", "opponents", "rules", "name", "teaching"}
+    extra = sorted(set(body) - known)
+    if extra:
+        raise WebError(400, f"unknown field {extra[0][:40]!r}; fields: {', '.join(sorted(known))}")
+    players = body.get("players", 3)
+    if not _is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise WebError(400, f"players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                            f"got {_short(players)}")
+    rules_name = body.get("rules", "standard")
+    if not isinstance(rules_name, str) or rules_name not in PRESETS:
+        raise WebError(400, f"rules must be a preset name (GET /api/options lists them), "
+                            f"got {_short(rules_name)}")
+    opponents = body.get("opponents")
+    allowed = [spec for spec, _ in store.agents]
+    specs: list[str] | None
+    if opponents is None:
+        specs = None
+    elif isinstance(opponents, str):
+        specs = [opponents] * (players - 1)
+    elif isinstance(opponents, list) and all(isinstance(s, str) for s in opponents):
+        specs = list(opponents)
+        if len(specs) != players - 1:
+            raise WebError(400, f"opponents lists {len(specs)} agents for {players - 1} "
+                                "opponents; give one spec for all or one per opponent")
+    else:
+        raise WebError(400, f"opponents must be a spec or a list of specs, got "
+                            f"{_short(opponents)}")
+    for spec in specs or []:
+        if spec not in allowed:
+            raise WebError(400, f"unknown opponent {_short(spec)}; choose from "
+                                f"{', '.join(allowed)}")
+    name = body.get("name", "You")
+    try:
+        if not isinstance(name, str) or name.strip() == HUMAN:
+            raise ValueError(f"a name, got {_short(name)}")
+        name = check_name(name.strip())
+    except ValueError as exc:
+        raise WebError(400, f"name: {exc}") from None
+    teaching = body.get("teaching", False)
+    if not isinstance(teaching, bool):
+        raise WebError(400, f"teaching must be true or false, got {_short(teaching)}")
+    return players, specs, rules_name, name, teaching
+
+
+def check_move(body: Any) -> tuple[int, int]:
+    """The fields of a move: ``{"action": int, "seq": int}``; 400 naming the bad one."""
+    if not isinstance(body, dict):
+        raise WebError(400, "the body must be a JSON object {\"action\": int, \"seq\": int}")
+    extra = sorted(set(body) - {"action", "seq"})
+    if extra:
+        raise WebError(400, f"unknown field {extra[0][:40]!r}; a move has action and seq")
+    for key in ("action", "seq"):
+        if key not in body:
+            raise WebError(400, f"missing field {key!r}")
+        if not _is_int(body[key]):
+            raise WebError(400, f"{key} must be an integer, got {_short(body[key])}")
+    return body["action"], body["seq"]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _read_summary(path: Path, size: int) -> dict[str, Any] | None:
+    """The list entry of one save; ``None`` for a file that is not a web game's save."""
+    if size > MAX_FILE_BYTES:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+        check_depth(text, str(path))
+        data = json.loads(text)
+    except (OSError, ValueError, RecursionError):
+        return None
+    try:
+        players = data["players"]
+        human = data["human_seat"]
+        names = [str(p["name"]) for p in players]
+        specs = [str(p["agent"]) for p in players]
+        over = data["status"] == "finished"
+        winner = data.get("winner") if over else None
+        results = data.get("results") or []
+        me = f"player_{human}"
+        web = data.get("web")
+        return {
+            "id": path.stem,
+            "created": str(data.get("created", "")),
+            "updated": str(data.get("updated", "")),
+            "players": len(players),
+            "names": names,
+            "rules": str(data["rules"]["name"]),
+            "opponents": [s for i, s in enumerate(specs) if i != human],
+            "status": "over" if over else "playing",
+            "teaching": isinstance(web, dict) and web.get("teaching") is True,
+            "winner": [names[winner]] if isinstance(winner, int) else None,
+            "you_won": over and winner == human,
+            "hands": sum(1 for r in results if me in r.get("hands", {})),
+            "lives_lost": sum(int(r.get("lives_lost", {}).get(me, 0)) for r in results),
+        }
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def replay_payload(save: SavedGame) -> dict[str, Any]:
+    """Every decision of ``save`` with the whole table face up after it (the replay
+    schema of ``docs/WEB_API.md``); the file is re-simulated and checked on the way."""
+    names = save.names
+    first = save.new_state()
+    steps: list[dict[str, Any]] = [{"index": 0, "seat": None, "action": None, "label": None,
+                                    "text": serialize.deal_event(
+                                        first.hand_number, first.dealer, names)["text"],
+                                    "state": serialize.full_state(first, names),
+                                    "results": []}]
+    before = [_Before.of(first)]
+
+    def on_step(state: GameState, seat: int, action: int) -> None:
+        b = before[0]
+        event = serialize.move_event(seat, action, you=-1, names=names, rules=save.rules,
+                                     phase=b.phase, top_before=b.top,
+                                     second_knock=action == KNOCK and b.knocker is not None,
+                                     hand_number=b.hand_number)
+        new = state.results[b.results:]
+        steps.append({
+            "index": len(steps), "seat": seat, "action": action,
+            "label": action_str(action),
+            "text": event["text"] if event else f"{names[seat]} kept the 31 quiet.",
+            "state": serialize.full_state(state, names),
+            "results": [serialize.result_payload(r, save.rules, names) for r in new],
+        })
+        before[0] = _Before.of(state)
+
+    state = save.resimulate(on_step=on_step)
+    return {
+        "game_id": save.game_id,
+        "players": [{"seat": s, "name": p.name, "agent": serialize.YOU if p.agent == HUMAN
+                     else p.agent} for s, p in enumerate(save.players)],
+        "you": save.human_seat,
+        "rules": serialize.rules_payload(save.rules),
+        "seed": save.seed if save.status == "finished" else None,
+        "winner": state.winner,
+        "replacements": [{"seat": r.seat, "from_step": r.from_action, "agent": r.agent}
+                         for r in save.replacements],
+        "steps": steps,
+    }
+
+
+def replay_upload(data: Any) -> dict[str, Any]:
+    """``POST /api/replays``: a ``scat play`` file of a finished game, checked by
+    re-simulation, as a replay payload."""
+    if not isinstance(data, dict) or data.get("format") != "scat-replay":
+        raise WebError(400, "not a scat replay (no \"format\": \"scat-replay\")")
+    if data.get("status") != "finished" or "sealed" in data:
+        raise WebError(400, "this game is still in progress (its seed is sealed): a replay "
+                            "shows every hand face up, so it opens only once the game is over")
+    try:
+        save = SavedGame.from_json(data, source="the uploaded replay")
+        return replay_payload(save)
+    except ReplayError as exc:
+        raise WebError(400, str(exc)) from None
+
+
+__all__ = ["AGENTS", "GameStore", "LiveGame", "WebError", "WebSave", "check_move",
+           "check_new_game", "default_names", "replay_payload", "replay_upload"]
