@@ -1,0 +1,496 @@
+"""The HTTP API of ``scat serve`` (docs/WEB_API.md), every endpoint and every refusal,
+without a browser: Starlette's TestClient over the app, games saved in a temporary folder.
+
+A refused request answers 4xx with ``{"error": one line}`` naming the problem and changes
+nothing: the tests compare the saved file's bytes and the game's STATE before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from agents.base import Agent  # noqa: E402
+from agents.registry import register  # noqa: E402
+from scat_cli.savegame import SaveError  # noqa: E402
+from scat_env import GameState, PlayerView, Rules, parse_card  # noqa: E402
+from scat_env.actions import DECLARE, PASS  # noqa: E402
+from scat_env.rules import PRESETS  # noqa: E402
+from scat_web.app import MAX_BODY, create_app  # noqa: E402
+from scat_web.games import AGENTS, GameStore, WebSave  # noqa: E402
+
+BASE = "http://127.0.0.1"
+#: A card as the API writes it, or with a suit symbol: what a takeover line must not hold.
+CARD = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b|[♣♦♥♠]")
+
+
+class _Broken(Agent):
+    """Fails at its first decision (an agent with a bug)."""
+
+    def act(self, view: PlayerView) -> int:
+        raise RuntimeError(f"my cards are {view.hand}")
+
+
+class _Cheat(Agent):
+    """Answers a move the rules never allow."""
+
+    def act(self, view: PlayerView) -> int:
+        return 999
+
+
+class _Quiet(Agent):
+    """Keeps every 31 quiet, otherwise the first legal move."""
+
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        return PASS if DECLARE in legal else legal[0]
+
+
+register("test_broken", lambda arg, seed: _Broken(seed), "fails (tests only)")
+register("test_cheat", lambda arg, seed: _Cheat(seed), "illegal moves (tests only)")
+register("test_quiet", lambda arg, seed: _Quiet(seed), "keeps 31s quiet (tests only)")
+TEST_AGENTS = (*AGENTS, ("test_broken", "broken"), ("test_cheat", "cheat"),
+               ("test_quiet", "quiet"))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SCAT_HOME", str(tmp_path / "home"))
+    return tmp_path / "web"
+
+
+def _client(home: Path, **kwargs: Any) -> TestClient:
+    store = GameStore(home, agents=TEST_AGENTS)
+    return TestClient(create_app(home, store=store, **kwargs), base_url=BASE)
+
+
+@pytest.fixture
+def client(home: Path) -> Iterator[TestClient]:
+    with _client(home) as c:
+        yield c
+
+
+def _new(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json={"opponents": "greedy", **body})
+    assert r.status_code == 201, r.text
+    return r.json()["game"]
+
+
+def _move(client: TestClient, game: dict[str, Any], action: int | None = None) -> dict[str, Any]:
+    action = game["legal"][0]["action"] if action is None else action
+    r = client.post(f"/api/games/{game['id']}/move", json={"action": action, "seq": game["seq"]})
+    assert r.status_code == 200, r.text
+    return r.json()["game"]
+
+
+def _finish(client: TestClient, game: dict[str, Any]) -> dict[str, Any]:
+    while game["status"] == "playing":
+        game = _move(client, game)
+    return game
+
+
+def _error(r: Any, status: int, *words: str) -> str:
+    assert r.status_code == status, (r.status_code, r.text)
+    message = r.json()["error"]
+    assert isinstance(message, str) and "\n" not in message and message
+    for word in words:
+        assert word in message, message
+    return message
+
+
+# -- options and new games --------------------------------------------------------------------
+def test_options_list_every_preset_the_agents_and_the_default_opponent(client):
+    r = client.get("/api/options")
+    assert r.status_code == 200
+    o = r.json()
+    assert [p["name"] for p in o["presets"]] == list(PRESETS)
+    assert {"name", "notes", "lives_name", "min_players", "max_players"} <= set(o["presets"][0])
+    assert {a["spec"] for a in o["agents"]} >= {"ppo:scat_ppo_set", "expert", "greedy"}
+    assert o["default_rules"] == "standard" and o["default_opponent"] == "ppo:scat_ppo_set"
+    assert (o["min_players"], o["max_players"]) == (2, 10)
+
+
+def test_a_new_game_is_at_the_persons_first_decision_with_the_agents_moves_before_it(client):
+    game = _new(client, players=4, rules="standard", name="Ann")
+    assert game["status"] == "playing" and game["seq"] == 0 and game["to_move"] == 0
+    assert game["you"] == 0 and game["players"][0]["name"] == "Ann"
+    assert game["players"][0]["agent"] == "you" and game["players"][1]["agent"] == "greedy"
+    assert game["events"][0]["kind"] == "deal"
+    assert len(game["hand"]) == 3 and game["legal"] and game["stock"] > 0
+    movers = [e["seat"] for e in game["events"][1:]]
+    assert all(s != 0 for s in movers)
+    assert {"seed", "stock_order"}.isdisjoint(game) and "hand" not in game["players"][1]
+
+
+def test_the_default_opponent_is_the_trained_set_only_where_it_can_play(client):
+    assert _new(client, opponents=None, players=3)["players"][1]["agent"] == "ppo:scat_ppo_set"
+    assert _new(client, opponents=None, players=8)["players"][1]["agent"] == "expert"
+    assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == "expert"
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({"players": 1}, 400, ["players", "2 to 10"]),
+    ({"players": 11}, 400, ["players"]),
+    ({"players": "3"}, 400, ["players", "integer"]),
+    ({"players": True}, 400, ["players"]),
+    ({"opponents": "alphago"}, 400, ["unknown opponent", "alphago"]),
+    ({"opponents": "ppo:/etc/passwd"}, 400, ["unknown opponent"]),
+    ({"opponents": ["greedy"], "players": 3}, 400, ["1 agents for 2 opponents"]),
+    ({"opponents": 7}, 400, ["opponents"]),
+    ({"opponents": "ppo:scat_ppo_set", "players": 8}, 400, ["ppo:scat_ppo_set", "6 players"]),
+    ({"opponents": "ppo:scat_ppo_set", "rules": "hammer"}, 400, ["56 actions"]),
+    ({"rules": "nope"}, 400, ["rules", "preset"]),
+    ({"rules": "configs/rules/hammer.yaml"}, 400, ["rules"]),
+    ({"name": "x" * 25}, 400, ["name", "24"]),
+    ({"name": "[bold]"}, 400, ["name", "bracket"]),
+    ({"name": 5}, 400, ["name"]),
+    ({"name": "human"}, 400, ["name"]),
+    ({"teaching": "yes"}, 400, ["teaching"]),
+    ({"color": "red"}, 400, ["unknown field", "color"]),
+])
+def test_a_bad_new_game_is_refused_naming_the_field_and_saves_nothing(client, home, body,
+                                                                       status, words):
+    _error(client.post("/api/games", json=body), status, *words)
+    assert not list(home.glob("*.json"))
+
+
+def test_bodies_that_are_not_json_objects_are_refused(client, home):
+    _error(client.post("/api/games", content=b"{nope", headers={"content-type":
+                                                                   "application/json"}),
+           400, "not valid JSON")
+    _error(client.post("/api/games", json=[1, 2]), 400, "JSON object")
+    _error(client.post("/api/games", content=b'{"players": NaN}',
+                       headers={"content-type": "application/json"}), 400, "NaN")
+    _error(client.post("/api/games", content=b"\xff\xfe", headers={"content-type":
+                                                                  "application/json"}),
+           400, "UTF-8")
+    deep = b"[" * 40 + b"]" * 40
+    _error(client.post("/api/games", content=deep, headers={"content-type":
+                                                           "application/json"}), 400, "nested")
+    _error(client.post("/api/games", content=b"{}", headers={"content-type": "text/plain"}),
+           415, "application/json")
+    _error(client.post("/api/games", content=b" " * (MAX_BODY + 1),
+                       headers={"content-type": "application/json"}), 413, str(MAX_BODY))
+    assert not list(home.glob("*.json"))
+
+
+# -- playing ----------------------------------------------------------------------------------
+def test_a_move_answers_the_events_since_it_and_the_next_decision(client, home):
+    game = _new(client, players=3)
+    legal = game["legal"][0]
+    after = _move(client, game, legal["action"])
+    assert after["seq"] == 1
+    first = after["events"][0]
+    assert first["seat"] == 0 and first["action"] == legal["action"]
+    assert after["status"] == "over" or after["to_move"] == 0
+    saved = json.loads((home / f"{game['id']}.json").read_text())
+    assert saved["status"] == "in_progress" and saved["seed"] is None and "sealed" in saved
+    assert sum(1 for seat, _ in saved["actions"] if seat == 0) == after["seq"]
+
+
+def _unchanged(client: TestClient, home: Path, game: dict[str, Any]) -> Iterator[None]:
+    path = home / f"{game['id']}.json"
+    before_file = path.read_bytes()
+    before = client.get(f"/api/games/{game['id']}").json()["game"]
+    yield
+    assert path.read_bytes() == before_file
+    assert client.get(f"/api/games/{game['id']}").json()["game"] == before
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({"action": 999, "seq": 0}, 400, ["action 999", "not legal now"]),
+    ({"action": True, "seq": 0}, 400, ["action", "integer"]),
+    ({"action": "52", "seq": 0}, 400, ["action", "integer"]),
+    ({"action": 52, "seq": "0"}, 400, ["seq", "integer"]),
+    ({"action": 52}, 400, ["missing field 'seq'"]),
+    ({"seq": 0}, 400, ["missing field 'action'"]),
+    ({"action": 52, "seq": 0, "undo": True}, 400, ["unknown field", "undo"]),
+    ({"action": 52, "seq": 5}, 409, ["stale move", "seq 5"]),
+    ([52, 0], 400, ["JSON object"]),
+])
+def test_a_bad_move_is_refused_and_changes_nothing(client, home, body, status, words):
+    game = _new(client, players=3)
+    check = _unchanged(client, home, game)
+    next(check)
+    _error(client.post(f"/api/games/{game['id']}/move", json=body), status, *words)
+    next(check, None)
+
+
+def test_an_illegal_card_is_named_and_the_move_is_refused(client, home):
+    game = _new(client, players=2)
+    check = _unchanged(client, home, game)
+    next(check)
+    not_mine = next(c for c in range(52) if c not in {parse_card(x) for x in game["hand"]})
+    message = _error(client.post(f"/api/games/{game['id']}/move",
+                                 json={"action": not_mine, "seq": 0}), 400, "not legal now")
+    assert f"action {not_mine} (discard " in message
+    for raw, status, word in [(b"{", 400, "not valid JSON"),
+                              (b"x" * (MAX_BODY + 10), 413, "bytes")]:
+        _error(client.post(f"/api/games/{game['id']}/move", content=raw,
+                           headers={"content-type": "application/json"}), status, word)
+    _error(client.post(f"/api/games/{game['id']}/move", content=b'{"action": 52, "seq": 0}',
+                       headers={"content-type": "text/plain"}), 415)
+    next(check, None)
+
+
+def test_unknown_games_are_404_and_odd_ids_never_reach_the_disk(client):
+    for path in ("/api/games/00000000", "/api/games/ABCDEF12", "/api/games/x%00y",
+                 "/api/games/00000000/hint", "/api/games/00000000/replay"):
+        _error(client.get(path), 404, "no game")
+    _error(client.get("/api/games/..%2F..%2Fkey"), 404)
+    _error(client.post("/api/games/00000000/move", json={"action": 52, "seq": 0}), 404)
+    _error(client.get("/api/nothing"), 404, "no such path")
+    _error(client.delete("/api/games"), 405, "not allowed")
+
+
+def test_a_finished_game_takes_no_move_and_a_move_out_of_turn_is_refused(client, home):
+    game = _finish(client, _new(client, players=2))
+    assert game["status"] == "over" and game["to_move"] is None and game["legal"] == []
+    assert game["winner"] is not None and game["summary"]["hands"] >= 1
+    assert game["events"][-1]["kind"] == "game_over"
+    _error(client.post(f"/api/games/{game['id']}/move", json={"action": 52, "seq": game["seq"]}),
+           409, "is over")
+    saved = json.loads((home / f"{game['id']}.json").read_text())
+    assert saved["status"] == "finished" and isinstance(saved["seed"], int)
+
+    other = _new(client, players=3)
+    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    live = store.get(other["id"])
+    while live.state.current_player == 0:  # the person's turn played behind the server's back
+        live.state.apply_action(live.state.legal_actions()[0])
+    _error(client.post(f"/api/games/{other['id']}/move",
+                       json={"action": 52, "seq": other["seq"]}), 409, "not your turn")
+
+
+def test_the_same_move_sent_twice_at_once_is_played_once(client, home):
+    game = _new(client, players=3)
+    body = {"action": game["legal"][0]["action"], "seq": game["seq"]}
+    answers: list[int] = []
+
+    def send() -> None:
+        answers.append(client.post(f"/api/games/{game['id']}/move", json=body).status_code)
+
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(answers) == [200, 409, 409, 409]
+    assert client.get(f"/api/games/{game['id']}").json()["game"]["seq"] == 1
+
+
+def test_a_save_that_fails_answers_500_and_the_last_good_save_is_kept(client, home,
+                                                                        monkeypatch):
+    game = _new(client, players=3)
+    path = home / f"{game['id']}.json"
+    before = path.read_bytes()
+
+    def full_disk(self: WebSave, where: Any) -> None:
+        raise SaveError(f"cannot save the game to {where}: No space left on device")
+
+    body = {"action": game["legal"][0]["action"], "seq": 0}
+    with monkeypatch.context() as patch:
+        patch.setattr(WebSave, "save", full_disk)
+        _error(client.post(f"/api/games/{game['id']}/move", json=body), 500, "No space left",
+               "last good save")
+    assert path.read_bytes() == before
+    again = client.get(f"/api/games/{game['id']}").json()["game"]
+    assert again["seq"] == 0 and again["hand"] == game["hand"]
+    assert _move(client, again)["seq"] == 1
+
+
+# -- restarts -----------------------------------------------------------------------------------
+def test_a_restarted_server_resumes_every_game_from_its_save(home):
+    with _client(home) as first:
+        game = _new(first, players=3, opponents="expert")
+        for _ in range(3):
+            if game["status"] == "playing":
+                game = _move(first, game)
+        ids = {g["id"] for g in first.get("/api/games").json()["games"]}
+        before = first.get(f"/api/games/{game['id']}").json()["game"]
+    with _client(home) as second:
+        again = second.get(f"/api/games/{game['id']}").json()["game"]
+        assert {g["id"] for g in second.get("/api/games").json()["games"]} == ids
+        assert again == before  # the table and this hand's events, rebuilt from the save
+        assert again["events"][0]["kind"] == "deal"
+        _finish(second, again)
+
+
+def test_a_save_changed_on_disk_is_refused_in_one_line(home):
+    with _client(home) as first:
+        game = _new(first, players=3)
+    path = home / f"{game['id']}.json"
+    data = json.loads(path.read_text())
+    data["players"][1]["agent"] = "random"
+    path.write_text(json.dumps(data))
+    with _client(home) as second:
+        _error(second.get(f"/api/games/{game['id']}"), 409, "cannot resume", "changed")
+
+
+# -- agents that break ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("spec", "what"), [("test_broken", "failed (RuntimeError)"),
+                                            ("test_cheat", "made a move the rules do not allow")])
+def test_a_broken_agent_is_taken_over_in_one_line_naming_no_card(home, spec, what):
+    with _client(home) as client:
+        game = _new(client, players=2, opponents=spec)
+        events = list(game["events"])
+        while not any(e["kind"] == "takeover" for e in events) and game["status"] == "playing":
+            game = _move(client, game)
+            events += game["events"]
+        takeover = next(e for e in events if e["kind"] == "takeover")
+        assert what in takeover["text"] and "expert" in takeover["text"]
+        assert not CARD.search(takeover["text"]), takeover["text"]
+        assert game["players"][1]["agent"] == "expert"
+        saved = json.loads((home / f"{game['id']}.json").read_text())
+        assert saved["replacements"][0]["agent"] == "expert"
+    with _client(home) as again:  # the takeover is replayed on resume
+        state = again.get(f"/api/games/{game['id']}").json()["game"]
+        assert state["players"][1]["agent"] == "expert"
+        _finish(again, state)
+
+
+def test_an_opponent_keeping_a_dealt_31_quiet_leaves_no_trace(client, monkeypatch):
+    """The decision is private: no event, and ``seq`` counts only the person's moves."""
+    deck = ["AH", "2C", "KH", "3C", "QH", "5D", *[c for c in (
+        f"{r}{s}" for s in "CDHS" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10",
+                                            "J", "Q", "K"))
+        if c not in ("AH", "2C", "KH", "3C", "QH", "5D")]]
+    rules = Rules.preset("undeclared_31")
+    monkeypatch.setattr(WebSave, "new_state", lambda self: GameState(
+        2, rules, deck=deck, dealer=0))
+    game = _new(client, players=2, opponents="test_quiet", rules="undeclared_31")
+    live = client.app.state.store.get(game["id"])  # type: ignore[attr-defined]
+    assert (1, PASS) in live.save.actions  # the opponent did keep it quiet
+    assert game["seq"] == 0
+    assert [e["kind"] for e in game["events"]] == ["deal", "draw_stock", "discard"]
+
+
+# -- hints, replays, teaching, statistics ------------------------------------------------------------
+def test_a_hint_gives_the_experts_move_and_a_trained_opponents_ranking(client):
+    game = _new(client, players=3, opponents="ppo:scat_ppo_set")
+    hint = client.get(f"/api/games/{game['id']}/hint").json()
+    legal = {m["action"] for m in game["legal"]}
+    assert hint["action"] in legal and hint["label"] and len(hint["why"]) > 20
+    top = hint["top"]
+    assert 1 <= len(top) <= 3 and {t["action"] for t in top} <= legal
+    assert [t["p"] for t in top] == sorted((t["p"] for t in top), reverse=True)
+    assert 0 < sum(t["p"] for t in top) <= 1.0001
+    assert client.get(f"/api/games/{game['id']}/hint").json() == hint  # same position
+    plain = _new(client, players=3, opponents="expert")
+    assert client.get(f"/api/games/{plain['id']}/hint").json()["top"] == []
+    over = _finish(client, _new(client, players=2))
+    _error(client.get(f"/api/games/{over['id']}/hint"), 409, "your turn")
+
+
+def test_hints_answer_the_calls_of_the_variations(client):
+    for rules in ("throw_down", "sudden_death", "hammer"):
+        game = _new(client, players=2, rules=rules, opponents="expert")
+        while game["status"] == "playing" and game["phase"] in ("draw", "discard"):
+            game = _move(client, game)
+        if game["status"] == "playing":
+            hint = client.get(f"/api/games/{game['id']}/hint").json()
+            assert hint["action"] in {m["action"] for m in game["legal"]} and hint["why"]
+
+
+def test_a_replay_shows_every_hand_only_once_the_game_is_over(client, home):
+    game = _new(client, players=3)
+    _error(client.get(f"/api/games/{game['id']}/replay"), 409, "still being played")
+    game = _finish(client, game)
+    replay = client.get(f"/api/games/{game['id']}/replay").json()
+    saved = json.loads((home / f"{game['id']}.json").read_text())
+    assert len(replay["steps"]) == len(saved["actions"]) + 1
+    assert replay["seed"] == saved["seed"] and replay["winner"] == game["winner"][0]
+    first = replay["steps"][0]["state"]
+    assert all(len(p["hand"]) == 3 for p in first["players"])
+    assert sum(len(s["results"]) for s in replay["steps"]) == len(saved["results"])
+    assert replay["players"][0]["agent"] == "you"
+
+    uploaded = client.post("/api/replays", json=saved)
+    assert uploaded.status_code == 200 and uploaded.json()["replay"] == replay
+
+
+def test_an_uploaded_replay_must_be_a_finished_game_that_re_simulates(client, home):
+    game = _new(client, players=2)
+    sealed = json.loads((home / f"{game['id']}.json").read_text())
+    _error(client.post("/api/replays", json=sealed), 400, "still in progress")
+    _error(client.post("/api/replays", json={"hello": 1}), 400, "not a scat replay")
+    done = _finish(client, game)
+    data = json.loads((home / f"{done['id']}.json").read_text())
+    data["actions"] = data["actions"][:-1]
+    _error(client.post("/api/replays", json=data), 400)
+    _error(client.post("/api/replays", content=b"[" + b" " * (4 * 2**20) + b"]",
+                       headers={"content-type": "application/json"}), 413)
+
+
+def test_a_teaching_game_shows_the_hands_says_so_in_its_save_and_stays_out_of_stats(client,
+                                                                                      home):
+    game = _new(client, players=3, teaching=True, opponents="expert")
+    assert game["teaching"] and all(len(p["hand"]) == 3 for p in game["players"][1:])
+    assert any("why" in e for e in game["events"] if e["seat"] not in (None, 0))
+    saved = json.loads((home / f"{game['id']}.json").read_text())
+    assert saved["web"] == {"teaching": True} and "mac" in saved
+    assert client.get(f"/api/games/{game['id']}/replay").status_code == 200
+    _finish(client, game)
+    plain = _finish(client, _new(client, players=2, opponents="random"))
+    stats = client.get("/api/stats").json()
+    assert stats["teaching"] == {"games": 1, "finished": 1}
+    assert [r["spec"] for r in stats["opponents"]] == ["random"]
+    row = stats["opponents"][0]
+    assert row["games"] == 1 and row["wins"] == (plain["winner"] == [0])
+    assert row["hands"] >= 1 and row["lives_lost_per_hand"] == round(
+        row["lives_lost"] / row["hands"], 4)
+    listed = client.get("/api/games").json()["games"]
+    assert [g["id"] for g in listed][:1] in ([plain["id"]], [game["id"]])
+    assert {g["teaching"] for g in listed} == {True, False}
+
+
+def test_a_teaching_flag_edited_into_a_sealed_save_is_refused(home):
+    with _client(home) as first:
+        game = _new(first, players=3)
+    path = home / f"{game['id']}.json"
+    data = json.loads(path.read_text())
+    data["web"] = {"teaching": True}
+    path.write_text(json.dumps(data))
+    with _client(home) as second:
+        _error(second.get(f"/api/games/{game['id']}"), 409, "changed")
+
+
+# -- the page and the transport ------------------------------------------------------------------
+def test_the_page_is_served_with_its_security_headers(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    api = client.get("/api/options")
+    for r in (page, api):
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert api.headers["cache-control"] == "no-store"
+
+
+def test_other_host_names_are_refused_on_a_loopback_server(home):
+    with _client(home) as client:
+        assert client.get("/api/options", headers={"host": "evil.example"}).status_code == 400
+        assert client.get("/api/options", headers={"host": "localhost:8731"}).status_code == 200
+    with _client(home, allowed_hosts=None) as open_client:
+        assert open_client.get("/api/options",
+                               headers={"host": "192.168.1.5"}).status_code == 200
+
+
+def test_the_move_answer_says_how_long_the_server_took(client):
+    game = _new(client, players=2)
+    r = client.post(f"/api/games/{game['id']}/move",
+                    json={"action": game["legal"][0]["action"], "seq": 0})
+    assert re.fullmatch(r"move;dur=\d+\.\d\d", r.headers["server-timing"])
+
