@@ -171,6 +171,11 @@ class GameStore:
         seed_source: Callable[[], int] = new_seed,
         max_live: int = MAX_LIVE,
     ) -> None:
+        # Register every agent kind now, from one thread: the registry loads its modules
+        # on first use and is not safe to load from several requests at once.
+        from agents.registry import available
+
+        available()
         self.data_dir = Path(data_dir).expanduser()
         self.agents = tuple(agents)
         self.agent_factory = agent_factory

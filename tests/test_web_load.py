@@ -1,0 +1,210 @@
+"""``scat serve`` for real: uvicorn on 127.0.0.1 (a free port), many games at once.
+
+The load test starts the server as ``scat serve --port 0`` would be started by a person,
+plays :data:`GAMES` games at once through HTTP from as many client threads (cheap
+opponents, the person choosing random legal moves), then restarts the server and checks
+that nothing was lost: every game is listed, over, with the moves its client made, and its
+save re-simulates. It prints its figures (games, moves, moves/s, time per move at the client
+and on the server, p50 and p95); docs/WEB_API.md quotes them. Everything is bounded: a
+deadline per game and for the whole run, a cap on moves, and the server is always stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+
+#: Games played, and client threads playing them at once (one game each by default);
+#: ``SCAT_WEB_LOAD_CLIENTS=1`` plays them one after another, for the server's time per move
+#: without contention.
+GAMES = int(os.environ.get("SCAT_WEB_LOAD_GAMES", "50"))
+CLIENTS = int(os.environ.get("SCAT_WEB_LOAD_CLIENTS", str(GAMES)))
+#: Seconds the whole run may take before it is called a failure (it takes a few).
+DEADLINE = 90.0
+#: Moves one game may take (a random player's game is a few dozen).
+MAX_MOVES = 500
+SETUPS = [(2, "random", "standard"), (3, "greedy", "standard"), (4, "random", "hammer"),
+          (3, "greedy", "undeclared_31"), (2, "greedy", "moyer")]
+
+
+class Server:
+    """``scat serve --port 0`` in a subprocess; its address read from what it prints."""
+
+    def __init__(self, home: Path, *args: str) -> None:
+        env = {**os.environ, "SCAT_HOME": str(home)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scat_cli", "serve", "--port", "0",
+             "--data", str(home / "web"), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        line = self.proc.stdout.readline() if self.proc.stdout else ""  # type: ignore[union-attr]
+        found = re.search(r"http://\S+?:(\d+)/", line)
+        if not found:
+            self.stop()
+            raise AssertionError(f"no address printed: {line!r} {self.stderr()}")
+        self.url = found.group(0).rstrip("/")
+        self.line = line
+
+    def stderr(self) -> str:
+        try:
+            return self.proc.communicate(timeout=10)[1]
+        except subprocess.TimeoutExpired:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path
+
+
+def _serve(home: Path, *args: str) -> Server:
+    return Server(home, *args)
+
+
+def _play(url: str, index: int, deadline: float, out: dict[int, dict[str, Any]]) -> None:
+    """One game from start to end; notes its id, moves and per-move times in ``out``."""
+    players, opponents, rules = SETUPS[index % len(SETUPS)]
+    rng = random.Random(index)
+    record: dict[str, Any] = {"moves": 0, "client": [], "server": [], "error": None}
+    out[index] = record
+    with httpx.Client(base_url=url, timeout=30.0) as client:
+        try:
+            r = client.post("/api/games", json={"players": players, "opponents": opponents,
+                                                "rules": rules})
+            assert r.status_code == 201, r.text
+            game = r.json()["game"]
+            record["id"] = game["id"]
+            while game["status"] == "playing":
+                if time.monotonic() > deadline or record["moves"] >= MAX_MOVES:
+                    record["error"] = "out of time or moves"
+                    return
+                action = rng.choice(game["legal"])["action"]
+                started = time.perf_counter()
+                r = client.post(f"/api/games/{game['id']}/move",
+                                json={"action": action, "seq": game["seq"]})
+                record["client"].append(time.perf_counter() - started)
+                assert r.status_code == 200, r.text
+                record["server"].append(float(r.headers["server-timing"].split("dur=")[1]) / 1000)
+                game = r.json()["game"]
+                record["moves"] += 1
+            record["seq"] = game["seq"]
+            record["winner"] = game["winner"]
+        except Exception as exc:  # noted, and the test fails naming it
+            record["error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000
+
+
+def test_fifty_games_at_once_all_finish_and_survive_a_restart(home: Path) -> None:
+    server = _serve(home)
+    out: dict[int, dict[str, Any]] = {}
+    try:
+        assert server.url.startswith("http://127.0.0.1:")
+        deadline = time.monotonic() + DEADLINE
+        started = time.perf_counter()
+        todo = iter(range(GAMES))
+        claim = threading.Lock()
+
+        def client_thread() -> None:
+            while True:
+                with claim:
+                    index = next(todo, None)
+                if index is None:
+                    return
+                _play(server.url, index, deadline, out)
+
+        threads = [threading.Thread(target=client_thread, daemon=True) for _ in range(CLIENTS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=max(0.0, deadline - time.monotonic()) + 5)
+        wall = time.perf_counter() - started
+    finally:
+        server.stop()
+    errors = {i: r["error"] for i, r in out.items() if r["error"]}
+    assert len(out) == GAMES and not errors, errors
+    moves = sum(r["moves"] for r in out.values())
+    client = [t for r in out.values() for t in r["client"]]
+    on_server = [t for r in out.values() for t in r["server"]]
+    print(f"\n{GAMES} games, {CLIENTS} at once, {moves} moves in {wall:.1f} s: {moves / wall:.0f} moves/s; "
+          f"per move at the client p50 {_pct(client, 50):.1f} ms, p95 {_pct(client, 95):.1f} ms; "
+          f"on the server p50 {_pct(on_server, 50):.1f} ms, p95 {_pct(on_server, 95):.1f} ms")
+
+    again = _serve(home)  # a restart: every game is there, over, as its client left it
+    try:
+        with httpx.Client(base_url=again.url, timeout=30.0) as client_:
+            listed = {g["id"]: g for g in client_.get("/api/games").json()["games"]}
+            assert set(listed) == {r["id"] for r in out.values()}
+            assert {g["status"] for g in listed.values()} == {"over"}
+            for r in list(out.values())[:10]:
+                state = client_.get(f"/api/games/{r['id']}").json()["game"]
+                assert state["seq"] == r["seq"] == r["moves"]
+                assert state["winner"] == r["winner"]
+                assert client_.get(f"/api/games/{r['id']}/replay").status_code == 200
+    finally:
+        again.stop()
+
+
+def test_scat_serve_listens_on_this_machine_unless_told_and_then_warns(home: Path) -> None:
+    local = _serve(home)
+    try:
+        with httpx.Client(base_url=local.url, timeout=10.0) as client:
+            times = []
+            for _ in range(7):
+                started = time.perf_counter()
+                assert client.get("/api/options").status_code == 200
+                times.append(time.perf_counter() - started)
+        # Answers go out at once: with Nagle's algorithm left on, each would wait for the
+        # client's delayed ACK (40 ms).
+        assert statistics.median(times) < 0.035, times
+    finally:
+        local.stop()
+    assert "http://127.0.0.1:" in local.line and "warning" not in local.stderr()
+    everyone = _serve(home, "--host", "0.0.0.0")
+    try:
+        with httpx.Client(timeout=10.0) as client:
+            port = everyone.url.rsplit(":", 1)[1]
+            r = client.get(f"http://127.0.0.1:{port}/api/options")
+            assert r.status_code == 200
+    finally:
+        everyone.stop()
+    err = everyone.stderr()
+    assert "warning" in err and "anyone on the network" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--port", "70000"], "--port must be between 0 and 65535"),
+    (["--host", "example.com"], "--host must be an IP address"),
+    (["--host", "203.0.113.9"], "cannot listen on 203.0.113.9"),
+])
+def test_scat_serve_refuses_bad_arguments_in_one_line(home: Path, args: list[str],
+                                                      words: str) -> None:
+    env = {**os.environ, "SCAT_HOME": str(home)}
+    out = subprocess.run([sys.executable, "-m", "scat_cli", "serve", "--port", "0", *args],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 2, out
+    assert words in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
