@@ -1,7 +1,7 @@
 """``scat train``: train a policy from a YAML config, then evaluate it against the baselines.
 
-    scat train --config configs/train/default.yaml              # runs/default/
-    scat train --config configs/train/default.yaml --resume     # continue from the checkpoint
+    scat train --config configs/train/default.yaml              # runs/default/ (batched)
+    scat train --config configs/train/native.yaml --resume      # continue from the checkpoint
     scat train --config configs/train/default.yaml --overwrite  # start that run folder again
     scat train --config configs/train/sb3.yaml --out runs/x     # stable-baselines3 path
 

@@ -143,7 +143,7 @@ def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):
     path.write_text("trainer: batch\nopponents: {expert: 1.0}\n")
     with pytest.raises(ValueError, match="opponents must map some of"):
         load_config(path)
-    trainer, cfg = load_config(Path("configs/train/batch.yaml"))
+    trainer, cfg = load_config(Path("configs/train/default.yaml"))
     assert trainer == "batch" and isinstance(cfg, BatchPPOConfig)
 
 

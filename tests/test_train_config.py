@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from training.config import load_config
+from training.config import TRAINERS, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -13,10 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
                          ids=lambda p: p.name)
 def test_every_shipped_training_config_loads(path):
     trainer, cfg = load_config(path)
-    assert trainer in ("native", "sb3") and cfg.name
+    assert trainer in TRAINERS and cfg.name
 
 
-@pytest.mark.parametrize("trainer", ["native", "sb3"])
+@pytest.mark.parametrize("trainer", TRAINERS)
 @pytest.mark.parametrize(
     ("body", "message"),
     [

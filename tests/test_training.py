@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,14 +181,6 @@ def test_sb3_final_report_uses_the_duplicate_deal_harness(tmp_path):
 
 
 # -- configs -------------------------------------------------------------------------------
-def test_every_shipped_training_config_loads():
-    paths = sorted(Path(__file__).parent.parent.glob("configs/train/*.yaml"))
-    assert paths
-    for path in paths:
-        trainer, cfg = load_config(path)
-        assert trainer in ("native", "sb3") and cfg.name
-
-
 def test_config_typo_is_an_error_naming_the_field(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("trainer: native\nlearning_rate: 0.001\n")

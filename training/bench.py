@@ -17,7 +17,7 @@ env constructor its only change) and the batched trainer (:mod:`training.batch_p
 games stepped by the batched engine on both cores, its torch on two threads). Each trains from scratch for ``--seconds`` (its own time
 limit, so the figure includes PPO updates, not just env stepping) against the same opponents
 (``--opponents``, default ``greedy`` in every other seat), with its config
-(``configs/train/default.yaml`` and ``configs/train/sb3.yaml``) and in-training
+(``configs/train/native.yaml``, ``configs/train/sb3.yaml`` and ``configs/train/default.yaml``) and in-training
 evaluation, checkpoints and the final evaluation turned off. The two runs go one after the
 other, each in its own fresh process (SB3 with a DummyVecEnv: one process, like the native
 trainer; SubprocVecEnv would use more cores than the other and make the figures
@@ -59,9 +59,9 @@ from scat_env import PlayerView, Rules
 #: The training benchmark reads the repository's own configs: it measures a checkout.
 ROOT = Path(__file__).resolve().parent.parent
 TRAINERS = ("native", "sb3", "sb3_batch", "batch")
-CONFIGS = {"native": ROOT / "configs/train/default.yaml", "sb3": ROOT / "configs/train/sb3.yaml",
+CONFIGS = {"native": ROOT / "configs/train/native.yaml", "sb3": ROOT / "configs/train/sb3.yaml",
            "sb3_batch": ROOT / "configs/train/sb3.yaml",
-           "batch": ROOT / "configs/train/batch.yaml"}
+           "batch": ROOT / "configs/train/default.yaml"}
 #: Games of the SB3 run on the batched engine (:class:`training.batch_vec_env.BatchVecEnv`)
 #: and their table size; its network and PPO settings are ``sb3.yaml``'s.
 SB3_BATCH_GAMES, SB3_BATCH_PLAYERS = 256, 3
