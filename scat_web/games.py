@@ -131,7 +131,8 @@ class LiveGame:
     path: Path
     state: GameState
     agents: list[Agent | None]
-    labels: list[str]
+    #: Each seat's agent as the person has been told: a takeover shows once announced.
+    announced: list[str]
     hand_events: list[dict[str, Any]] = field(default_factory=list)
     pending: dict[int, _Pending] = field(default_factory=dict)
     hint_policy: Agent | None = None
@@ -157,6 +158,10 @@ class LiveGame:
         for r in self.save.replacements:
             specs[r.seat] = r.agent
         return specs
+
+    def shown_specs(self) -> list[str]:
+        """Each seat's agent as the page shows it: a replacement from its announcement on."""
+        return [HUMAN if s == self.human else spec for s, spec in enumerate(self.announced)]
 
 
 class GameStore:
@@ -228,7 +233,7 @@ class GameStore:
             save.game_id = keystore.new_nonce()[:8]
         agents = self._build_agents(save)
         live = LiveGame(save, self.path_of(save.game_id), save.new_state(), agents,
-                        [agent_label(p.agent) for p in save.players])
+                        [p.agent for p in save.players])
         events = [serialize.deal_event(live.state.hand_number, live.state.dealer, save.names)]
         live.hand_events = list(events)
         with live.lock:
@@ -321,8 +326,7 @@ class GameStore:
             raise WebError(409, f"cannot resume game {game_id}: {exc}") from None
         assert isinstance(save, WebSave)
         agents = self._build_agents(save)
-        labels = [agent_label(p.agent) for p in save.players]
-        live = LiveGame(save, path, save.new_state(), agents, labels)
+        live = LiveGame(save, path, save.new_state(), agents, [p.agent for p in save.players])
         try:
             live.state = self._rebuild(live)
         except ReplayError as exc:
@@ -478,10 +482,11 @@ class GameStore:
         if event is not None:
             pending = live.pending.pop(seat, None)
             if pending is not None:
-                out.append(serialize.takeover_event(seat, names, live.labels[seat],
+                out.append(serialize.takeover_event(seat, names,
+                                                    agent_label(live.announced[seat]),
                                                     pending.spec, pending.what,
                                                     before.hand_number))
-                live.labels[seat] = agent_label(pending.spec)
+                live.announced[seat] = pending.spec
             out.append(event)
         for result in state.results[before.results:]:
             shown = result if save.teaching else result.seen_by(live.human)
@@ -508,7 +513,8 @@ class GameStore:
             summary = serialize.summary_payload(state.results, live.human, save.num_players,
                                                 state.winner, knocks)
         return serialize.state_payload(
-            view, game_id=live.game_id, seq=live.seq, names=save.names, specs=live.specs(),
+            view, game_id=live.game_id, seq=live.seq, names=save.names,
+            specs=live.shown_specs(),
             events=list(live.hand_events if events is None else events),
             teaching=save.teaching,
             hands=state.hands if save.teaching else None,
