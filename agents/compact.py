@@ -33,6 +33,7 @@ from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
 
 from .base import Agent
+from .neural.policy_file import ACTION_WIDTHS
 from .registry import register
 
 COMPACT_KIND = "scat-compact-policy"
@@ -47,7 +48,8 @@ MAX_HIDDEN, MAX_LAYERS = 4096, 16
 MAX_FILE_BYTES = 512 * 2**20
 
 
-def expected_shapes(hidden: int, layers: int) -> dict[str, tuple[int, ...]]:
+def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS
+                    ) -> dict[str, tuple[int, ...]]:
     """Every weight of a :class:`training.batch_ppo.CompactNet` of this size."""
     shapes: dict[str, tuple[int, ...]] = {
         "cards.weight": (52 * NUM_CODES, hidden),
@@ -56,7 +58,7 @@ def expected_shapes(hidden: int, layers: int) -> dict[str, tuple[int, ...]]:
     for i in range(layers - 1):
         shapes[f"trunk.{2 * i + 1}.weight"] = (hidden, hidden)
         shapes[f"trunk.{2 * i + 1}.bias"] = (hidden,)
-    shapes.update({"pi.weight": (NUM_ACTIONS, hidden), "pi.bias": (NUM_ACTIONS,),
+    shapes.update({"pi.weight": (num_actions, hidden), "pi.bias": (num_actions,),
                    "v.weight": (1, hidden), "v.bias": (1,)})
     for name in ("card_gain", "draw_gain", "knock_gain", "knock_at"):
         shapes[name] = ()
@@ -115,11 +117,12 @@ def load_compact(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], d
             if (type(hidden) is not int or type(layers) is not int
                     or not 1 <= hidden <= MAX_HIDDEN or not 1 <= layers <= MAX_LAYERS):
                 raise _Refused(f"{where}: hidden {hidden!r} / layers {layers!r} out of bounds")
-            if meta.get("num_codes") != NUM_CODES or meta.get("num_actions") != NUM_ACTIONS:
+            if (meta.get("num_codes") != NUM_CODES
+                    or meta.get("num_actions") not in ACTION_WIDTHS):
                 raise _Refused(f"{where} was made for another observation or action space "
-                                 f"(codes {meta.get('num_codes')!r}, actions "
-                                 f"{meta.get('num_actions')!r})")
-            shapes = expected_shapes(hidden, layers)
+                               f"(codes {meta.get('num_codes')!r}, actions "
+                               f"{meta.get('num_actions')!r})")
+            shapes = expected_shapes(hidden, layers, meta["num_actions"])
             names = set(data.files) - {METADATA}
             if names != set(shapes):
                 raise _Refused(f"{where}: weights do not fit the architecture")
@@ -174,6 +177,7 @@ class CompactPolicy:
         self.w = arrays
         self.meta = meta
         self.layers = int(meta["layers"])
+        self.num_actions = int(meta["num_actions"])
         self.offsets = np.arange(52) * NUM_CODES
 
     def logits(self, obs: np.ndarray, feats: np.ndarray, dense: np.ndarray,
@@ -189,6 +193,10 @@ class CompactPolicy:
         logits[:, :52] += w["card_gain"] * feats[:, :52] * POINT_SCALE
         logits[:, DRAW_DISCARD] += w["draw_gain"] * (feats[:, 53] - feats[:, 52]) * POINT_SCALE
         logits[:, KNOCK] += w["knock_gain"] * (value - w["knock_at"] * POINT_SCALE)
+        missing = mask.shape[-1] - logits.shape[-1]
+        if missing > 0:  # trained on a prefix of the action space: it never plays the rest
+            logits = np.concatenate([logits, np.full((len(logits), missing), -1e9,
+                                                     np.float32)], axis=1)
         return np.where(mask, logits, np.float32(-1e9))
 
 
@@ -212,10 +220,13 @@ class CompactAgent(Agent):
         """Refuse rules whose actions or cards mean something else than in training (the
         batched engine's presets are the draw-and-discard game; a policy plays them all
         through the table's own values), and calls it never learned."""
+        from scat_env.batch import uncovered
+
         trained = self.policy.meta.get("rules")
-        if rules.calls:
-            raise ValueError(f"{self.name} knows no calls ({', '.join(rules.calls)}): it was "
-                             f"trained on {trained!r}")
+        why = uncovered(rules)
+        if why is not None:  # its observation has no word for it: it never saw one
+            raise ValueError(f"{self.name} plays the games of the batched engine, not "
+                             f"{why} (the {rules.name!r} rules); it was trained on {trained!r}")
         if trained in PRESETS and rules.knock_mode != Rules.preset(trained).knock_mode:
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "
                              "something else")

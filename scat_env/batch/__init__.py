@@ -58,7 +58,7 @@ from ..scoring import value_table
 from . import kernels as K
 from .reference import game_seed, observation_size
 
-__all__ = ["BatchEnv", "covered_presets", "covers", "observation_size"]
+__all__ = ["BatchEnv", "covered_presets", "covers", "observation_size", "uncovered"]
 
 #: The rule fields the kernels read (``_params``, the value table, the pack) or refuse
 #: below. Any other field (one added for another game: points races, golf...) must keep
@@ -71,8 +71,9 @@ _PLAYED = frozenset({
     "hammer", "throw_down", "sudden_death"})
 
 
-def _why_not(rules: Rules) -> str | None:
-    """Why the batched engine cannot play ``rules``, or ``None`` when it can."""
+def uncovered(rules: Rules) -> str | None:
+    """What of ``rules`` the batched engine does not play (``"the hammer call"``...), or
+    ``None`` when it plays them all: also what a policy trained on it cannot know."""
     if rules.hammer:
         return "the hammer call"
     if rules.throw_down != "none":
@@ -89,7 +90,7 @@ def _why_not(rules: Rules) -> str | None:
 
 def covers(rules: Rules | str) -> bool:
     """Whether :class:`BatchEnv` plays ``rules`` (a :class:`Rules` or a preset name)."""
-    return _why_not(Rules.preset(rules) if isinstance(rules, str) else rules) is None
+    return uncovered(Rules.preset(rules) if isinstance(rules, str) else rules) is None
 
 
 def covered_presets() -> list[str]:
@@ -135,7 +136,7 @@ class BatchEnv:
             rules = Rules.preset(rules)
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a preset name or a Rules, got {rules!r}")
-        why = _why_not(rules)
+        why = uncovered(rules)
         if why is not None:
             raise ValueError(f"the batched engine does not play the {rules.name!r} rules yet "
                              f"({why}); it plays: {', '.join(covered_presets())}")
