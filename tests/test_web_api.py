@@ -521,3 +521,29 @@ def test_the_move_answer_says_how_long_the_server_took(client):
                     json={"action": game["legal"][0]["action"], "seq": 0})
     assert re.fullmatch(r"move;dur=\d+\.\d\d", r.headers["server-timing"])
 
+
+
+def test_the_api_reference_names_every_route_and_every_field(client):
+    """docs/WEB_API.md is what the page is written from: every route is in its table and
+    every field the server sends is named in it."""
+    from starlette.routing import Route
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "WEB_API.md").read_text("utf-8")
+    for route in client.app.routes:  # type: ignore[attr-defined]
+        if isinstance(route, Route):
+            for method in sorted((route.methods or {"GET"}) - {"HEAD"}):
+                path = route.path.replace("{game_id}", "{id}")
+                assert f"`{method} {path}`" in doc, (method, path)
+    game = _finish(client, _new(client, players=2, opponents="random"))
+    replay = client.get(f"/api/games/{game['id']}/replay").json()
+    hint_game = _new(client, players=2, opponents="ppo:scat_ppo_set")
+    hint = client.get(f"/api/games/{hint_game['id']}/hint").json()
+    records = [game, game["players"][0], game["result"], game["summary"], game["rules"],
+               *game["events"], hint, hint["top"][0], replay, replay["steps"][1],
+               replay["steps"][1]["state"], replay["steps"][1]["state"]["players"][0],
+               hint_game["legal"][0], client.get("/api/stats").json()["opponents"][0],
+               client.get("/api/games").json()["games"][0],
+               client.get("/api/options").json()["presets"][0]]
+    for record in records:
+        for key in record:
+            assert f'"{key}"' in doc or f"`{key}`" in doc, key
