@@ -22,7 +22,7 @@ from rich.text import Text
 from scat_cli.humanio import knock_effect, menu_options
 from scat_cli.tui import action_markup, agent_label, deal_text, explain_result, lives_text
 from scat_env import GameState, HandResult, Phase, PlayerView, Rules, card_str
-from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK, PASS, action_str
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PASS, action_str
 from scat_env.cards import NUM_CARDS
 from scat_env.rules import PRESET_NOTES
 from scat_env.scoring import value_of
@@ -205,7 +205,7 @@ def move_event(seat: int, action: int, *, you: int, names: Sequence[str], rules:
             Phase.DECLARE: "kept the 31 quiet (it counts 30 from now on).",
         }.get(phase, "passed.")
     else:
-        kind = "end_play" if action == 55 else "call"
+        kind = "end_play" if action == END_PLAY else "call"
         text = plain(action_markup(seat, action, names, top_before)) + "."
     return {"kind": kind, "seat": seat, "action": action, "card": card_str(card)
             if card is not None else None, "hand_number": hand_number, "text": text}
