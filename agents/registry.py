@@ -8,6 +8,7 @@ clear message for a bad argument. Other packages extend it with :func:`register`
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from scat_env.yamlfile import one_line
@@ -18,6 +19,7 @@ Factory = Callable[[str | None, int | None], Agent]
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 _LOADED = False
+_LOAD_LOCK = threading.RLock()
 
 
 def register(name: str, factory: Factory, help: str = "") -> None:
@@ -26,16 +28,21 @@ def register(name: str, factory: Factory, help: str = "") -> None:
 
 
 def _load_builtin() -> None:
+    """Import the built-in agent modules once (each registers itself on import). Guarded by
+    a lock, the flag set only after the imports: threads that ask at once (a server's first
+    requests) must all see every agent, not a half-filled table."""
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    import importlib
+    with _LOAD_LOCK:
+        if _LOADED:
+            return
+        import importlib
 
-    # Each module registers itself on import.
-    for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                "agents.policy", "agents.sb3", "agents.compact"):
-        importlib.import_module(mod)
+        for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
+                    "agents.policy", "agents.sb3", "agents.compact"):
+            importlib.import_module(mod)
+        _LOADED = True
 
 
 def available() -> dict[str, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str
-from scat_env.actions import CORE_ACTIONS
+from scat_env.actions import CORE_ACTIONS, action_str
 from scat_env.scoring import value_of
 
 if TYPE_CHECKING:
@@ -50,6 +50,10 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
     value = value_of(list(view.hand), rules) if len(view.hand) == 3 else None
     top = _sym(view.top_discard) if view.top_discard is not None else "top discard"
     facts: list[str] = []
+    if action not in (DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY) and not 0 <= action < 52:
+        # A call of the variations (hammer, throw-down, sudden death, declare, pass): the
+        # expert says why in its own words.
+        return f"The expert would {action_str(action)}: {agent.explain(view)}."
     if view.phase == "discard":
         kept = [c for c in view.hand if c != action]
         return (f"Discard the {_sym(action)}: you keep "

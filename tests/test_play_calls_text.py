@@ -131,3 +131,40 @@ def test_a_call_phase_answers_with_its_own_choices(preset, phase, typed):
     for option in menu_options(view):
         assert option.key in text
     assert "draw" not in text.lower() or "stock" not in text.lower()
+
+
+@pytest.mark.parametrize("preset, phase", [("throw_down", Phase.BLIND),
+                                           ("sudden_death", Phase.SUDDEN_DEATH),
+                                           ("hammer", Phase.DRAW)])
+def test_a_hint_at_a_call_says_the_experts_call_and_why(preset, phase):
+    from agents.expert import ExpertAgent
+    from scat_cli.hints import hint
+
+    view = _view_at(Rules.preset(preset), phase)
+    text = hint(ExpertAgent(seed=0), view)
+    assert "The expert would " in text and len(text.splitlines()) == 1
+
+
+def test_agents_asked_for_from_many_threads_at_once_are_all_known(monkeypatch):
+    """The first use of the registry from several threads at once (a server's first
+    requests) finds every agent: none sees a half-filled table."""
+    import threading
+
+    from agents import registry
+
+    monkeypatch.setattr(registry, "_LOADED", False)
+    errors: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            registry.make_agent("greedy")
+            registry.make_agent("expert")
+        except BaseException as exc:  # noqa: BLE001 - collected and reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
