@@ -90,7 +90,9 @@ EV_HAMMER = "hammer"
 EV_THROW_DOWN = "throw_down"
 EV_SUDDEN_DEATH = "sudden_death"
 EV_DECLARE = "declare"
-EV_PASS = "pass"  # a call declined (looked at the cards, dealt on, kept a 31 quiet)
+#: A call declined (looked at the cards, dealt on). Keeping a 31 quiet is never logged: the
+#: log is public, and that decision is private.
+EV_PASS = "pass"
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
@@ -414,6 +416,10 @@ class GameState:
     taken: int | None = _value(None, "card taken from the discard pile this turn (may not "
                                "go back)")
     drawn: int | None = _value(None, "card drawn this turn (from the stock or the pile)")
+    screened: tuple[int, bool] | None = _value(None, "while a new 31's holder decides whether "
+                                               "to declare it after a discard: that card and "
+                                               "whether it was known in the hand (the other "
+                                               "seats still see the turn in its discard phase)")
 
     def __init__(
         self,
@@ -549,7 +555,8 @@ class GameState:
             hand = self.hands[seat]
             hand.remove(action)
             self.discard.append(action)
-            self.known[seat] &= ~(1 << action)
+            known = self.known[seat]
+            self.known[seat] = known & ~(1 << action)
             self.log.append((seat, EV_DISCARD, action))
             self.taken = self.drawn = None
             a, b, c = hand
@@ -559,7 +566,11 @@ class GameState:
                 if self._declares:
                     self._end_hand("thirty_one", declarers=(seat,))
                 else:
-                    self.phase = _DECLARE  # a new 31: declare it or keep quiet
+                    # A new 31: declare it or keep quiet. The decision is private: until
+                    # it is made the other seats see the turn still in its discard phase
+                    # (scat_env.view), as in a turn that made no 31.
+                    self.phase = _DECLARE
+                    self.screened = (action, bool(known >> action & 1))
             elif seat == self.last_seat:
                 self._end_hand("knock")
             else:
@@ -610,13 +621,17 @@ class GameState:
             self._end_hand("sudden_death")
         elif action == DECLARE:
             self.log.append((seat, EV_DECLARE, None))
+            self.screened = None
             if self.pending:  # a dealt 31: the others still decide, then the hand ends
                 self.declared += (seat,)
                 self._next_dealt_31()
             else:
                 self._end_hand("thirty_one", declarers=(seat,))
         else:  # PASS
-            self.log.append((seat, EV_PASS, None))
+            if phase is not _DECLARE:
+                # Keeping a 31 quiet is private: it never reaches the public log, or the
+                # log would tell every seat that the mover holds 31.
+                self.log.append((seat, EV_PASS, None))
             if phase is _SUDDEN:
                 if not self._finish_deal():
                     self._deal()
@@ -630,6 +645,7 @@ class GameState:
             else:  # _DECLARE: kept quiet; those cards count 30 from now on (002/000)
                 a, b, c = self.hands[seat]
                 self.quiet[seat] = 1 << a | 1 << b | 1 << c
+                self.screened = None
                 if self.pending:
                     self._next_dealt_31()
                 elif seat == self.last_seat:
@@ -827,6 +843,7 @@ class GameState:
             self.quiet = [0] * n
             self.log = []
             self.knocker = self.knock_turn = self.last_seat = self.taken = self.drawn = None
+            self.screened = None
             self.pending = self.declared = ()
             self.turn = 0
             if self._sudden:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from .cards import card_str
 from .engine import GameState, Phase
 from .rules import lives_label
+from .view import screen
 
 
 def cards_text(cards: Sequence[int]) -> str:
@@ -29,16 +30,23 @@ def render_table(
     names = list(names) if names else [f"player_{s}" for s in range(n)]
     if perspective is None:
         perspective = state.current_player
-    top = state.discard[-1] if state.discard else None
+    # Another seat's private decision (whether to declare a new 31) shows as the position
+    # the perspective seat would otherwise see (scat_env.view.screen), unless all is revealed.
+    shown = None if reveal else screen(state, perspective)
+    phase = shown.phase if shown else state.phase
+    mover = shown.current_player if shown else state.current_player
+    discard = shown.discard if shown else state.discard
+    known_bits = shown.known if shown else state.known
+    top = discard[-1] if discard else None
     lines = [
         f"Scat ({state.rules.name}) | hand {state.hand_number} | dealer {names[state.dealer]}"
         f" | stock {len(state.stock)} | top discard "
         f"{card_str(top, symbols=True) if top is not None else '-'}"
-        f" | phase {state.phase}",
+        f" | phase {phase}",
     ]
     width = max(len(x) for x in names)
     for s in range(n):
-        mark = "->" if s == state.current_player and state.phase is not Phase.GAME_OVER else "  "
+        mark = "->" if s == mover and phase is not Phase.GAME_OVER else "  "
         tags = []
         if s == state.dealer:
             tags.append("dealer")
@@ -50,8 +58,13 @@ def render_table(
         elif reveal or s == perspective:
             hand_txt = f"{cards_text(state.hands[s])}  (value {state.hand_value(s):g})"
         else:
-            known = [c for c in state.hands[s] if state.known[s] >> c & 1]
-            hidden = len(state.hands[s]) - len(known)
+            # The cards known to be there (taken from the pile) and a ?? for each other one;
+            # a seat that has not looked (throw-down, sudden death) sees its own as ??.
+            held = state.hands[s]
+            if shown and s == mover:
+                held = held + state.discard[len(discard):]  # the discard not shown yet
+            known = sorted(c for c in held if s != perspective and known_bits[s] >> c & 1)
+            hidden = len(held) - len(known)
             hand_txt = " ".join([card_str(c, symbols=True) for c in known] + ["??"] * hidden)
         lines.append(
             f"{mark} {names[s]:<{width}}  {status:<22} {hand_txt}"

@@ -17,11 +17,24 @@ What a seat may know, and why:
   knocked), lives, who is out, the dealer, who knocked, the stock size, the phase;
 - the last finished hand's result, with the hands that were shown (all of them at a
   showdown, only the declarers' after a 31) and its own.
+
+What a seat may NOT know: whether another seat is deciding to declare a new 31
+(``declare_31: choice``). That decision is private (:func:`screen`): while it is made, every
+other seat sees the position it would see had the 31 not been made. After a discard that
+made it, the mover's turn still shows in its discard phase, the card not yet on the pile;
+for a dealt 31 the first turn shows with nobody's moves yet (the first player's view says it
+is to move, with no legal actions until the holders have decided). A 31 kept quiet never
+reaches the log. The engine asks only the holders of a dealt 31, not every seat: asking every
+seat would put a question with one answer to every person at every deal of the preset. The
+trace left is timing: the first player's turn starts one decision later (in the PettingZoo
+env, ``agent_selection`` names the holder meanwhile), as a mover's turn lasts one decision
+longer after a new 31; nothing in any other seat's view, observation, mask or infos differs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .engine import GameState, HandResult, Phase
 from .rules import Rules
@@ -65,7 +78,41 @@ def _bits(mask: int) -> tuple[int, ...]:
 
 # Module globals: reading ``Phase.DISCARD`` goes through the enum's descriptor, and a view
 # is built at every step of the env.
-_DISCARD, _HAND_OVER, _GAME_OVER = Phase.DISCARD, Phase.HAND_OVER, Phase.GAME_OVER
+_DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase.DRAW, Phase.DISCARD, Phase.HAND_OVER, Phase.GAME_OVER
+_DECLARE = Phase.DECLARE
+
+
+class Screen(NamedTuple):
+    """The public position a seat sees while another seat decides, in private, whether to
+    declare a new 31: what the view and the rendered table show instead of the real one."""
+
+    phase: Phase
+    current_player: int
+    discard: list[int]  # bottom first, top last
+    log: list[tuple[int, str, int | None]]
+    known: list[int]  # per seat, bit masks as in the engine
+
+
+def screen(state: GameState, seat: int | None) -> Screen | None:
+    """What ``seat`` sees in place of another seat's private declare decision, or ``None``
+    when nothing is screened from it (no such decision, or ``seat`` makes it).
+
+    After a discard that made a new 31, the other seats still see the mover's discard
+    phase: the card back in its hand (known again if it was known), off the pile and the
+    log, exactly as they saw the turn before the discard. For a dealt 31 they see the first
+    turn, not yet begun: the player left of the dealer to draw.
+    """
+    if state.phase is not _DECLARE or seat == state.current_player:
+        return None
+    mover = state.current_player
+    if state.screened is not None:
+        card, was_known = state.screened
+        known = list(state.known)
+        if was_known:
+            known[mover] |= 1 << card
+        return Screen(_DISCARD, mover, state.discard[:-1], state.log[:-1], known)
+    first = state._next_active(state.dealer)
+    return Screen(_DRAW, first, state.discard, state.log, state.known)
 
 
 def make_view(state: GameState, seat: int) -> PlayerView:
@@ -73,6 +120,8 @@ def make_view(state: GameState, seat: int) -> PlayerView:
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be 0..{state.num_players - 1}, got {seat!r}")
     phase = state.phase
+    if phase is _DECLARE and state.current_player != seat:
+        return _screened_view(state, seat)
     to_move = state.current_player == seat
     discarding = to_move and phase is _DISCARD
     mine = to_move and phase is not _HAND_OVER and phase is not _GAME_OVER
@@ -102,6 +151,39 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         hand_number=state.hand_number,
         log=tuple(state.log),
         legal_actions=tuple(state.legal_actions()) if mine else (),
+        last_result=state.results[-1].seen_by(seat) if state.results else None,
+    )
+
+
+def _screened_view(state: GameState, seat: int) -> PlayerView:
+    """The view of a seat that may not know another seat is deciding whether to declare a
+    new 31 (:func:`screen`); its own cards and everything public are as in
+    :func:`make_view`, and it has no legal action (it is not to move)."""
+    shown = screen(state, seat)
+    assert shown is not None
+    discard = shown.discard
+    return PlayerView(
+        seat=seat,
+        num_players=state.num_players,
+        rules=state.rules,
+        phase=shown.phase,
+        current_player=shown.current_player,
+        dealer=state.dealer,
+        hand=tuple(sorted(state.hands[seat])) if state.looked[seat] else (),
+        drawn_card=None,
+        taken_card=None,
+        top_discard=discard[-1] if discard else None,
+        discard_pile=tuple(discard),
+        known_cards=tuple(() if s == seat else _bits(shown.known[s])
+                          for s in range(state.num_players)),
+        lives=tuple(state.lives),
+        active=tuple(state.active),
+        knocker=state.knocker,
+        stock_size=len(state.stock),
+        turn=state.turn,
+        hand_number=state.hand_number,
+        log=tuple(shown.log),
+        legal_actions=(),
         last_result=state.results[-1].seen_by(seat) if state.results else None,
     )
 
@@ -158,4 +240,4 @@ def active_view(view: PlayerView) -> PlayerView:
     )
 
 
-__all__ = ["PlayerView", "make_view", "active_view"]
+__all__ = ["PlayerView", "Screen", "make_view", "active_view", "screen"]
