@@ -1,0 +1,921 @@
+// The page of `scat serve`: a start form, the table, replays and results.
+// Everything it shows comes from the JSON API (docs/WEB_API.md); the server decides what is
+// legal (STATE.legal) and sends only what the person's seat may know. Names and texts from
+// the server go in with textContent, never as HTML.
+
+import { backEl, cardEl, cardRow, cardText, parseCard, typedCard } from "./cards.js";
+
+const $ = (id) => document.getElementById(id);
+const SPEEDS = [
+  { ms: 0, text: "instant" }, { ms: 300, text: "fast" }, { ms: 750, text: "normal" },
+  { ms: 1300, text: "slow" }, { ms: 2200, text: "very slow" },
+];
+const ACTION = { STOCK: 52, TAKE: 53, KNOCK: 54, END_PLAY: 55 };
+
+const page = {
+  options: null,
+  game: null,          // the latest STATE from the server
+  busy: false,         // a request or the opponents' moves are being shown
+  typed: "",           // keys typed towards a card ("kh", "10h")
+  lastAction: {},      // seat -> text of its last move this hand
+  continueShowdown: null,
+  replay: null,
+  replayStep: 0,
+  metrics: { load: null, moves: [] },
+};
+window.scatMetrics = page.metrics;
+
+// -- helpers ----------------------------------------------------------------------------
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+function say(text, kind = "error") {
+  const m = $("message");
+  m.textContent = text || "";
+  m.dataset.kind = text ? kind : "";
+}
+
+async function api(method, path, body, raw = false) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = raw ? body : JSON.stringify(body);
+  }
+  const started = performance.now();
+  const res = await fetch(path, init);
+  let data = null;
+  try {
+    data = await res.json();
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    throw new Error((data && data.error) || `the server answered ${res.status}`);
+  }
+  const timing = /dur=([\d.]+)/.exec(res.headers.get("Server-Timing") || "");
+  return { data, ms: performance.now() - started, serverMs: timing ? Number(timing[1]) : null };
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const speedMs = () => SPEEDS[Number($("speed").value)]?.ms ?? 750;
+
+function show(view) {
+  for (const v of document.querySelectorAll(".view")) v.hidden = v.id !== `view-${view}`;
+  document.body.dataset.view = view;
+}
+
+function nameOf(state, seat) {
+  const p = state.players[seat];
+  return p ? p.name : `seat ${seat}`;
+}
+
+// -- routing: #new, #game=ID, #replay=ID, #results ---------------------------------------
+let ignoreHash = null;
+
+function setHash(hash) {
+  if (location.hash !== hash) {
+    ignoreHash = hash;
+    location.hash = hash;
+  }
+}
+
+async function route() {
+  const hash = location.hash;
+  if (ignoreHash === hash) {
+    ignoreHash = null;
+    return;
+  }
+  say("");
+  const m = /^#(game|replay)=([A-Za-z0-9_-]{1,64})$/.exec(hash);
+  try {
+    if (m && m[1] === "game") await openGame(m[2]);
+    else if (m && m[1] === "replay") await openReplay(m[2]);
+    else if (hash === "#results") await openResults();
+    else await openStart();
+  } catch (err) {
+    say(err.message);
+    if (!document.body.dataset.view || document.body.dataset.view === "loading") {
+      await openStart();
+    }
+  }
+}
+
+// -- the start form ----------------------------------------------------------------------
+async function openStart() {
+  show("new");
+  if (!page.options) page.options = (await api("GET", "/api/options")).data;
+  const o = page.options;
+  const form = $("start-form");
+  if (!form.dataset.filled) {
+    form.dataset.filled = "1";
+    $("f-players").min = o.min_players;
+    $("f-players").max = o.max_players;
+    $("f-players").value = o.default_players;
+    const opp = $("f-opponents");
+    for (const a of o.agents) {
+      const opt = el("option", null, a.label);
+      opt.value = a.spec;
+      opp.append(opt);
+    }
+    opp.value = o.default_opponent;
+    const rules = $("f-rules");
+    for (const p of o.presets) {
+      const opt = el("option", null, p.name.replaceAll("_", " "));
+      opt.value = p.name;
+      rules.append(opt);
+    }
+    rules.value = o.default_rules;
+    showNotes();
+  }
+  refreshGames();
+}
+
+function showNotes() {
+  const p = page.options.presets.find((x) => x.name === $("f-rules").value);
+  $("f-rules-notes").textContent = p
+    ? `${p.notes} (${p.start_lives} ${p.lives_name})` : "";
+}
+
+async function refreshGames() {
+  const list = $("games-list");
+  try {
+    const games = (await api("GET", "/api/games")).data.games;
+    list.replaceChildren();
+    if (games.length === 0) list.append(el("li", "muted", "No games yet."));
+    for (const g of games.slice(0, 20)) {
+      const li = el("li");
+      const a = el("a", null, g.status === "over" ? "Replay" : "Continue");
+      a.href = g.status === "over" ? `#replay=${g.id}` : `#game=${g.id}`;
+      const who = g.names.slice(1).join(", ");
+      const end = g.status === "over" ? ` · won by ${(g.winner || []).join(", ") || "nobody"}` : "";
+      li.append(a, el("span", null,
+        ` ${g.created.replace("T", " ")} · ${g.rules.replaceAll("_", " ")} · vs ${who}`
+        + ` (${[...new Set(g.opponents)].join(", ")})${g.teaching ? " · teaching" : ""}${end}`));
+      list.append(li);
+    }
+  } catch (err) {
+    list.replaceChildren(el("li", "muted", err.message));
+  }
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  if (page.busy) return;
+  const players = Number($("f-players").value);
+  const body = {
+    players, opponents: $("f-opponents").value, rules: $("f-rules").value,
+    name: $("f-name").value.trim() || "You", teaching: $("f-teaching").checked,
+  };
+  if (!Number.isInteger(players) || players < page.options.min_players
+      || players > page.options.max_players) {
+    say(`Players must be a whole number from ${page.options.min_players} to `
+        + `${page.options.max_players}.`);
+    return;
+  }
+  page.busy = true;
+  markReady(false);
+  try {
+    const { data } = await api("POST", "/api/games", body);
+    say("");
+    setHash(`#game=${data.game.id}`);
+    show("table");
+    page.game = null;
+    page.lastAction = {};
+    $("log").replaceChildren();
+    hidePanels();
+    const empty = { ...data.game, discard_pile: [], top_discard: null, hand: [], events: [],
+      legal: [], hand_value: null };
+    render(empty);
+    await animate(empty, data.game, data.game.events);
+    page.game = data.game;
+    render(data.game);
+  } catch (err) {
+    say(err.message);
+  } finally {
+    page.busy = false;
+    markReady(true);
+  }
+}
+
+// -- the table ---------------------------------------------------------------------------
+async function openGame(id) {
+  show("table");
+  markReady(false);
+  hidePanels();
+  const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+  page.game = data.game;
+  page.lastAction = {};
+  $("log").replaceChildren();
+  for (const e of data.game.events) logEvent(e, data.game);
+  render(data.game);
+  if (data.game.status === "over") showGameOver(data.game);
+  if (page.metrics.load === null) page.metrics.load = performance.now();
+  markReady(true);
+}
+
+function markReady(ready) {
+  const b = document.body.dataset;
+  b.ready = ready ? "1" : "0";
+  if (page.game) {
+    b.seq = page.game.seq;
+    b.phase = page.game.phase;
+    b.status = page.game.status;
+    b.game = page.game.id;
+  }
+}
+
+function hidePanels() {
+  for (const id of ["hint", "showdown", "gameover"]) $(id).hidden = true;
+}
+
+function seatEl(seat) {
+  return seat === 0 ? $("hand") : document.querySelector(`#opponents [data-seat="${seat}"] .cards`);
+}
+
+function badges(state, p) {
+  const out = [];
+  if (p.seat === state.dealer) out.push(["dealer", "dealer"]);
+  if (p.seat === state.knocker) out.push(["knocked", "knocked"]);
+  if (p.out) out.push(["out", "out"]);
+  if (state.status === "over" && (state.winner || []).includes(p.seat)) out.push(["winner", "winner"]);
+  const span = el("span", "badges");
+  for (const [cls, text] of out) span.append(el("span", `badge ${cls}`, text));
+  return span;
+}
+
+/** Draws `state` on the table (no animation). */
+function render(state) {
+  const s = state;
+  const knocker = s.knocker !== null && s.knocker !== undefined ? ` · ${nameOf(s, s.knocker)} knocked` : "";
+  $("t-title").textContent = `${s.rules.name.replaceAll("_", " ")} rules · hand ${s.hand_number}`
+    + ` · turn ${s.turn} · ${nameOf(s, s.dealer)} ${s.dealer === s.you ? "deal" : "deals"}${knocker}`;
+  $("t-teaching").hidden = !s.teaching;
+  document.body.classList.toggle("teaching", !!s.teaching);
+
+  const opp = $("opponents");
+  opp.replaceChildren();
+  for (const p of s.players) {
+    if (p.seat === s.you) continue;
+    const box = el("div", "seat opponent");
+    box.dataset.seat = p.seat;
+    if (p.out) box.classList.add("is-out");
+    if (s.to_move === p.seat) box.classList.add("to-move");
+    const head = el("div", "seat-head");
+    head.append(el("b", "name", p.name));
+    if (p.label) head.append(el("span", "agent", ` (${p.label})`));
+    head.append(badges(s, p));
+    const lives = el("div", "lives", p.lives_text);
+    lives.dataset.lives = p.lives;
+    if (p.lives <= 1) lives.classList.add("low");
+    const cards = el("div", "cards");
+    if (!p.out) {
+      if (p.hand) for (const c of p.hand) cards.append(cardEl(c, { small: true }));
+      else for (let i = 0; i < 3; i += 1) cards.append(backEl({ small: true }));
+    }
+    const known = el("div", "known");
+    if (p.known.length) {
+      known.append(el("span", "muted", "Known: "), cardRow(p.known));
+    }
+    const last = el("div", "last-action", page.lastAction[p.seat] || "");
+    box.append(head, lives, cards, known, last);
+    opp.append(box);
+  }
+
+  const me = s.players[s.you];
+  $("me-name").textContent = me.name;
+  $("me-badges").replaceChildren(badges(s, me));
+  $("me-lives").textContent = me.lives_text;
+  $("me-lives").classList.toggle("low", me.lives <= 1);
+  $("me").classList.toggle("to-move", s.to_move === s.you && s.status === "playing");
+
+  const legal = new Map(s.legal.map((m) => [m.action, m]));
+  const hand = $("hand");
+  hand.replaceChildren();
+  for (const c of s.hand) {
+    const b = cardEl(c, { tag: "button" });
+    b.type = "button";
+    const move = s.legal.find((m) => m.key === c.toLowerCase());
+    if (move) {
+      b.classList.add("playable");
+      b.title = `${move.label} (keeps ${move.value})`;
+    }
+    if (c === s.drawn) b.classList.add("drawn");
+    if (c === s.taken) b.classList.add("taken");
+    hand.append(b);
+  }
+  if (s.hand.length === 0 && s.status === "playing") {
+    for (let i = 0; i < 3; i += 1) hand.append(backEl());
+  }
+  $("hand-value").textContent = s.hand_value !== null && s.hand_value !== undefined
+    ? `Worth ${s.hand_value}` : (s.phase === "discard" ? "Four cards: discard one" : "");
+
+  setPiles(s.discard_pile, s.stock);
+  $("stock").classList.toggle("playable", legal.has(ACTION.STOCK));
+  $("discard").classList.toggle("playable", legal.has(ACTION.TAKE));
+
+  $("prompt").textContent = promptFor(s);
+  const actions = $("actions");
+  actions.replaceChildren();
+  for (const m of s.legal) {
+    if (m.action < 52) continue;
+    const b = el("button", m.action === ACTION.KNOCK ? "action knock" : "action");
+    b.type = "button";
+    b.dataset.action = m.action;
+    b.append(el("kbd", null, m.key), document.createTextNode(` ${m.label}`));
+    actions.append(b);
+  }
+  $("hint-button").hidden = !(s.status === "playing" && s.legal.length);
+  $("last-result-button").hidden = !s.result;
+  document.body.dataset.phase = s.phase;
+}
+
+function promptFor(s) {
+  if (s.status === "over") return "The game is over.";
+  if (!s.legal.length) return "The other players are moving.";
+  if (s.phase === "draw") {
+    return s.legal.some((m) => m.action === ACTION.KNOCK)
+      ? "Your turn: draw a card (stock or discard pile), or knock."
+      : "Your turn: draw a card from the stock or the discard pile.";
+  }
+  if (s.phase === "discard") {
+    return s.taken ? `Now discard a card: click it, or type it like kh and Enter (not the `
+      + `${cardText(s.taken)} you took).` : "Now discard a card: click it, or type it like kh and Enter.";
+  }
+  if (s.phase === "blind") return "Throw-down: call it blind, or look at your cards.";
+  if (s.phase === "sudden_death") return "You deal: call sudden death, or deal on.";
+  if (s.phase === "declare") return "You hold 31: declare it, or keep quiet.";
+  return "Your move.";
+}
+
+function setPiles(pile, stock) {
+  const d = $("discard");
+  d.replaceChildren();
+  const top = pile.length ? pile[pile.length - 1] : null;
+  if (top) d.append(cardEl(top));
+  else d.append(el("span", "card empty", "empty"));
+  d.dataset.top = top || "";
+  $("stock-count").textContent = stock === null || stock === undefined ? "?" : stock;
+  $("stock").querySelector(".card").classList.toggle("gone", stock === 0);
+}
+
+function logEvent(e, state) {
+  const li = el("li", `ev ev-${e.kind}`);
+  li.append(el("span", null, e.text));
+  if (e.why) li.append(el("span", "why", ` ${e.why}`));
+  if (e.kind === "deal") {
+    $("log").replaceChildren();
+    page.lastAction = {};
+  }
+  $("log").append(li);
+  li.scrollIntoView({ block: "nearest" });
+  if (e.seat !== null && e.seat !== undefined && e.kind !== "deal" && e.kind !== "game_over"
+      && state && e.seat !== state.you) {
+    const prefix = `${nameOf(state, e.seat)} `;
+    page.lastAction[e.seat] = e.text.startsWith(prefix) ? e.text.slice(prefix.length) : e.text;
+  }
+}
+
+/** The pile and stock after each event: forward from `prev` up to the last deal, then
+ * backward from `next` (which is exact for the hand being played). */
+function snapshots(prev, next, events) {
+  const out = new Array(events.length);
+  let lastDeal = -1;
+  events.forEach((e, i) => { if (e.kind === "deal") lastDeal = i; });
+  let pile = [...prev.discard_pile];
+  let stock = prev.stock;
+  for (let i = 0; i < lastDeal; i += 1) {
+    const e = events[i];
+    if (e.kind === "deal") { pile = []; stock = null; }
+    if (e.kind === "discard") pile.push(e.card);
+    if (e.kind === "draw_discard") pile.pop();
+    if (e.kind === "draw_stock" && stock !== null) stock -= 1;
+    out[i] = { pile: [...pile], stock };
+  }
+  pile = [...next.discard_pile];
+  stock = next.stock;
+  for (let i = events.length - 1; i >= Math.max(lastDeal, 0); i -= 1) {
+    out[i] = { pile: [...pile], stock };
+    const e = events[i];
+    if (e.kind === "discard") pile.pop();
+    if (e.kind === "draw_discard") pile.push(e.card);
+    if (e.kind === "draw_stock") stock += 1;
+  }
+  return out;
+}
+
+async function fly(from, to, card, ms) {
+  if (!from || !to || ms <= 0) return;
+  const a = from.getBoundingClientRect();
+  const b = to.getBoundingClientRect();
+  const moving = card ? cardEl(card) : backEl();
+  moving.classList.add("flying");
+  moving.style.left = `${a.left + a.width / 2 - 30}px`;
+  moving.style.top = `${a.top + a.height / 2 - 42}px`;
+  $("fly-layer").append(moving);
+  moving.getBoundingClientRect();  // start the transition from here
+  moving.style.transition = `transform ${ms}ms ease-in-out`;
+  const dx = (b.left + b.width / 2) - (a.left + a.width / 2);
+  const dy = (b.top + b.height / 2) - (a.top + a.height / 2);
+  moving.style.transform = `translate(${dx}px, ${dy}px)`;
+  await sleep(ms);
+  moving.remove();
+}
+
+/** Shows `events` one by one at the chosen speed, from the table of `prev` to `next`. */
+async function animate(prev, next, events) {
+  const snaps = snapshots(prev, next, events);
+  const hand = [...prev.hand];
+  if (events.some((e) => e.seat !== next.you && e.kind !== "deal")) {
+    $("prompt").textContent = "The other players are moving.";
+    $("hand-value").textContent = "";
+    $("actions").replaceChildren();
+    $("hint-button").hidden = true;
+    document.querySelectorAll("#hand .playable").forEach((c) => c.classList.remove("playable"));
+  }
+  for (let i = 0; i < events.length; i += 1) {
+    const e = events[i];
+    const wait = speedMs();
+    const flyMs = Math.min(Math.round(wait * 0.6), 600);
+    document.querySelectorAll(".seat.acting").forEach((x) => x.classList.remove("acting"));
+    const seatBox = e.seat === next.you ? $("me")
+      : document.querySelector(`#opponents [data-seat="${e.seat}"]`);
+    if (seatBox && e.kind !== "deal" && e.kind !== "game_over") seatBox.classList.add("acting");
+    if (e.kind === "draw_stock") await fly($("stock"), seatEl(e.seat), null, flyMs);
+    if (e.kind === "draw_discard") {
+      const pile = snaps[i].pile;
+      setPiles(pile, snaps[i].stock);
+      await fly($("discard"), seatEl(e.seat), e.card, flyMs);
+    }
+    if (e.kind === "discard") {
+      if (e.seat === next.you) {
+        const k = hand.indexOf(e.card);
+        if (k >= 0) hand.splice(k, 1);
+        const from = document.querySelector(`#hand [data-card="${e.card}"]`) || $("hand");
+        from.classList.add("leaving");
+        await fly(from, $("discard"), e.card, flyMs);
+        from.remove();
+      } else {
+        await fly(seatEl(e.seat), $("discard"), e.card, flyMs);
+      }
+    }
+    logEvent(e, next);
+    if (snaps[i]) setPiles(snaps[i].pile, snaps[i].stock);
+    if (e.kind === "deal") {
+      const title = $("t-title");
+      title.textContent = e.text.replace(/\.$/, "");
+    }
+    const last = document.querySelector(`#opponents [data-seat="${e.seat}"] .last-action`);
+    if (last && page.lastAction[e.seat]) last.textContent = page.lastAction[e.seat];
+    if (e.kind === "knock" && seatBox) seatBox.classList.add("flash");
+    if (e.kind === "hand_over") {
+      await showShowdown(e.result, next, i === lastIndex(events, "hand_over"));
+    } else if (wait > 0 && e.seat !== next.you) {
+      await sleep(wait - flyMs);
+    }
+    if (seatBox) seatBox.classList.remove("flash");
+  }
+  document.querySelectorAll(".seat.acting").forEach((x) => x.classList.remove("acting"));
+}
+
+function lastIndex(list, kind) {
+  let k = -1;
+  list.forEach((e, i) => { if (e.kind === kind) k = i; });
+  return k;
+}
+
+/** The hands a result holds, their values, what each lost and the rule; waits for the
+ * person to go on when `wait` is a function's resolver slot. */
+function showdownPanel(result, state, finalLives) {
+  const box = el("div");
+  box.append(el("h2", null, `Showdown \u00b7 hand ${result.hand_number}`));
+  const table = el("table", "result");
+  const head = el("tr");
+  for (const h of ["Player", "Hand", "Value", "Lost", "Now"]) head.append(el("th", null, h));
+  table.append(head);
+  const seats = state.players.map((p) => p.seat);
+  for (const seat of seats) {
+    const key = String(seat);
+    const p = state.players[seat];
+    const wasIn = key in result.lives_lost || key in result.hands;
+    if (!wasIn && result.lives_after[seat] === 0) continue;
+    const tr = el("tr");
+    tr.dataset.seat = seat;
+    let who = p.name;
+    if (result.knocker === seat) who += " (knocked)";
+    if (result.declarers.includes(seat)) who += " (31)";
+    tr.append(el("td", null, who));
+    const hand = el("td");
+    hand.append(result.hands[key] ? cardRow(result.hands[key]) : el("span", "muted", "not shown"));
+    tr.append(hand);
+    tr.append(el("td", "num", result.values[key] ?? "\u2013"));
+    const lost = result.lives_lost[key] || 0;
+    tr.append(el("td", lost ? "num lost" : "num", lost ? `-${lost}` : "0"));
+    const after = result.lives_after[seat];
+    const now = finalLives && state.players[seat].lives === after ? state.players[seat].lives_text
+      : (after > 0 ? `${after} left` : "out");
+    tr.append(el("td", null, now));
+    if (lost) tr.classList.add("loser");
+    table.append(tr);
+  }
+  box.append(table);
+  box.append(el("p", "rule", result.rule_text));
+  const rest = result.text.startsWith(result.rule_text)
+    ? result.text.slice(result.rule_text.length).trim() : result.text;
+  if (rest) box.append(el("p", "result-text", rest));
+  return box;
+}
+
+function showShowdown(result, state, finalLives) {
+  const panel = $("showdown");
+  panel.replaceChildren(showdownPanel(result, state, finalLives));
+  const go = el("button", "primary", state.status === "over" && finalLives
+    ? "See the end of the game (Enter)" : "Next hand (Enter)");
+  go.type = "button";
+  go.id = "showdown-continue";
+  panel.append(go);
+  panel.hidden = false;
+  $("prompt").textContent = `Showdown: hand ${result.hand_number} is over.`;
+  document.body.dataset.showdown = "1";
+  panel.scrollIntoView({ block: "nearest" });
+  return new Promise((resolve) => {
+    page.continueShowdown = () => {
+      page.continueShowdown = null;
+      panel.hidden = true;
+      document.body.dataset.showdown = "0";
+      resolve();
+    };
+    go.addEventListener("click", () => page.continueShowdown && page.continueShowdown());
+    go.focus({ preventScroll: true });
+  });
+}
+
+function showGameOver(s) {
+  const panel = $("gameover");
+  panel.replaceChildren();
+  const winners = (s.winner || []).map((w) => (w === s.you ? "You" : nameOf(s, w)));
+  const you = (s.winner || []).includes(s.you);
+  panel.append(el("h2", null, you ? "You win!" : `${winners.join(" and ") || "Nobody"} `
+    + `win${winners.length === 1 ? "s" : ""} the game.`));
+  const sm = s.summary || {};
+  const ord = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
+  const dl = el("dl", "summary");
+  const rows = [
+    ["Your place", sm.place ? ord(sm.place) : "\u2013"],
+    ["Hands played", sm.hands], ["31s", sm.thirty_ones],
+    ["Knocks", `${sm.knocks} (yours: ${sm.your_knocks})`],
+    ["Lives you lost", `${sm.your_lives_lost} in ${sm.your_hands_lost} hands`],
+    ["Your 31s", sm.your_31s],
+  ];
+  for (const [k, v] of rows) dl.append(el("dt", null, k), el("dd", null, v ?? "\u2013"));
+  panel.append(dl);
+  const again = el("div", "buttons");
+  const replay = el("a", "button primary", "Replay this game");
+  replay.href = `#replay=${s.id}`;
+  replay.id = "open-replay";
+  const next = el("a", "button", "New game");
+  next.href = "#new";
+  again.append(replay, next);
+  panel.append(again);
+  panel.hidden = false;
+}
+
+/** Plays `action` (after checking it is in STATE.legal) and shows what followed. */
+async function play(action) {
+  const s = page.game;
+  if (!s) return;
+  if (page.busy) {
+    say("Wait: the other players are still moving.");
+    return;
+  }
+  if (s.status === "over") {
+    say("The game is over.");
+    return;
+  }
+  if (!s.legal.some((m) => m.action === action)) {
+    say("That move is not allowed now.");
+    return;
+  }
+  page.busy = true;
+  markReady(false);
+  say("");
+  $("hint").hidden = true;
+  const clicked = performance.now();
+  try {
+    const res = await api("POST", `/api/games/${s.id}/move`, { action, seq: s.seq });
+    const drawn = performance.now();
+    const next = res.data.game;
+    $("actions").replaceChildren();
+    await animate(s, next, next.events);
+    page.game = next;
+    render(next);
+    if (next.status === "over") showGameOver(next);
+    page.metrics.moves.push({ request: res.ms, server: res.serverMs,
+      ready: performance.now() - clicked, animated: performance.now() - drawn,
+      showdown: next.events.some((e) => e.kind === "hand_over") });
+  } catch (err) {
+    say(err.message);
+    try {
+      page.game = (await api("GET", `/api/games/${s.id}`)).data.game;
+      render(page.game);
+    } catch {
+      // the message above says what went wrong; the table stays as it was
+    }
+  } finally {
+    page.busy = false;
+    markReady(true);
+  }
+}
+
+// -- what a click or a key means ------------------------------------------------------------
+function whyNotCard(s, card) {
+  if (!s.hand.includes(card)) return `You don't hold the ${cardText(card)}.`;
+  if (s.phase === "draw") {
+    return "Draw first: click the stock (s) or the discard pile (d)"
+      + (s.legal.some((m) => m.action === ACTION.KNOCK) ? ", or knock (k)." : ".");
+  }
+  if (card === s.taken) {
+    return `You just took the ${cardText(card)} from the discard pile, so you may not put it `
+      + "straight back.";
+  }
+  return "You cannot discard now.";
+}
+
+function tryCard(card) {
+  const s = page.game;
+  if (!s || page.busy) return say("Wait: the other players are still moving.");
+  const move = s.legal.find((m) => m.key === card.toLowerCase() && m.action < 52);
+  if (move) return play(move.action);
+  return say(whyNotCard(s, card));
+}
+
+function tryPile(action) {
+  const s = page.game;
+  if (!s || page.busy) return say("Wait: the other players are still moving.");
+  if (s.status === "over") return say("The game is over.");
+  if (s.legal.some((m) => m.action === action)) return play(action);
+  if (s.phase === "discard") {
+    return say("You hold four cards: discard one first (click it, or type it like kh and Enter).");
+  }
+  return say(action === ACTION.STOCK ? "You cannot draw from the stock now."
+    : (s.top_discard ? "You cannot take the top discard now." : "The discard pile is empty."));
+}
+
+async function hint() {
+  const s = page.game;
+  if (!s || page.busy || s.status === "over" || !s.legal.length) {
+    return say("A hint is there at your turn.");
+  }
+  try {
+    const { data } = await api("GET", `/api/games/${s.id}/hint`);
+    const panel = $("hint");
+    panel.replaceChildren(el("h3", null, `Hint: ${data.label}`), el("p", null, data.why));
+    if (data.top && data.top.length) {
+      panel.append(el("p", "muted", "The trained policy in your seat would:"));
+      const ul = el("ul");
+      for (const t of data.top) ul.append(el("li", null, `${t.label}: ${Math.round(t.p * 100)}%`));
+      panel.append(ul);
+    }
+    panel.hidden = false;
+  } catch (err) {
+    say(err.message);
+  }
+}
+
+function showTyped() {
+  $("typed").textContent = page.typed ? `typed: ${page.typed}\u2581 (Enter to play, Esc to clear)` : "";
+}
+
+function submitTyped() {
+  const text = page.typed.trim().toLowerCase();
+  page.typed = "";
+  showTyped();
+  if (!text) return;
+  const s = page.game;
+  if (!s) return;
+  const byKey = s.legal.find((m) => m.key === text);
+  if (byKey && !page.busy) return play(byKey.action);
+  if (text === "h") return hint();
+  const card = typedCard(text);
+  if (card) return tryCard(card);
+  if (page.busy) return say("Wait: the other players are still moving.");
+  const keys = s.legal.map((m) => m.key).join(", ");
+  return say(`"${text}" is not a move here${keys ? `; you may type ${keys}` : ""}.`);
+}
+
+function tableKey(ev) {
+  const s = page.game;
+  if (ev.key === "Enter" || ev.key === " ") {
+    if (page.continueShowdown) {
+      ev.preventDefault();
+      page.continueShowdown();
+      return;
+    }
+    if (ev.key === "Enter" && page.typed) {
+      ev.preventDefault();
+      submitTyped();
+    }
+    return;
+  }
+  if (ev.key === "Escape") {
+    page.typed = "";
+    showTyped();
+    return;
+  }
+  if (ev.key === "Backspace") {
+    page.typed = page.typed.slice(0, -1);
+    showTyped();
+    return;
+  }
+  if (ev.key.length !== 1 || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (!/^[0-9a-zA-Z\u2660-\u2667_]$/.test(ev.key)) return;
+  ev.preventDefault();
+  page.typed += ev.key.toLowerCase();
+  const t = page.typed;
+  if (t.length === 1 && s) {
+    const longer = s.legal.some((m) => m.key.length > 1 && m.key.startsWith(t));
+    const exact = s.legal.find((m) => m.key === t);
+    if (!longer && (exact || "sdkeh".includes(t))) {
+      page.typed = "";
+      showTyped();
+      if (t === "h") return hint();
+      if (exact) return play(exact.action);
+      if (t === "s") return tryPile(ACTION.STOCK);
+      if (t === "d") return tryPile(ACTION.TAKE);
+      if (page.busy) return say("Wait: the other players are still moving.");
+      return say(t === "k" ? "You cannot knock now." : "You cannot end the play now: the stock is not exhausted.");
+    }
+  }
+  showTyped();
+}
+
+// -- replays -----------------------------------------------------------------------------
+async function openReplay(id) {
+  show("replay");
+  markReady(false);
+  const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}/replay`);
+  showReplay(data, `Replay of game ${id}`);
+}
+
+function showReplay(replay, title) {
+  page.replay = replay;
+  show("replay");
+  const names = replay.players.map((p) => p.name).join(", ");
+  $("r-title").textContent = `${title}: ${names} (${replay.rules.name.replaceAll("_", " ")} rules)`;
+  const slider = $("r-slider");
+  slider.max = replay.steps.length - 1;
+  replayStep(0);
+  markReady(true);
+}
+
+function replayStep(i) {
+  const r = page.replay;
+  if (!r) return;
+  const n = r.steps.length;
+  const k = Math.max(0, Math.min(n - 1, i));
+  page.replayStep = k;
+  const step = r.steps[k];
+  const st = step.state;
+  $("r-slider").value = k;
+  $("r-pos").textContent = `step ${k + 1} of ${n}`;
+  $("r-text").textContent = step.text || "";
+  document.body.dataset.replayStep = k;
+  const table = el("table", "replay-table");
+  const head = el("tr");
+  for (const h of ["Player", "Hand (face up)", "Value", "Lives"]) head.append(el("th", null, h));
+  table.append(head);
+  for (const p of st.players) {
+    const info = r.players[p.seat] || { name: `seat ${p.seat}`, agent: "" };
+    const tr = el("tr");
+    if (st.to_move === p.seat) tr.classList.add("to-move");
+    if (step.seat === p.seat) tr.classList.add("acting");
+    const who = el("td");
+    who.append(el("b", null, info.name), el("span", "agent", ` (${info.agent})`));
+    if (st.dealer === p.seat) who.append(el("span", "badge dealer", "dealer"));
+    if (st.knocker === p.seat) who.append(el("span", "badge knocked", "knocked"));
+    if (p.out) who.append(el("span", "badge out", "out"));
+    const hand = el("td");
+    hand.append(cardRow(p.hand, { empty: p.out ? "out" : "\u2013" }));
+    if (st.drawn && st.to_move === p.seat) {
+      hand.append(el("span", "muted", " drew "), cardRow([st.drawn]));
+    }
+    tr.append(who, hand, el("td", "num", p.value ?? "\u2013"), el("td", null, p.lives_text));
+    table.append(tr);
+  }
+  const piles = el("p", "piles");
+  piles.append(el("span", null, `Hand ${st.hand_number}, turn ${st.turn} \u00b7 stock ${st.stock} \u00b7 discard pile: `),
+    cardRow(st.top_discard ? [st.top_discard] : [], { empty: "empty" }));
+  $("r-table").replaceChildren(piles, table);
+  const res = $("r-result");
+  res.replaceChildren();
+  const pseudo = { players: r.players.map((p) => ({ ...p, lives: -1, lives_text: "" })) };
+  for (const result of step.results || []) res.append(showdownPanel(result, pseudo, false));
+  $("r-prev").disabled = k === 0;
+  $("r-first").disabled = k === 0;
+  $("r-next").disabled = k === n - 1;
+  $("r-last").disabled = k === n - 1;
+}
+
+async function uploadReplay(ev) {
+  const file = ev.target.files && ev.target.files[0];
+  ev.target.value = "";
+  if (!file) return;
+  if (file.size > 4 * 1024 * 1024) {
+    say(`${file.name} is ${file.size} bytes; a replay file may be at most 4 MiB.`);
+    return;
+  }
+  try {
+    const text = await file.text();
+    const { data } = await api("POST", "/api/replays", text, true);
+    say("");
+    setHash("#replay-file");
+    showReplay(data.replay, `Replay of ${file.name}`);
+  } catch (err) {
+    say(`${file.name}: ${err.message}`);
+  }
+}
+
+// -- results -----------------------------------------------------------------------------
+async function openResults() {
+  show("results");
+  const { data } = await api("GET", "/api/stats");
+  const box = $("stats");
+  box.replaceChildren();
+  if (!data.opponents.length) {
+    box.append(el("p", "muted", "No finished games yet (teaching games are not counted)."));
+  } else {
+    const table = el("table", "stats");
+    const head = el("tr");
+    for (const h of ["Opponents", "Games", "Your wins", "Win rate", "Hands", "Lives lost", "Per hand"]) {
+      head.append(el("th", null, h));
+    }
+    table.append(head);
+    for (const o of data.opponents) {
+      const tr = el("tr");
+      tr.append(el("td", null, o.spec), el("td", "num", o.games), el("td", "num", o.wins),
+        el("td", "num", `${(o.win_rate * 100).toFixed(0)}%`), el("td", "num", o.hands),
+        el("td", "num", o.lives_lost), el("td", "num", o.lives_lost_per_hand.toFixed(2)));
+      table.append(tr);
+    }
+    box.append(table);
+  }
+  box.append(el("p", "muted", `Teaching games: ${data.teaching.games} `
+    + `(${data.teaching.finished} finished), not counted above.`));
+  markReady(true);
+}
+
+// -- wiring ------------------------------------------------------------------------------
+function wire() {
+  $("start-form").addEventListener("submit", startGame);
+  $("f-rules").addEventListener("change", showNotes);
+  $("stock").addEventListener("click", () => tryPile(ACTION.STOCK));
+  $("discard").addEventListener("click", () => tryPile(ACTION.TAKE));
+  $("hand").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-card]");
+    if (b) tryCard(b.dataset.card);
+  });
+  $("actions").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-action]");
+    if (b) play(Number(b.dataset.action));
+  });
+  $("hint-button").addEventListener("click", hint);
+  $("last-result-button").addEventListener("click", () => {
+    const s = page.game;
+    if (!s || !s.result) return;
+    const panel = $("hint");
+    panel.replaceChildren(showdownPanel(s.result, s, false));
+    panel.hidden = false;
+  });
+  const speed = $("speed");
+  const saved = localStorage.getItem("scat-speed");
+  if (saved !== null && SPEEDS[Number(saved)]) speed.value = saved;
+  const showSpeed = () => { $("speed-text").textContent = SPEEDS[Number(speed.value)].text; };
+  speed.addEventListener("input", () => {
+    localStorage.setItem("scat-speed", speed.value);
+    showSpeed();
+  });
+  showSpeed();
+  $("replay-file").addEventListener("change", uploadReplay);
+  $("r-slider").addEventListener("input", () => replayStep(Number($("r-slider").value)));
+  $("r-prev").addEventListener("click", () => replayStep(page.replayStep - 1));
+  $("r-next").addEventListener("click", () => replayStep(page.replayStep + 1));
+  $("r-first").addEventListener("click", () => replayStep(0));
+  $("r-last").addEventListener("click", () => replayStep(Infinity));
+  document.addEventListener("keydown", (ev) => {
+    const tag = ev.target && ev.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    const view = document.body.dataset.view;
+    if (view === "table") tableKey(ev);
+    if (view === "replay") {
+      if (ev.key === "ArrowRight") replayStep(page.replayStep + 1);
+      if (ev.key === "ArrowLeft") replayStep(page.replayStep - 1);
+    }
+  });
+  window.addEventListener("hashchange", route);
+}
+
+wire();
+route();

@@ -1,0 +1,168 @@
+"""Screenshots and timings of the ``scat serve`` page, in a real headless Chromium.
+
+Starts ``scat serve --port 0`` with a temporary ``SCAT_HOME``, plays against ``greedy``
+opponents by clicking, and writes into ``docs/img/``:
+
+- ``web_turn.png``: the table at the person's turn (desktop, 1100 px wide);
+- ``web_showdown.png``: a showdown (desktop);
+- ``web_phone.png``: the table at phone width (390 px).
+
+It also prints the page's own timings (``window.scatMetrics``): page load, from navigation
+to the table drawn for a game in progress, and each move from the click to the table ready
+again, with the opponents' moves shown at the "instant" speed so that only the page and the
+server are timed. Uses the system ``chromium`` through Playwright (never downloads one)::
+
+    python scripts/web_screenshots.py [--out docs/img] [--moves 40] [--chromium PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_server(home: Path) -> tuple[subprocess.Popen[str], str]:
+    """``scat serve --port 0`` on 127.0.0.1; the process and the address it printed."""
+    env = {**os.environ, "SCAT_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, "-m", "scat_cli", "serve", "--port", "0",
+                             "--data", str(home / "web")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    line = proc.stdout.readline() if proc.stdout else ""
+    found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    if not found:
+        proc.terminate()
+        raise SystemExit(f"scat serve printed no address: {line!r}")
+    return proc, found.group(0)
+
+
+def wait_ready(page: Any) -> None:
+    page.wait_for_selector("body[data-ready='1']", timeout=20000)
+
+
+def settle(page: Any) -> None:
+    """Waits for the table to be ready, going on past any showdown."""
+    while True:
+        page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']", timeout=20000)
+        if page.get_attribute("body", "data-showdown") != "1":
+            return
+        page.click("#showdown-continue")
+
+
+def my_move(page: Any, rng_step: int) -> None:
+    """One of the person's moves by clicking: draw from the stock, discard the lowest
+    playable card (the page marks the cards it may discard)."""
+    phase = page.get_attribute("body", "data-phase")
+    if phase == "draw":
+        page.click("#stock")
+    elif phase == "discard":
+        cards = page.locator("#hand .card.playable")
+        cards.nth(rng_step % cards.count()).click()
+    else:
+        page.locator("#actions button").first.click()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "docs" / "img"))
+    ap.add_argument("--moves", type=int, default=40, help="moves timed (default 40)")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    args = ap.parse_args(argv)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("needs playwright: pip install playwright (it uses the system chromium)",
+              file=sys.stderr)
+        return 2
+    if not Path(args.chromium).exists():
+        print(f"no chromium at {args.chromium}: apt-get install chromium", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="scat-shots-"))
+    proc, url = start_server(home)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=args.chromium,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto(url + "#new")
+            page.wait_for_selector("#f-opponents option", state="attached")
+            page.fill("#f-players", "3")
+            page.select_option("#f-opponents", "greedy")
+            page.evaluate("localStorage.setItem('scat-speed', '0')")
+            page.click("#f-start")
+            wait_ready(page)
+            game = page.get_attribute("body", "data-game")
+            page.locator("#speed").fill("0")
+            # the turn: a full round first, so the log has the opponents' moves
+            for _ in range(2):
+                my_move(page, 0)
+                settle(page)
+            page.click("#hint-button")
+            page.wait_for_selector("#hint:not([hidden])")
+            page.screenshot(path=str(out / "web_turn.png"), full_page=True)
+            # the timed moves, and the first showdown on the way
+            shot = False
+            step = 1
+            while step < args.moves + 1 or not shot:
+                if page.get_attribute("body", "data-status") == "over":
+                    break
+                my_move(page, step)
+                step += 1
+                page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']",
+                                       timeout=20000)
+                if page.get_attribute("body", "data-showdown") == "1":
+                    if not shot:
+                        page.locator("#showdown").scroll_into_view_if_needed()
+                        page.screenshot(path=str(out / "web_showdown.png"), full_page=True)
+                        shot = True
+                    settle(page)
+            moves = page.evaluate("window.scatMetrics.moves")
+            # the phone, and the page load of a game in progress
+            phone = browser.new_page(viewport={"width": 390, "height": 844},
+                                     device_scale_factor=2, is_mobile=True, has_touch=True)
+            loads = []
+            if page.get_attribute("body", "data-status") == "over":
+                game = None
+            target = url + (f"#game={game}" if game else "#new")
+            for _ in range(5):
+                phone.goto("about:blank")
+                started = time.perf_counter()
+                phone.goto(target)
+                wait_ready(phone) if game else phone.wait_for_selector("#f-start")
+                loads.append((time.perf_counter() - started) * 1000)
+            phone.screenshot(path=str(out / "web_phone.png"), full_page=True)
+            page_load = phone.evaluate("window.scatMetrics.load")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(home, ignore_errors=True)
+    # a move that ended a hand waited for the person to close the showdown: not timed
+    ready = [m["ready"] for m in moves if not m["showdown"]]
+    server = [m["server"] for m in moves if m["server"] is not None]
+    print(f"screenshots in {out}: web_turn.png web_showdown.png web_phone.png")
+    print(f"page load (navigation to table ready), 5 loads: median "
+          f"{statistics.median(loads):.0f} ms (the page's own clock, last load: "
+          f"{page_load:.0f} ms)" if page_load else f"page load: {statistics.median(loads):.0f} ms")
+    if ready:
+        q = statistics.quantiles(ready, n=20) if len(ready) > 1 else [ready[0]] * 19
+        print(f"{len(ready)} moves (not ending a hand), click to table ready (speed instant): median "
+              f"{statistics.median(ready):.0f} ms, p95 {q[18]:.0f} ms; server's part median "
+              f"{statistics.median(server):.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
