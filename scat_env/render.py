@@ -55,7 +55,7 @@ def render_table(
         status = lives_label(state.rules, state.lives[s])
         if not state.active[s]:
             hand_txt = ""
-        elif reveal or s == perspective:
+        elif reveal or (s == perspective and state.looked[s]):
             hand_txt = f"{cards_text(state.hands[s])}  (value {state.hand_value(s):g})"
         else:
             # The cards known to be there (taken from the pile) and a ?? for each other one;

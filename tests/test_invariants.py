@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from scat_env import PRESETS, GameState, Rules
 from scat_env.actions import NUM_ACTIONS
+from scat_env.cards import card_str
 from scat_env.engine import Phase
 from scat_env.observation import ObservationEncoder, action_mask
+from scat_env.render import render_table
 from scat_env.view import make_view
 
 MAX_TURNS = 300  # the env's default per-hand cap
@@ -68,7 +70,8 @@ def check_state(s: GameState, encoder: ObservationEncoder) -> None:
 
 
 def check_hidden_information(s: GameState, encoder: ObservationEncoder, rng: random.Random) -> None:
-    """Changing what a seat cannot know leaves its view and observation unchanged."""
+    """Changing what a seat cannot know leaves its view, observation and rendered table
+    unchanged."""
     if s.is_terminal() or not s.stock:
         return
     for me in s.active_seats():
@@ -87,6 +90,7 @@ def check_hidden_information(s: GameState, encoder: ObservationEncoder, rng: ran
         mine, theirs = make_view(s, me), make_view(alt, me)
         assert mine == theirs
         assert (encoder.encode(mine) == encoder.encode(theirs)).all()
+        assert render_table(s, perspective=me) == render_table(alt, perspective=me)
 
 
 def run(n: int, preset: str, seed: int, max_actions: int, hidden_every: int = 0) -> GameState:
@@ -171,6 +175,20 @@ def test_hidden_information_check_can_fail():
     me = state.current_player
     alt.hands[me][0], alt.stock[0] = alt.stock[0], alt.hands[me][0]
     assert (encoder.encode(make_view(state, me)) != encoder.encode(make_view(alt, me))).any()
+    assert render_table(state, perspective=me) != render_table(alt, perspective=me)
+
+
+def test_render_hides_the_cards_of_a_seat_that_has_not_looked():
+    """Throw-down: nobody has looked at the deal yet, so the table shows no one's cards, not
+    even the perspective seat's own (it would tell that seat more than its view does)."""
+    state = GameState(3, Rules.preset("throw_down"), seed=4)
+    me = state.current_player
+    assert not state.looked[me]
+    text = render_table(state, perspective=me)
+    assert all(card_str(c, symbols=True) not in text for c in state.hands[me])
+    alt = state.clone()
+    alt.hands[me][0], alt.stock[0] = alt.stock[0], alt.hands[me][0]
+    assert render_table(alt, perspective=me) == text
 
 
 def test_clone_is_independent():
