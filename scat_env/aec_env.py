@@ -4,15 +4,20 @@
 | --- | --- |
 | Import | ``import scat_env; env = scat_env.env(num_players=3)`` |
 | Agents | ``player_0`` .. ``player_{n-1}``, seated clockwise in that order, n = 2..10 |
-| Actions | ``Discrete(56)`` |
-| Observations | ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (56,), int8))`` |
+| Actions | ``Discrete(61)`` (``scat_env.actions.NUM_ACTIONS``) |
+| Observations | ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (61,), int8))`` |
 | D | ``52 * (n + 4) + 4n + 12``: 332 for 2 players, 388 for 3, 556 for 6, 780 for 10 |
 | Rewards | ``"game"``: winner +1, others -1/(n-1) (zero-sum); ``"hand"``: minus lives lost |
 
 **Actions.** ``0..51`` discard that card (``discard_action(card)``); ``52`` ``DRAW_STOCK``;
 ``53`` ``DRAW_DISCARD`` (take the top discard); ``54`` ``KNOCK`` (instead of drawing); ``55``
 ``END_PLAY`` (stock exhausted: decline the discard, which ends the play). A turn is a draw
-decision then a discard decision by the same agent, or a single knock.
+decision then a discard decision by the same agent, or a single knock. The calls of the
+variations follow; the standard game never offers them, so its first 56 actions
+(``CORE_ACTIONS``) are the whole game: ``56`` ``HAMMER`` (the first player's showdown
+instead of a draw), ``57`` ``THROW_DOWN`` (a showdown called before looking), ``58``
+``SUDDEN_DEATH`` (the dealer's call after one card each), ``59`` ``DECLARE`` (show a new
+31 where declaring is a choice), ``60`` ``PASS`` (decline the call on offer).
 
 **Action mask.** ``obs["action_mask"]`` marks the legal actions of the agent to move and is
 all zeros for every other agent. The card just taken from the discard pile is never legal
@@ -59,8 +64,9 @@ the episode: two players who keep taking each other's discards could otherwise p
 after a ``reset`` whose deal was decided at once), every agent's info holds ``"hand_result"``
 and ``"hand_results"`` (all hands that step ended, in order), each the
 :meth:`HandResult.to_dict <scat_env.engine.HandResult.to_dict>` of a scored hand, seats named
-by agent: ``hand_number``, ``reason`` (how the hand ended: ``"knock"``, ``"thirty_one"``,
-``"dealt_thirty_one"``, ``"stock_exhausted"``), ``rule`` (which scoring rule decided who
+by agent: ``hand_number``, ``reason`` (how the hand ended: ``"knock"``, ``"second_knock"``,
+``"thirty_one"``, ``"dealt_thirty_one"``, ``"stock_exhausted"``, ``"hammer"``,
+``"throw_down"`` or ``"sudden_death"``), ``rule`` (which scoring rule decided who
 paid, one of ``scat_env.showdown.RULES``; ``scat_env.showdown.rule_text(rule)`` says it in
 words), ``dealer``, ``values``, ``lives_lost``, ``knocker``, ``declarers``, ``hands`` (card
 strings), ``eliminated``, ``replayed`` and ``lives_after``. ``hands`` and ``values`` hold only

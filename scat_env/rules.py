@@ -385,8 +385,6 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
-#: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
-#: after "on the stairs".
 #: One line per preset, what ``scat rules`` lists (the source in brackets).
 PRESET_NOTES: dict[str, str] = {
     "standard": "the standard game: 3 pennies + the county, a sole lowest knocker pays two [002]",
@@ -424,6 +422,8 @@ PRESET_NOTES: dict[str, str] = {
     "gin": "a knock promises the highest hand; letters G-I-N [002 Gin, 000]",
 }
 
+#: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
+#: after "on the stairs".
 _BUS_POSITIONS = (
     "seated",
     "standing at the back",
