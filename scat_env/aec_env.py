@@ -60,6 +60,13 @@ the first hand is scored (it requires ``reward="hand"``).
 **Turn cap.** ``max_turns`` (default ``DEFAULT_MAX_TURNS`` = 300) turns in one hand truncate
 the episode: two players who keep taking each other's discards could otherwise play forever.
 
+**Private decisions.** Whether to declare a new 31 (``declare_31: choice``) is the holder's
+own: while it decides, every other agent's observation, mask and infos are those of the
+position it would see without the 31 (``scat_env.view.screen``), and a 31 kept quiet leaves
+nothing in any of them. What no AEC env can hide is whose decision it is:
+``agent_selection`` names the holder, so a harness that watches it (not an agent, which reads
+only its observation) sees one extra decision.
+
 **Infos.** ``infos[agent]["lives"]`` is always present. After a step that ends a hand (and
 after a ``reset`` whose deal was decided at once), every agent's info holds ``"hand_result"``
 and ``"hand_results"`` (all hands that step ended, in order), each the
@@ -89,7 +96,10 @@ change, so that a result or a trained policy names the version it was made with.
 - v1: the standard game follows 002/000 on an exhausted stock (take the discard or end the
   play, no knock; the old rule is the preset ``knock_when_exhausted``), and a hand that ends
   on a declared or dealt 31 shows only the declarers' hands: ``hand_result`` holds the hands
-  and values each agent saw. Observations and actions are those of v0.
+  and values each agent saw. The observation is that of v0. The actions are 61: the five
+  calls of the variations (``56..60``, above) came while the id stayed v1; the standard game
+  and every preset without calls offer only the first 56 (``CORE_ACTIONS``), exactly as in
+  v0, so a 56-output policy plays them unchanged.
 """
 
 from __future__ import annotations
