@@ -699,6 +699,8 @@ function submitTyped() {
   const byKey = s.legal.find((m) => m.key === text);
   if (byKey && !page.busy) return play(byKey.action);
   if (text === "h") return hint();
+  if (text === "k") return say(page.busy ? "Wait: the other players are still moving."
+    : "You cannot knock now.");
   const card = typedCard(text);
   if (card) return tryCard(card);
   if (page.busy) return say("Wait: the other players are still moving.");
@@ -738,7 +740,9 @@ function tableKey(ev) {
   if (t.length === 1 && s) {
     const longer = s.legal.some((m) => m.key.length > 1 && m.key.startsWith(t));
     const exact = s.legal.find((m) => m.key === t);
-    if (!longer && (exact || "sdkeh".includes(t))) {
+    // a key that starts no card name (s, d, e, h) acts at once; so does k while no card
+    // can be discarded (the terminal's knock); anything else waits for Enter ("kh", "10h")
+    if (!longer && (exact || "sdeh".includes(t))) {
       page.typed = "";
       showTyped();
       if (t === "h") return hint();
@@ -746,7 +750,7 @@ function tableKey(ev) {
       if (t === "s") return tryPile(ACTION.STOCK);
       if (t === "d") return tryPile(ACTION.TAKE);
       if (page.busy) return say("Wait: the other players are still moving.");
-      return say(t === "k" ? "You cannot knock now." : "You cannot end the play now: the stock is not exhausted.");
+      return say("You cannot end the play now: the stock is not exhausted.");
     }
   }
   showTyped();
@@ -905,8 +909,11 @@ function wire() {
   $("r-first").addEventListener("click", () => replayStep(0));
   $("r-last").addEventListener("click", () => replayStep(Infinity));
   document.addEventListener("keydown", (ev) => {
-    const tag = ev.target && ev.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    const t = ev.target;
+    const tag = t && t.tagName;
+    const typing = (tag === "INPUT" && !["range", "checkbox", "button"].includes(t.type))
+      || tag === "SELECT" || tag === "TEXTAREA";
+    if (typing) return;  // keys typed into the form are the form's
     const view = document.body.dataset.view;
     if (view === "table") tableKey(ev);
     if (view === "replay") {
