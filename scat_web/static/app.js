@@ -434,7 +434,7 @@ async function animate(prev, next, events) {
     $("hand-value").textContent = "";
     $("actions").replaceChildren();
     $("hint-button").hidden = true;
-    document.querySelectorAll("#hand .playable").forEach((c) => c.classList.remove("playable"));
+    document.querySelectorAll("#hand .card").forEach((c) => c.classList.remove("playable", "drawn"));
   }
   for (let i = 0; i < events.length; i += 1) {
     const e = events[i];
