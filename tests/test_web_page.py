@@ -284,3 +284,21 @@ def test_the_table_fits_a_phone(browser: Any, server: Server) -> None:
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     finally:
         phone.close()
+
+
+def test_teaching_mode_is_marked_and_shows_the_opponents_cards(page: Any, server: Server) -> None:
+    page.goto(server.url + "#new")
+    page.wait_for_selector("#f-opponents option", state="attached")
+    assert not page.is_checked("#f-teaching")  # off unless asked for
+    page.fill("#f-players", "2")
+    page.select_option("#f-opponents", "random")
+    page.check("#f-teaching")
+    page.click("#f-start")
+    page.wait_for_selector("#view-table:not([hidden])")
+    page.locator("#speed").fill("0")
+    settle(page)
+    state = server.get(f"/api/games/{page.get_attribute('body', 'data-game')}")["game"]
+    assert state["teaching"] and page.is_visible("#t-teaching")
+    shown = page.eval_on_selector_all("#opponents [data-seat='1'] .cards [data-card]",
+                                      "els => els.map(e => e.dataset.card)")
+    assert shown == state["players"][1]["hand"]
