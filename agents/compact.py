@@ -33,10 +33,14 @@ from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
 
 from .base import Agent
-from .neural.policy_file import ACTION_WIDTHS
+from .neural.policy_file import ACTION_WIDTHS, shipped_path
 from .registry import register
 
 COMPACT_KIND = "scat-compact-policy"
+#: The shipped policy of the batched trainer, for every table from 2 to 10 players
+#: (policies/README.md): ``compact:scat_batch``, the default opponent where the shipped
+#: policy set does not reach (7 to 10 players).
+SHIPPED_COMPACT = "scat_batch"
 FORMAT_VERSION = 1
 METADATA = "metadata.json"
 NUM_CODES = C_KNOWN + MAX_PLAYERS - 1
@@ -260,10 +264,13 @@ class CompactAgent(Agent):
 def _make_compact(arg: str | None, seed: int | None) -> Agent:
     if not arg:
         raise ValueError("compact:PATH needs the path of a compact policy file "
-                         "(compact:runs/batch/policy.npz[:sample])")
+                         "(compact:runs/default/policy.npz[:sample]) or a shipped name "
+                         f"(compact:{SHIPPED_COMPACT})")
     path, _, option = arg.rpartition(":") if arg.endswith(":sample") else (arg, "", "")
+    if not os.path.isfile(path):
+        path = shipped_path(path) or path
     return CompactAgent(_load(path), sample=option == "sample", seed=seed,
-                        name=f"compact:{path}")
+                        name=f"compact:{arg.removesuffix(':sample')}")
 
 
 register("compact", _make_compact, "a policy of the batched trainer: compact:PATH[:sample]")
