@@ -49,9 +49,7 @@ def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, lis
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise CliError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {players}")
     if not specs:
-        from agents.policy import DEFAULT_OPPONENT
-
-        specs = [DEFAULT_OPPONENT]
+        specs = [default_opponent(players)]
     if len(specs) == 1:
         specs = specs * (players - 1)
     if len(specs) != players - 1:
@@ -60,6 +58,21 @@ def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, lis
             f"(--players {players}); give one spec for all or one per opponent"
         )
     return players, specs
+
+
+def default_opponent(players: int) -> str:
+    """The shipped policy set where it plays the table (2-6 players), else the batched
+    trainer's shipped policy (``compact:scat_batch``, 2-10 players)."""
+    from agents.compact import SHIPPED_COMPACT
+    from agents.policy import DEFAULT_OPPONENT
+    from agents.registry import make_agent
+    from scat_env import Rules
+
+    try:
+        make_agent(DEFAULT_OPPONENT).check_table(players, Rules())
+    except ValueError:  # a table larger than the set plays
+        return f"compact:{SHIPPED_COMPACT}"
+    return DEFAULT_OPPONENT
 
 
 def _agents_epilog() -> str:

@@ -62,14 +62,15 @@ from . import serialize
 #: spec naming a file or a search of any size would let a browser make the server read
 #: files or spend minutes per move.
 AGENTS: tuple[tuple[str, str], ...] = (
-    ("ppo:scat_ppo_set", "Trained policy set (PPO)"),
+    ("ppo:scat_ppo_set", "Trained policy set (PPO, 2-6 players)"),
+    ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),
     ("ismcts:100", "Search (ISMCTS, 100 deals a move; slower)"),
     ("greedy", "Greedy (knocks at 25+)"),
     ("random", "Random (any legal move)"),
 )
 #: The opponent a new game gets when none is named, if it can play the table.
-DEFAULT_OPPONENT = "ppo:scat_ppo_set"
+DEFAULT_OPPONENTS = ("ppo:scat_ppo_set", "compact:scat_batch")
 FALLBACK_OPPONENT = "expert"
 _GAME_ID = re.compile(r"[0-9a-f]{8}")
 #: Games kept in memory at once; the least recently used are dropped (and reloaded from
@@ -197,18 +198,22 @@ class GameStore:
 
     # -- options -------------------------------------------------------------------------
     def default_opponent(self, players: int, rules: Rules) -> str:
-        """The shipped policy set where it can play the table, else the expert."""
+        """The first shipped policy that can play the table (the policy set at 2-6 players,
+        the batched trainer's policy at 7-10), else the expert."""
         allowed = {spec for spec, _ in self.agents}
         key = (players, rules)
         found = self._defaults.get(key)
         if found is None:
             found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
-            if DEFAULT_OPPONENT in allowed:
+            for spec in DEFAULT_OPPONENTS:
+                if spec not in allowed:
+                    continue
                 try:
-                    self.agent_factory(DEFAULT_OPPONENT, 0).check_table(players, rules)
-                    found = DEFAULT_OPPONENT
+                    self.agent_factory(spec, 0).check_table(players, rules)
                 except ValueError:
-                    pass
+                    continue
+                found = spec
+                break
             self._defaults[key] = found
         return found
 
