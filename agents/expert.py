@@ -20,6 +20,18 @@ It plays from its :class:`~scat_env.PlayerView` only, with four ingredients:
    highest hand) it knocks when ``P(highest)`` is high enough. Values come from
    ``value_table(view.rules)``, so trips, Grand Cadillac and straight flushes count.
 
+Two variations get strategies of their own:
+
+- **Points races** (``french_canadian``): only the highest hand scores, so it aims for the
+  highest hand and knocks when ``P(every opponent ends below me)`` reaches ``points_win``
+  (a tie goes to a non-knocker, so a tie counts against the knocker); on its last turn it
+  draws to maximise that chance. The flush rule is the engine's: a knock is offered only
+  with three cards of one suit.
+- **Golf**: every choice is judged by the expected value of the final hand, the face-down
+  cards that stay down counted as random unseen cards (:func:`agents.knowledge.golf_choices`):
+  take the top discard or draw, then keep the drawn card or turn a slot up. Slots fill left
+  to right (nobody has seen a face-down card, so they are all alike).
+
 Spec: ``expert`` or ``expert:name=value,...`` to override the tuning knobs of
 :class:`ExpertParams` (for experiments). Deterministic: the seed is not used.
 """
@@ -31,7 +43,16 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, Rules, card_str
-from scat_env.actions import CORE_ACTIONS, DECLARE, HAMMER, PASS, SUDDEN_DEATH, THROW_DOWN
+from scat_env.actions import (
+    CORE_ACTIONS,
+    DECLARE,
+    HAMMER,
+    PASS,
+    PLACE_SLOT,
+    SUDDEN_DEATH,
+    THROW_DOWN,
+    TURN_UP,
+)
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
 from .base import Agent
@@ -40,6 +61,8 @@ from .knowledge import (
     HandModel,
     discard_sort_key,
     draws_made,
+    golf_choices,
+    golf_face_down,
     hand_model,
     next_active,
     opponents,
@@ -70,6 +93,7 @@ class ExpertParams:
     draw_bonus: float = 0.0  # prefer the stock by this much (taking shows my suit)
     quiet_cap: float = 27.0  # an opponent who did not knock is assumed below this value
     knock_floor: float = 24.0  # a knocker is assumed to hold at least this much
+    points_win: float = 0.7  # points race: knock when P(every opponent ends below me) >= this
 
 
 #: The values each knob may take in a spec (``expert:beta=0.5``): probabilities and weights
@@ -84,6 +108,7 @@ PARAM_RANGES: dict[str, tuple[float, float]] = {
     "draw_bonus": (-41.0, 41.0),
     "quiet_cap": (0.0, 41.0),
     "knock_floor": (0.0, 41.0),
+    "points_win": (0.0, 1.0),
 }
 
 #: Size and slots of :meth:`ExpertAgent.advice` (see its docstring).
@@ -151,6 +176,8 @@ class ExpertAgent(Agent):
         return action
 
     def _decide(self, view: PlayerView) -> tuple[int, str]:
+        if view.slots:
+            return self._golf(view)
         model = hand_model(view.rules)
         if view.phase == "discard":
             return self._discard(view, model)
@@ -160,6 +187,24 @@ class ExpertAgent(Agent):
         if view.phase == "blind" or view.phase == "sudden_death":
             return self._blind_call(view)
         return self._draw(view, model)
+
+    def _golf(self, view: PlayerView) -> tuple[int, str]:
+        """Golf: the choice with the highest expected final value (module docstring)."""
+        est = golf_choices(view)
+        slot = golf_face_down(view)[0]
+        if view.phase == "golf_draw":
+            if "stock" not in est or est.get("take", -1.0) >= est["stock"]:
+                return DRAW_DISCARD, (f"take the {card_str(view.top_discard, True)}: expected "  # type: ignore[arg-type]
+                                      f"{est.get('take', 0):.1f} vs {est.get('stock', 0):.1f} "
+                                      "from the stock")
+            return DRAW_STOCK, (f"draw: expected {est['stock']:.1f} vs "
+                                f"{est.get('take', 0):.1f} for the top discard")
+        if "turn" in est and est["turn"] > est["place"]:
+            return TURN_UP + slot, (f"discard it and turn slot {slot + 1} up: expected "
+                                    f"{est['turn']:.1f} vs {est['place']:.1f} keeping it")
+        return PLACE_SLOT + slot, (f"put it in slot {slot + 1}: expected {est['place']:.1f}"
+                                   + (f" vs {est['turn']:.1f} turning a slot up"
+                                      if "turn" in est else ""))
 
     def _blind_call(self, view: PlayerView) -> tuple[int, str]:
         """A throw-down (before looking) or the dealer's sudden death (one unseen card each):
@@ -306,6 +351,15 @@ class ExpertAgent(Agent):
         dists = self.opponent_dists(view, model, if_i_knock=False)
         knocker = view.knocker
         table = []
+        if rules.scoring == "points":
+            # "Losing" is not scoring: someone ends above me (a tie for highest scores for
+            # every non-knocker in it, and I am not the knocker here).
+            for b in range(NUM_BINS):
+                p_score = 1.0
+                for _s, _lt, le in dists:
+                    p_score *= le[b]
+                table.append(1.0 - p_score)
+            return table
         for b in range(NUM_BINS):
             p = 1.0
             for s, lt, le in dists:
@@ -408,6 +462,17 @@ class ExpertAgent(Agent):
         x = int(value * 2)
         dists = self.opponent_dists(view, model, if_i_knock=True)
         m = len(dists)
+        if rules.scoring == "points":
+            # Only the highest hand scores, and a tie goes to the non-knocker: knock when
+            # every opponent is likely to end strictly below me.
+            p_high = 1.0
+            for _s, lt, _le in dists:
+                p_high *= lt[x]
+            if self._notes is not None:
+                self._notes[_P_SOLE] = p_high
+            if p_high >= p.points_win:
+                return True, f"knock: {value:g} should be the highest (p={p_high:.2f})"
+            return False, ""
         if rules.knock_mode == "gin":
             p_high = 1.0
             for _s, _lt, le in dists:

@@ -9,7 +9,11 @@ The simplest sensible Scat strategy, and the yardstick for everything smarter:
   rules allow) or end the play;
 - the calls of the variations: a hammer when the hand is worth at least ``K`` (a knock
   that nobody can answer with a draw); a 31 is always declared; no throw-down and no
-  sudden death (gambles on cards nobody has seen).
+  sudden death (gambles on cards nobody has seen);
+- golf: take the top discard, or keep a drawn card, when it adds at least
+  :data:`GOLF_GAIN` points to my face-up cards (more than a random card is worth on
+  average); otherwise draw, or discard the drawn card and turn a slot up. Slots fill left
+  to right (face-down cards are all alike: nobody has seen them).
 
 ``greedy`` is ``threshold:25`` (:data:`DEFAULT_KNOCK`): a 25 is better than about 70% of
 hands after five or six draws, the usual length of a hand. ``threshold:never`` never knocks.
@@ -17,16 +21,19 @@ hands after five or six draws, the usual length of a hand. ``threshold:never`` n
 
 from __future__ import annotations
 
-from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView
-from scat_env.actions import DECLARE, HAMMER, PASS
-from scat_env.scoring import best_three, value_table
+from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, Rules
+from scat_env.actions import DECLARE, HAMMER, PASS, PLACE_SLOT, TURN_UP
+from scat_env.scoring import best_three, value_of, value_table
 
 from .base import Agent
-from .knowledge import best_discard, value3
+from .knowledge import best_discard, golf_face_down, golf_face_up, value3
 from .registry import register
 
 DEFAULT_KNOCK = 25
 MIN_K, MAX_K = 17, 31
+#: Golf: a card is worth keeping when it adds this many points to my face-up cards (an
+#: average card adds about 7 to a hand it does not match).
+GOLF_GAIN = 8
 
 
 class ThresholdAgent(Agent):
@@ -44,6 +51,8 @@ class ThresholdAgent(Agent):
     def act(self, view: PlayerView) -> int:
         table = value_table(view.rules)
         legal = view.legal_actions
+        if view.slots:
+            return self._golf(view)
         if view.phase == "discard":
             return best_discard(view.hand, table, view.taken_card)[1]
         if DECLARE in legal:
@@ -64,11 +73,26 @@ class ThresholdAgent(Agent):
             return DRAW_STOCK
         return END_PLAY
 
+    def _golf(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        up = golf_face_up(view)
+        slot = golf_face_down(view)[0]
+        if view.phase == "golf_draw":
+            top = view.top_discard
+            if DRAW_STOCK not in legal or top is not None and _gain(up, top) >= GOLF_GAIN:
+                return DRAW_DISCARD
+            return DRAW_STOCK
+        if TURN_UP + slot in legal and _gain(up, view.drawn_card) < GOLF_GAIN:  # type: ignore[arg-type]
+            return TURN_UP + slot
+        return PLACE_SLOT + slot
+
     def explain(self, view: PlayerView) -> str:
         from scat_env import action_str
 
         table = value_table(view.rules)
         action = self.act(view)
+        if view.slots:
+            return f"{action_str(action)}: keep a card that adds {GOLF_GAIN}+ to my face-up cards"
         if view.phase == "discard":
             v, d = best_discard(view.hand, table, view.taken_card)
             return f"discard {action_str(d, True)[8:]}: keeps {v:g}"
@@ -88,6 +112,12 @@ class ThresholdAgent(Agent):
         if action == DRAW_STOCK:
             return f"draw from the stock: the discard does not improve {value:g}"
         return f"end the play with {value:g}"
+
+
+def _gain(up: list[int], card: int) -> float:
+    """Golf: the points ``card`` adds to my face-up cards (by suit or by rank)."""
+    golf = _GOLF_RULES
+    return value_of([*up, card], golf) - (value_of(up, golf) if up else 0.0)
 
 
 def parse_threshold(arg: str | None) -> int | None:
@@ -113,6 +143,9 @@ def parse_threshold(arg: str | None) -> int | None:
             "(or 'never')"
         )
     return k
+
+
+_GOLF_RULES = Rules.preset("golf")
 
 
 def _make_greedy(arg: str | None, seed: int | None) -> Agent:

@@ -353,8 +353,8 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        if view.phase != "draw" and view.phase != "discard":
-            return self.expert.act(view)  # a call before play or a 31 to declare: the expert's
+        if _expert_plays(view):
+            return self.expert.act(view)
         proposal = self.expert.act(view)
         switch = self._search(view, proposal)[2]
         return proposal if switch is None else switch
@@ -363,7 +363,7 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return f"{action_str(legal[0], True)}: the only legal action"
-        if view.phase != "draw" and view.phase != "discard":
+        if _expert_plays(view):
             return self.expert.explain(view)
         proposal = self.expert.act(view)
         means, worlds, switch = self._search(view, proposal)
@@ -377,6 +377,13 @@ class ISMCTSAgent(Agent):
                 f"{action_str(proposal, True)} by "
                 f"{(means[switch] - means[proposal]) * 100:.1f} points of win chance over "
                 f"{worlds} sampled deals")
+
+
+def _expert_plays(view: PlayerView) -> bool:
+    """Decisions the search leaves to the expert: a call before play or a 31 to declare,
+    golf (its rollouts play draw and discard) and a points race (its playouts score lives,
+    which a points race never takes, so every world would look the same)."""
+    return (view.phase != "draw" and view.phase != "discard") or bool(view.points)
 
 
 def _z(xs: list[float], ys: list[float]) -> float:

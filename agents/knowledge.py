@@ -215,3 +215,97 @@ def opponents(view: PlayerView) -> list[int]:
     """Active seats other than mine, clockwise from my left."""
     n = view.num_players
     return [(view.seat + i) % n for i in range(1, n) if view.active[(view.seat + i) % n]]
+
+
+# -- golf (002, Mike Armstrong) ----------------------------------------------------------
+def golf_face_up(view: PlayerView) -> list[int]:
+    """My face-up golf cards, in slot order (the card drawn or taken this turn excluded)."""
+    return [c for c in view.slots[view.seat] if c is not None]
+
+
+def golf_face_down(view: PlayerView) -> list[int]:
+    """Indices of my face-down golf slots."""
+    return [i for i, c in enumerate(view.slots[view.seat]) if c is None]
+
+
+_GOLF_ARRAYS: dict[tuple, np.ndarray] = {}
+
+
+def _golf_array(rules: Rules) -> np.ndarray:
+    key = rules.scoring_key
+    arr = _GOLF_ARRAYS.get(key)
+    if arr is None:
+        arr = np.asarray(value_table(rules), dtype=np.float64).reshape(52, 52, 52)
+        _GOLF_ARRAYS[key] = arr
+    return arr
+
+
+def _distinct(m: int, k: int) -> np.ndarray:
+    """Mask of index tuples of ``k`` distinct positions in ``range(m)`` (k = 2 or 3)."""
+    i = np.arange(m)
+    if k == 2:
+        return i[:, None] != i[None, :]
+    a, b, c = i[:, None, None], i[None, :, None], i[None, None, :]
+    return (a != b) & (a != c) & (b != c)
+
+
+def golf_expected(up: list[int], unseen: np.ndarray, t: np.ndarray) -> float:
+    """Exact expected golf value of the face-up cards ``up`` plus ``3 - len(up)`` face-down
+    cards, each a random card of ``unseen`` (nobody has seen a face-down card, so every
+    unseen card is equally likely to lie there)."""
+    k = 3 - len(up)
+    m = len(unseen)
+    if k == 0:
+        return float(t[up[0], up[1], up[2]])
+    if m < k:
+        return 0.0
+    if k == 1:
+        return float(t[up[0], up[1], unseen].mean())
+    if k == 2:
+        block = t[up[0]][np.ix_(unseen, unseen)]
+        return float(block[_distinct(m, 2)].mean())
+    block = t[np.ix_(unseen, unseen, unseen)]
+    return float(block[_distinct(m, 3)].mean())
+
+
+def _golf_stock(up: list[int], unseen: np.ndarray, t: np.ndarray, turn: float) -> float:
+    """Expected final value of drawing from the stock: each unseen card equally likely,
+    then the better of keeping it (the rest of the face-down cards random among the other
+    unseen cards) and turning a slot up (worth ``turn``)."""
+    k = 3 - len(up)  # face-down slots now; keeping the card leaves k - 1
+    m = len(unseen)
+    if k == 1:
+        keep = t[up[0], up[1], unseen]
+    elif k == 2:
+        block = t[up[0]][np.ix_(unseen, unseen)]  # [drawn, other]
+        mask = _distinct(m, 2)
+        keep = (block * mask).sum(axis=1) / max(m - 1, 1)
+    else:
+        block = t[np.ix_(unseen, unseen, unseen)]  # [drawn, other, other]
+        mask = _distinct(m, 3)
+        keep = (block * mask).sum(axis=(1, 2)) / max((m - 1) * (m - 2), 1)
+    return float(np.maximum(keep, turn).mean())
+
+
+def golf_choices(view: PlayerView) -> dict[str, float]:
+    """The expected final value of each golf choice open to me, the face-down cards that
+    stay down counted as random unseen cards: ``"take"`` (the top discard into a slot),
+    ``"stock"`` (draw, then the better of keeping it and turning a slot up), ``"place"``
+    (the card in hand into a slot) and ``"turn"`` (discard it and turn a slot up), each
+    present only where it is open. Exact expectations (numpy), so the same view always
+    gives the same numbers."""
+    t = _golf_array(view.rules)
+    up = golf_face_up(view)
+    unseen = np.asarray(unseen_cards(view), dtype=np.int64)
+    out: dict[str, float] = {}
+    if view.phase == "golf_draw":
+        turn = golf_expected(up, unseen, t)
+        if view.top_discard is not None:
+            out["take"] = golf_expected(up + [view.top_discard], unseen, t)
+        if view.stock_size and len(unseen):
+            out["stock"] = _golf_stock(up, unseen, t, turn)
+    elif view.phase == "golf_place" and view.drawn_card is not None:
+        out["place"] = golf_expected(up + [view.drawn_card], unseen, t)
+        if view.taken_card is None:
+            out["turn"] = golf_expected(up, unseen, t)
+    return out

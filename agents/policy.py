@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from scat_env import PlayerView, Rules
-from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, PLACE_SLOT
+from scat_env.observation import extra_pieces
 
 from .base import Agent
 from .neural.encoding import PaddedEncoder, policy_view, symmetry_layout
@@ -86,6 +87,17 @@ class PolicyAgent(Agent):
         if num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"this table has {num_players}")
+        extra = extra_pieces(rules)
+        if extra:
+            # Its input is the draw-and-discard observation of a lives game; these rules
+            # add pieces after it (points, face-down slots) that it was never trained on.
+            raise ValueError(f"{self.name} reads the observation of the draw-and-discard game "
+                             f"with lives; these rules ({rules.name}) add "
+                             f"{', '.join(p.name for p in extra)}, which it has never read")
+        if rules.play == "golf" and known_actions(self.policy) < NUM_ACTIONS:
+            raise ValueError(f"{self.name} knows {known_actions(self.policy)} actions; golf "
+                             f"needs all {NUM_ACTIONS} (its slot choices are {PLACE_SLOT}.."
+                             f"{NUM_ACTIONS - 1})")
         if rules.calls and known_actions(self.policy) <= CORE_ACTIONS:
             raise ValueError(f"{self.name} knows only the {CORE_ACTIONS} actions of the "
                              f"draw-and-discard game; these rules ({rules.name}) offer "

@@ -12,6 +12,12 @@ cards), ``SUDDEN_DEATH`` (the dealer's call after one card each), ``DECLARE`` (s
 31, where declaring is a choice) and ``PASS`` (decline whichever call is on offer: look at
 the cards, deal on, keep quiet). The standard game never offers them, so its first
 :data:`CORE_ACTIONS` actions are the whole game.
+
+Golf (002, Mike Armstrong) has its own slot choices after them: ``PLACE_SLOT + i`` (61..63)
+puts the card just drawn or taken face up in place of face-down slot ``i`` (the card that
+was there goes face up onto the discard pile), ``TURN_UP + i`` (64..66) discards the card
+drawn from the stock and turns slot ``i`` face up. Their ids name a slot, never a card, so
+that an action mask tells nothing about the face-down cards.
 """
 
 from __future__ import annotations
@@ -27,7 +33,10 @@ THROW_DOWN = 57
 SUDDEN_DEATH = 58
 DECLARE = 59
 PASS = 60
-NUM_ACTIONS = 61
+PLACE_SLOT = 61  # 61, 62, 63: put the card in face-down slot 0, 1, 2 (golf)
+TURN_UP = 64  # 64, 65, 66: discard the drawn card and turn slot 0, 1, 2 face up (golf)
+GOLF_SLOTS = 3
+NUM_ACTIONS = 67
 #: The actions of the draw-and-discard game (discards, draws, knock, end play): all that the
 #: standard game and most presets use. Policies that know only these (56 outputs) play every
 #: preset that never offers a call.
@@ -43,10 +52,14 @@ _NAMES = {
     SUDDEN_DEATH: "call sudden death (compare the single cards)",
     DECLARE: "declare 31",
     PASS: "pass (decline the call)",
+    **{PLACE_SLOT + i: f"put the card in face-down slot {i + 1}" for i in range(GOLF_SLOTS)},
+    **{TURN_UP + i: f"discard it and turn slot {i + 1} face up" for i in range(GOLF_SLOTS)},
 }
 _SHORT = {DRAW_STOCK: "stock", DRAW_DISCARD: "take", KNOCK: "knock", END_PLAY: "end",
           HAMMER: "hammer", THROW_DOWN: "throw_down", SUDDEN_DEATH: "sudden_death",
-          DECLARE: "declare", PASS: "pass"}
+          DECLARE: "declare", PASS: "pass",
+          **{PLACE_SLOT + i: f"place{i + 1}" for i in range(GOLF_SLOTS)},
+          **{TURN_UP + i: f"turn{i + 1}" for i in range(GOLF_SLOTS)}}
 
 
 def discard_action(card: int | str) -> int:

@@ -4,9 +4,9 @@
 | --- | --- |
 | Import | ``import scat_env; env = scat_env.env(num_players=3)`` |
 | Agents | ``player_0`` .. ``player_{n-1}``, seated clockwise in that order, n = 2..10 |
-| Actions | ``Discrete(61)`` (``scat_env.actions.NUM_ACTIONS``) |
-| Observations | ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (61,), int8))`` |
-| D | ``52 * (n + 4) + 4n + 12``: 332 for 2 players, 388 for 3, 556 for 6, 780 for 10 |
+| Actions | ``Discrete(67)`` (``scat_env.actions.NUM_ACTIONS``) |
+| Observations | ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (67,), int8))`` |
+| D | ``52 * (n + 4) + 4n + 12``: 332 for 2 players, 388 for 3, 556 for 6, 780 for 10; a points game adds ``n``, golf ``3n`` |
 | Rewards | ``"game"``: winner +1, others -1/(n-1) (zero-sum); ``"hand"``: minus lives lost |
 
 **Actions.** ``0..51`` discard that card (``discard_action(card)``); ``52`` ``DRAW_STOCK``;
@@ -17,7 +17,10 @@ variations follow; the standard game never offers them, so its first 56 actions
 (``CORE_ACTIONS``) are the whole game: ``56`` ``HAMMER`` (the first player's showdown
 instead of a draw), ``57`` ``THROW_DOWN`` (a showdown called before looking), ``58``
 ``SUDDEN_DEATH`` (the dealer's call after one card each), ``59`` ``DECLARE`` (show a new
-31 where declaring is a choice), ``60`` ``PASS`` (decline the call on offer).
+31 where declaring is a choice), ``60`` ``PASS`` (decline the call on offer). Golf's slot
+choices come last: ``61..63`` ``PLACE_SLOT + i`` (put the card drawn or taken face up in
+face-down slot ``i``; a taken card must go there), ``64..66`` ``TURN_UP + i`` (discard the
+card drawn from the stock and turn slot ``i`` face up).
 
 **Action mask.** ``obs["action_mask"]`` marks the legal actions of the agent to move and is
 all zeros for every other agent. The card just taken from the discard pile is never legal
@@ -46,7 +49,10 @@ With ``n`` players and ``K = 52 * (n - 1)``:
 | next 2 | ``flags`` | someone knocked; stock empty |
 | last 1 | ``turn`` | turns this hand / 100, capped at 1 |
 
-``scat_env.observation.layout_table(n)`` prints the exact ranges for a given ``n``; the
+Points games append ``points`` (n entries: points / points to win, per relative seat), golf
+``face_down`` (3n entries: 1 per slot still face down, per relative seat);
+``scat_env.observation.pieces_for(rules)`` lists a preset's pieces and
+``scat_env.observation.layout_table(n, pieces_for(rules))`` prints the exact ranges; the
 observation encodes ``env.unwrapped.view(agent)`` and nothing else.
 
 **Rewards.** ``reward="game"``: an eliminated player receives ``-1/(n-1)`` at the step that
@@ -67,13 +73,14 @@ nothing in any of them. What no AEC env can hide is whose decision it is:
 ``agent_selection`` names the holder, so a harness that watches it (not an agent, which reads
 only its observation) sees one extra decision.
 
-**Infos.** ``infos[agent]["lives"]`` is always present. After a step that ends a hand (and
+**Infos.** ``infos[agent]["lives"]`` is always present; in a points game, where nobody
+loses a life, it stays at the starting lives and ``infos[agent]["points"]`` holds the points. After a step that ends a hand (and
 after a ``reset`` whose deal was decided at once), every agent's info holds ``"hand_result"``
 and ``"hand_results"`` (all hands that step ended, in order), each the
 :meth:`HandResult.to_dict <scat_env.engine.HandResult.to_dict>` of a scored hand, seats named
 by agent: ``hand_number``, ``reason`` (how the hand ended: ``"knock"``, ``"second_knock"``,
 ``"thirty_one"``, ``"dealt_thirty_one"``, ``"stock_exhausted"``, ``"hammer"``,
-``"throw_down"`` or ``"sudden_death"``), ``rule`` (which scoring rule decided who
+``"throw_down"``, ``"sudden_death"`` or golf's ``"face_up"``), ``rule`` (which scoring rule decided who
 paid, one of ``scat_env.showdown.RULES``; ``scat_env.showdown.rule_text(rule)`` says it in
 words), ``dealer``, ``values``, ``lives_lost``, ``knocker``, ``declarers``, ``hands`` (card
 strings), ``eliminated``, ``replayed`` and ``lives_after``. ``hands`` and ``values`` hold only
@@ -85,7 +92,7 @@ declarers' hands and the agent's own (:meth:`HandResult.seen_by
 ``env()`` ends the game instead, the offender receiving -1 and everyone else 0, like
 PettingZoo's ``TerminateIllegalWrapper``.
 
-**Version history.** The env's id is ``metadata["name"]`` = ``"scat_v1"``, in PettingZoo's
+**Version history.** The env's id is ``metadata["name"]`` = ``"scat_v2"``, in PettingZoo's
 convention: the number is bumped whenever the rules' outcomes, the observations or the actions
 change, so that a result or a trained policy names the version it was made with.
 
@@ -100,6 +107,13 @@ change, so that a result or a trained policy names the version it was made with.
   calls of the variations (``56..60``, above) came while the id stayed v1; the standard game
   and every preset without calls offer only the first 56 (``CORE_ACTIONS``), exactly as in
   v0, so a 56-output policy plays them unchanged.
+- v2: 67 actions (golf's slot choices 61..66 added; every earlier id kept) and the presets
+  ``french_canadian``, ``french_canadian_jacobs`` (points races) and ``golf``. Their
+  observations add pieces after the v1 layout (``points``; ``face_down``), which stays
+  exactly as it was for every other preset; infos hold ``"points"`` in a points game and
+  ``hand_result`` gains ``points_won``, ``points_after`` and ``race_winner`` there. A 31
+  kept quiet (``undeclared_31``) no longer shows: the other seats see an ordinary turn and
+  the log holds no pass. Outcomes of every v1 preset are unchanged.
 """
 
 from __future__ import annotations
@@ -153,7 +167,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata = {
         "render_modes": ["human", "ansi"],
-        "name": "scat_v1",
+        "name": "scat_v2",
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -263,7 +277,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         )
         self._state = state
         self._seen_results = 0
-        self.infos = {a: {"lives": state.lives[i]} for i, a in enumerate(self.agents)}
+        self.infos = {a: self._base_info(i) for i, a in enumerate(self.agents)}
         self._infos_have_result = False
         self.agent_selection = self._names[state.current_player]
         if state.results:
@@ -317,7 +331,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         elif self._infos_have_result:
             for i, ag in enumerate(self._names):
                 if ag in self.infos:
-                    self.infos[ag] = {"lives": state.lives[i]}
+                    self.infos[ag] = self._base_info(i)
             self._infos_have_result = False
         if state.turn >= self.max_turns and not state.is_terminal():
             self._truncate()
@@ -415,12 +429,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             # holding only the hands that seat saw (after a 31, the declarers' and its own).
             results = [r.seen_by(seat_of[a]).to_dict(names) for r in new]
             self.infos[a] = {
-                "lives": state.lives[self.agent_name_mapping[a]],
+                **self._base_info(self.agent_name_mapping[a]),
                 "hand_result": results[0],
                 "hand_results": results,
             }
         self._infos_have_result = True
         return rewards
+
+    def _base_info(self, seat: int) -> dict[str, Any]:
+        """What every info holds: the seat's lives, and in a points game its points (its
+        lives never change there: nobody is put out of a points race)."""
+        state = self._state
+        assert state is not None
+        if state._points:
+            return {"lives": state.lives[seat], "points": state.points[seat]}
+        return {"lives": state.lives[seat]}
 
     def _truncate(self) -> None:
         """Turn cap reached: everyone still in is truncated; game rewards stay zero-sum."""

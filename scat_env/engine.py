@@ -39,17 +39,20 @@ from .actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
     END_PLAY,
+    GOLF_SLOTS,
     HAMMER,
     KNOCK,
     PASS,
+    PLACE_SLOT,
     SUDDEN_DEATH,
     THROW_DOWN,
+    TURN_UP,
     action_str,
 )
 from .cards import CARD_POINTS, CARD_SUIT, card_str, parse_card
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .scoring import THIRTY_ONE, best_three, value_table
-from .showdown import all_out, knock_losses, thirty_one_losses
+from .showdown import all_out, knock_losses, one_on_the_bus, points_won, thirty_one_losses
 
 
 class Phase(str, Enum):
@@ -68,6 +71,10 @@ class Phase(str, Enum):
     BLIND = "blind"  # throw-down: call a showdown before looking at one's cards, or look
     SUDDEN_DEATH = "sudden_death"  # the dealer, one card dealt each: call it or deal on
     DECLARE = "declare"  # a new 31 (declare_31 "choice"): declare it or keep quiet
+    # Golf (002, Mike Armstrong): draw from the stock or take the discard, then put the card
+    # in a face-down slot or (a drawn card) discard it and turn a slot face up.
+    GOLF_DRAW = "golf_draw"
+    GOLF_PLACE = "golf_place"
 
     __str__ = str.__str__
     __format__ = str.__format__
@@ -79,6 +86,8 @@ _DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase.DRAW, Phase.DISCARD, Phase.HAND_
 _BLIND, _SUDDEN, _DECLARE = Phase.BLIND, Phase.SUDDEN_DEATH, Phase.DECLARE
 #: The actions each call phase offers (its decision is one of two).
 _CALLS = {_BLIND: [THROW_DOWN, PASS], _SUDDEN: [SUDDEN_DEATH, PASS], _DECLARE: [DECLARE, PASS]}
+_GOLF_DRAW, _GOLF_PLACE = Phase.GOLF_DRAW, Phase.GOLF_PLACE
+_FULL = (1 << GOLF_SLOTS) - 1  # golf: every slot face up
 
 #: Public log event kinds (the second item of each ``(seat, kind, card)`` entry).
 EV_DRAW_STOCK = "draw_stock"
@@ -93,6 +102,9 @@ EV_DECLARE = "declare"
 #: A call declined (looked at the cards, dealt on). Keeping a 31 quiet is never logged: the
 #: log is public, and that decision is private.
 EV_PASS = "pass"
+#: Golf: a card put face up in a slot (its card), a slot turned face up (the card shown).
+EV_PLACE = "place"
+EV_TURN_UP = "turn_up"
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
@@ -132,8 +144,8 @@ class HandResult:
     that were shown (:attr:`shown`, :meth:`seen_by`). ``lives_lost`` is what was
     actually taken (capped by the lives a player had; all zero for a replayed hand).
     ``reason`` says how the hand ended (``"knock"``, ``"second_knock"``, ``"thirty_one"``,
-    ``"dealt_thirty_one"``, ``"stock_exhausted"``, ``"hammer"``, ``"throw_down"`` or
-    ``"sudden_death"``); ``rule`` which scoring rule decided who paid, one of
+    ``"dealt_thirty_one"``, ``"stock_exhausted"``, ``"hammer"``, ``"throw_down"``,
+    ``"sudden_death"`` or ``"face_up"``: golf, every card face up); ``rule`` which scoring rule decided who paid, one of
     :data:`scat_env.showdown.RULES` (:func:`scat_env.showdown.rule_text` says it in words).
     """
 
@@ -149,9 +161,16 @@ class HandResult:
     replayed: bool
     lives_after: tuple[int, ...]
     rule: str
+    #: Points games (``scoring: points``): the points each seat scored this hand and every
+    #: seat's points after it; empty in a lives game.
+    points_won: dict[int, int] = field(default_factory=dict)
+    points_after: tuple[int, ...] = ()
+    #: The seat this hand made the winner of a points race, else ``None`` (a lives game's
+    #: winner is the one seat of ``lives_after`` still above zero).
+    race_winner: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("values", "hands", "lives_lost"):
+        for name in ("values", "hands", "lives_lost", "points_won"):
             table = getattr(self, name)
             if type(table) is not FrozenDict:
                 object.__setattr__(self, name, FrozenDict(table))
@@ -221,6 +240,11 @@ class HandResult:
             "eliminated": [name(s) for s in self.eliminated],
             "replayed": self.replayed,
             "lives_after": {name(s): v for s, v in enumerate(self.lives_after)},
+            **({"points_won": {name(s): v for s, v in self.points_won.items()},
+                "points_after": {name(s): v for s, v in enumerate(self.points_after)},
+                "race_winner": name(self.race_winner) if self.race_winner is not None
+                else None}
+               if self.points_after else {}),
         }
 
     def describe(self, names: Sequence[str] | None = None) -> str:
@@ -242,6 +266,8 @@ class HandResult:
             why = f"{name(self.knocker)} called {call}: showdown"  # type: ignore[arg-type]
         elif self.reason == "sudden_death":
             why = f"{name(self.dealer)} called sudden death: the single cards were compared"
+        elif self.reason == "face_up":
+            why = "every card face up: the hands were compared"
         elif self.reason == "second_knock":
             why = (f"{name(self.knocker)} knocked and the next player knocked too: "  # type: ignore[arg-type]
                    "play ended at once")
@@ -249,6 +275,10 @@ class HandResult:
             why = "stock exhausted and play ended"
             if self.knocker is not None:
                 why += f" ({name(self.knocker)} had knocked)"
+        if self.points_after:
+            scorers = ", ".join(f"{name(s)} +{n}" for s, n in sorted(self.points_won.items())
+                                if n) or "nobody"
+            return f"hand {self.hand_number}: {why}; points: {scorers}"
         text = f"hand {self.hand_number}: {why}; lives lost: {losers}"
         if self.replayed:
             text += " (everyone left would be out: the hand is replayed)"
@@ -387,8 +417,12 @@ class GameState:
     _chooses: bool  # a new 31 gives its holder the choice (rules.declare_31 == "choice")
     _sudden: bool  # the dealer may call sudden death after one card each
     _blind: bool  # throw-down calls before looking (rules.throw_down != "none")
+    _points: bool  # a points race (rules.scoring == "points")
+    _golf: bool  # golf turns (rules.play == "golf")
+    _drawn_phase: Phase  # the phase after a draw: DISCARD, or GOLF_PLACE in golf
     # -- the game so far
-    lives: list[int] = _copied("lives left per seat (0 = out)")
+    lives: list[int] = _copied("lives left per seat (0 = out; a points game never takes one)")
+    points: list[int] = _copied("points per seat (scoring 'points'; zeros otherwise)")
     active: list[bool] = _copied("seat still in the game")
     results: list[HandResult] = _copied("every scored hand, in order (frozen, shared)")
     hand_number: int = _value(0, "hands dealt so far, the current one included")
@@ -400,6 +434,8 @@ class GameState:
                                  "caller and sudden death decide without looking)")
     quiet: list[int] = _copied("per seat, the cards (bit mask) of a 31 kept quiet: they "
                                "count 30 (declare_31 'choice')")
+    face_up: list[int] = _copied("golf: per seat, bit i set: slot i (hands[seat][i]) is face "
+                                 "up; the other slots are unseen, by their owner too")
     stock: list[int] = _copied("the stock; its top card is the END of the list")
     discard: list[int] = _copied("the discard pile; its top card is the END of the list")
     log: list[tuple[int, str, int | None]] = _copied("public events (seat, kind, card or None)")
@@ -462,7 +498,12 @@ class GameState:
         self._chooses = rules.declare_31 == "choice"
         self._sudden = rules.sudden_death
         self._blind = rules.throw_down != "none"
+        self._points = rules.scoring == "points"
+        self._golf = rules.play == "golf"
+        self._drawn_phase = _GOLF_PLACE if self._golf else _DISCARD
         self.lives = [rules.start_lives] * n
+        self.points = [0] * n
+        self.face_up = [0] * n
         self.active = [True] * n
         self.results = []
         self.hands = [[] for _ in range(n)]
@@ -491,7 +532,9 @@ class GameState:
             return sorted([c for c in hand if c != taken])
         if phase is not _DRAW:
             calls = _CALLS.get(phase)
-            return calls[:] if calls is not None else []
+            if calls is not None:
+                return calls[:]
+            return self._golf_legal() if self._golf else []
         acts = []
         if self.stock:
             acts.append(DRAW_STOCK)
@@ -531,7 +574,9 @@ class GameState:
             return 0 <= action < 52 and action != self.taken and action in self.hands[self.current_player]
         if phase is not _DRAW:
             calls = _CALLS.get(phase)
-            return calls is not None and action in calls
+            if calls is not None:
+                return action in calls
+            return self._golf and action in self._golf_legal()
         if action == DRAW_STOCK:
             return bool(self.stock)
         if action == DRAW_DISCARD:
@@ -580,14 +625,14 @@ class GameState:
             self.hands[seat].append(card)
             self.drawn = card
             self.log.append((seat, EV_DRAW_STOCK, None))
-            self.phase = _DISCARD
+            self.phase = self._drawn_phase
         elif action == DRAW_DISCARD:
             card = self.discard.pop()
             self.hands[seat].append(card)
             self.known[seat] |= 1 << card
             self.taken = self.drawn = card
             self.log.append((seat, EV_TAKE, card))
-            self.phase = _DISCARD
+            self.phase = self._drawn_phase
         elif action == KNOCK:
             self.log.append((seat, EV_KNOCK, None))
             if self.knocker is not None:  # a second knock ends the play at once (Moyer)
@@ -608,7 +653,9 @@ class GameState:
     def _apply_call(self, seat: int, action: int) -> None:
         """The calls of the variations (the action was checked legal)."""
         phase = self.phase
-        if action == HAMMER or action == THROW_DOWN:
+        if action >= PLACE_SLOT:
+            self._apply_slot(seat, action)
+        elif action == HAMMER or action == THROW_DOWN:
             # Scored like a knock with the caller as knocker (002: a lowest caller loses
             # two; 003: "treated like knocks in respect to lives").
             self.log.append((seat, EV_HAMMER if action == HAMMER else EV_THROW_DOWN, None))
@@ -653,17 +700,67 @@ class GameState:
                 else:
                     self._next_turn(seat)
 
+    # -- golf ----------------------------------------------------------------------------
+    def _golf_legal(self) -> list[int]:
+        """Golf's choices. They depend on which slots are face down, never on the cards in
+        them: the owner has not seen those, and the mask is part of its observation."""
+        if self.phase is _GOLF_DRAW:
+            return [DRAW_STOCK, DRAW_DISCARD] if self.stock else [DRAW_DISCARD]
+        if self.phase is not _GOLF_PLACE:
+            return []
+        up = self.face_up[self.current_player]
+        down = [i for i in range(GOLF_SLOTS) if not up >> i & 1]
+        acts = [PLACE_SLOT + i for i in down]
+        if self.taken is None:  # a card from the stock may be discarded instead
+            acts += [TURN_UP + i for i in down]
+        return acts
+
+    def _apply_slot(self, seat: int, action: int) -> None:
+        """Golf: the card in hand goes face up into a slot, the slot's card face up onto the
+        pile; or the drawn card goes onto the pile and a slot turns face up. Either way one
+        more slot is face up, so after three turns each every card is (002)."""
+        hand = self.hands[seat]
+        card = hand.pop()  # the card drawn or taken, held after the three slots
+        if action < TURN_UP:
+            slot = action - PLACE_SLOT
+            old = hand[slot]
+            hand[slot] = card
+            self.discard.append(old)
+            self.log.append((seat, EV_PLACE, card))
+            self.log.append((seat, EV_DISCARD, old))
+            self.known[seat] = self.known[seat] & ~(1 << old) | 1 << card
+        else:
+            slot = action - TURN_UP
+            self.discard.append(card)
+            self.log.append((seat, EV_DISCARD, card))
+            self.log.append((seat, EV_TURN_UP, hand[slot]))
+            self.known[seat] = self.known[seat] & ~(1 << card) | 1 << hand[slot]
+        self.face_up[seat] |= 1 << slot
+        self.taken = self.drawn = None
+        nxt = self._next_active(seat)
+        if self.face_up[nxt] == _FULL:  # everyone has had three turns
+            self._end_hand("face_up")
+            return
+        self.current_player = nxt
+        self.phase = _GOLF_DRAW
+        self.turn += 1
+
     def returns(self) -> list[float]:
         """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end."""
         n = self.num_players
         if self.phase is not _GAME_OVER:
             return [0.0] * n
-        return [1.0 if self.active[s] else -1.0 / (n - 1) for s in range(n)]
+        win = self.winner
+        return [1.0 if s == win else -1.0 / (n - 1) for s in range(n)]
 
     @property
     def winner(self) -> int | None:
+        """The last player in, or in a points game the one player with the most points
+        (at least ``points_to_win``); ``None`` until the game is over."""
         if self.phase is not _GAME_OVER:
             return None
+        if self._points:
+            return self.points.index(max(self.points))
         return self.active.index(True)
 
     def clone(self) -> GameState:
@@ -897,6 +994,13 @@ class GameState:
         hand and the game goes on (deal again)."""
         first = self._next_active(self.dealer)
         self.current_player = first
+        if self._golf:
+            # 002 Mike Armstrong: three cards in a row face down, and "they must not look
+            # at them"; every slot starts face down.
+            self.looked = [False] * self.num_players
+            self.face_up = [0] * self.num_players
+            self.phase = _GOLF_DRAW
+            return True
         self.phase = _DRAW
         if self._declares or self._chooses:
             t = self._table
@@ -942,6 +1046,15 @@ class GameState:
             else:
                 self.looked[first] = False
 
+    def _race_winner(self) -> int | None:
+        """A points game is won by the one player with the most points once they reach
+        ``points_to_win``; players tied on top at or past it play on (RULES.md (u))."""
+        points = self.points
+        top = max(points)
+        if top >= self.rules.points_to_win and points.count(top) == 1:
+            return points.index(top)
+        return None
+
     def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
         seats = self.active_seats()
         hands, t = self.hands, self._table
@@ -951,17 +1064,26 @@ class GameState:
         else:  # a single card (sudden death), or a 31 kept quiet
             values = FrozenDict({s: self._shown_value(s) for s in seats})
         knocker = self.knocker
-        if declarers:
+        won: dict[int, int] = {}
+        if self._points:
+            won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one")
+            for s, p in won.items():
+                self.points[s] += p
+            losses = dict.fromkeys(seats, 0)
+        elif declarers:
             losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
                                              dealt=reason == "dealt_thirty_one")
         else:
             losses, rule = knock_losses(values, knocker, self.rules)
         lives = self.lives
         applied = {s: min(losses[s], lives[s]) for s in seats}
+        if self.rules.one_on_the_bus:
+            applied = one_on_the_bus(self._seats_from_left(), lives, applied)
         if not [s for s in seats if lives[s] > applied[s]]:
             # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
             applied, rule = all_out(seats, lives, self.rules)
         replayed = rule == "all_out_replay"
+        race_winner = self._race_winner() if self._points else None
         eliminated = []
         for s in seats:
             lives[s] -= applied[s]
@@ -982,9 +1104,12 @@ class GameState:
                 replayed=replayed,
                 lives_after=tuple(lives),
                 rule=rule,
+                points_won=FrozenDict(won),
+                points_after=tuple(self.points) if self._points else (),
+                race_winner=race_winner,
             )
         )
-        if sum(self.active) <= 1:
+        if sum(self.active) <= 1 or race_winner is not None:
             self.phase = _GAME_OVER
             return
         if self.single_hand:

@@ -9,6 +9,22 @@ largest suit total of four cards.
 
 Only the view is read, so nothing hidden can reach the vector by construction; the
 invariant tests check it anyway by changing hidden cards and comparing vectors.
+
+Families. Every draw-and-discard game with lives reads exactly :data:`PIECES` (the layout
+shipped policies were trained on; it never changes). The variations that add something a
+player must know add pieces after it, never inside it (:func:`pieces_for`):
+
+- a points game (``scoring: points``): :data:`POINTS_PIECES`, every seat's points;
+- golf (``play: golf``): :data:`GOLF_PIECES`, which slots of each seat are still face
+  down (cards nobody has seen, the owner included). Golf's face-up cards are the seat's
+  ``hand`` (its own) and ``known_cards`` (the others'); its two phases fill the ``phase``
+  one-hot as draw and discard.
+
+Two things need no piece: the pack in play (the cards outside the Italian 40 are never
+``unseen``, so the vector already tells the packs apart) and the call phases (each call
+has actions of its own, so the action mask says which call is on offer, and the ``phase``
+one-hot stays zero there); a piece for either would change the layout of presets that
+shipped policies play.
 """
 
 from __future__ import annotations
@@ -98,6 +114,33 @@ PIECES: tuple[Piece, ...] = (
 )
 
 
+#: Added after :data:`PIECES` in a points game.
+POINTS_PIECES: tuple[Piece, ...] = (
+    Piece("points", 1, "seat", "none", "points / points to win, per relative seat (points game)"),
+)
+#: Added after :data:`PIECES` in golf.
+GOLF_PIECES: tuple[Piece, ...] = (
+    Piece("face_down", 3, "seat", "none",
+          "per relative seat, 1 for each of its three slots still face down: a card nobody "
+          "has seen, its owner included (golf)"),
+)
+
+
+def pieces_for(rules: Rules) -> tuple[Piece, ...]:
+    """The observation's pieces under ``rules``: :data:`PIECES`, then the family's own."""
+    if rules.play == "golf":
+        return PIECES + GOLF_PIECES
+    if rules.scoring == "points":
+        return PIECES + POINTS_PIECES
+    return PIECES
+
+
+def extra_pieces(rules: Rules) -> tuple[Piece, ...]:
+    """The pieces ``rules`` add after :data:`PIECES` (empty for every lives game of draw and
+    discard): what a policy trained on :data:`PIECES` has never read."""
+    return pieces_for(rules)[len(PIECES):]
+
+
 @cache
 def layout(num_players: int, pieces: tuple[Piece, ...] = PIECES) -> dict[str, slice]:
     """Where each piece lies in the vector for ``num_players``: name -> slice, in order.
@@ -110,8 +153,10 @@ def layout(num_players: int, pieces: tuple[Piece, ...] = PIECES) -> dict[str, sl
     return out
 
 
-def observation_size(num_players: int) -> int:
-    return sum(piece.size(num_players) for piece in PIECES)
+def observation_size(num_players: int, rules: Rules | None = None) -> int:
+    """Entries of the vector at ``num_players`` (under ``rules``: its family's pieces)."""
+    pieces = PIECES if rules is None else pieces_for(rules)
+    return sum(piece.size(num_players) for piece in pieces)
 
 
 def layout_table(num_players: int, pieces: tuple[Piece, ...] = PIECES) -> str:
@@ -153,8 +198,9 @@ class ObservationEncoder:
     def __init__(self, num_players: int, rules: Rules) -> None:
         self.num_players = n = num_players
         self.rules = rules
-        self.size = observation_size(n)
-        self.layout = spans = layout(n)
+        self.pieces = pieces = pieces_for(rules)
+        self.size = observation_size(n, rules)
+        self.layout = spans = layout(n, pieces)
         self._table = observed_values(rules)
         self._start_lives = float(rules.start_lives)
         # Offsets as attributes: dict lookups add up at one encode per env step.
@@ -176,6 +222,10 @@ class ObservationEncoder:
         self._active, self._knocked, self._dealer = s["active"], s["knocked"], s["dealer"]
         self._stock_size, self._phase = s["stock_size"].start, s["phase"].start
         self._flags, self._turn = s["flags"].start, s["turn"].start
+        self._golf = rules.play == "golf"
+        self._points = s["points"].start if "points" in s else None
+        self._to_win = float(rules.points_to_win)
+        self._face_down = s["face_down"].start if "face_down" in s else None
 
     def encode(self, view: PlayerView) -> np.ndarray:
         n = self.num_players
@@ -238,11 +288,20 @@ class ObservationEncoder:
             out[self._phase] = 1.0
         elif phase == "discard":
             out[self._phase + 1] = 1.0
+        elif self._golf:
+            out[self._phase + (phase == "golf_place")] = 1.0
         if knocker is not None:
             out[self._flags] = 1.0
         if view.stock_size == 0:
             out[self._flags + 1] = 1.0
         out[self._turn] = min(view.turn, TURN_SCALE) / TURN_SCALE
+        if self._points is not None:
+            at, win = self._points, self._to_win
+            out[at:at + n] = [min(view.points[s] / win, 1.0) for s in order]
+        if self._face_down is not None:
+            at, slots = self._face_down, view.slots
+            out[at:at + 3 * n] = [0.0 if not slots[s] or slots[s][i] is not None else 1.0
+                                  for s in order for i in range(3)]
         obs[self._scalars:] = out
         return obs
 

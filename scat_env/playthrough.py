@@ -34,6 +34,8 @@ GAMES: tuple[tuple[str, int, str, int], ...] = (
     ("italian_3p", 3, "italian", 6),
     ("computer_3p", 3, "computer", 7),
     ("moyer_second_knock_4p", 4, "moyer_second_knock", 8),
+    ("french_canadian_3p", 3, "french_canadian", 9),
+    ("golf_3p", 3, "golf", 10),
 )
 
 
@@ -59,6 +61,8 @@ def record_game(num_players: int, rules: Rules | str, seed: int,
             lines.append(f"  result: {res.describe(_names(num_players))}")
             lines.append(f"  values: {values}")
             lines.append("  lives: " + " ".join(str(x) for x in res.lives_after))
+            if res.points_after:
+                lines.append("  points: " + " ".join(str(x) for x in res.points_after))
         shown_results = len(state.results)
 
     flush_results()
@@ -81,6 +85,9 @@ def record_game(num_players: int, rules: Rules | str, seed: int,
             how = "taken" if view.taken_card is not None else "from stock"
             extra = f" | drew {cards_str([view.drawn_card])} ({how})"
         top = cards_str([view.top_discard]) if view.top_discard is not None else "-"
+        if view.slots:  # golf: the seat's three slots, ?? face down
+            extra += " | slots " + " ".join(
+                "??" if c is None else cards_str([c]) for c in view.slots[seat])
         lines.append(
             f"p{seat} {view.phase:<7} | hand {cards_str(view.hand)}{extra} | top {top}"
             f" | stock {view.stock_size}"

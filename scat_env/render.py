@@ -19,6 +19,24 @@ def cards_text(cards: Sequence[int]) -> str:
     return " ".join(card_str(c, symbols=True) for c in cards) or "-"
 
 
+def _golf_hand(state: GameState, seat: int, perspective: int, reveal: bool) -> str:
+    """Golf: the three slots in order, ``??`` for a face-down card (unseen by its owner
+    too), and the card held while it is placed: seen by the perspective seat if it drew
+    it, by everyone if it was taken from the pile."""
+    hand = state.hands[seat]
+    up = state.face_up[seat]
+    slots = [card_str(c, symbols=True) if reveal or up >> i & 1 else "??"
+             for i, c in enumerate(hand[:3])]
+    text = " ".join(slots)
+    if len(hand) == 4:
+        held = hand[3]
+        seen = reveal or seat == perspective or state.known[seat] >> held & 1
+        text += f"  holding {card_str(held, symbols=True) if seen else '??'}"
+    if reveal or up == 0b111:
+        text += f"  (value {state.hand_value(seat):g})"
+    return text
+
+
 def render_table(
     state: GameState,
     perspective: int | None = None,
@@ -53,8 +71,12 @@ def render_table(
         if s == state.knocker:
             tags.append("KNOCKED")
         status = lives_label(state.rules, state.lives[s])
+        if state.rules.scoring == "points":
+            status = f"{state.points[s]} of {state.rules.points_to_win} points"
         if not state.active[s]:
             hand_txt = ""
+        elif state.rules.play == "golf":
+            hand_txt = _golf_hand(state, s, perspective, reveal)
         elif reveal or (s == perspective and state.looked[s]):
             hand_txt = f"{cards_text(state.hands[s])}  (value {state.hand_value(s):g})"
         else:

@@ -123,7 +123,10 @@ def hand_rewards(
 
     ``reward="game"``: ``-1/(n-1)`` to each seat this hand eliminates and ``+1`` to the
     winner when this hand ends the game (exactly one seat of ``result.lives_after`` above
-    zero), so a whole game sums to zero. ``reward="hand"``: minus the lives lost. When
+    zero), so a whole game sums to zero; in a points game nobody is eliminated and the hand
+    that wins the race pays ``+1`` to its winner (``result.race_winner``) and ``-1/(n-1)``
+    to every other seat. ``reward="hand"``: minus the lives lost (a points game: plus the
+    points won). When
     ``shaping_coef`` is non-zero the shaping term named by ``shaping`` (one of
     :data:`SHAPINGS`) is added. A game cut short by the turn cap pays no hand for it: the
     caller settles truncation, which no hand decides.
@@ -131,7 +134,15 @@ def hand_rewards(
     if reward not in REWARD_MODES:
         raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
     out: dict[int, float] = {}
-    if reward == "game":
+    if result.points_after:
+        if reward == "game":
+            if result.race_winner is not None:
+                loss = -1.0 / (num_players - 1)
+                out = {s: loss for s in range(num_players)}
+                out[result.race_winner] = 1.0
+        else:
+            out = {s: float(p) for s, p in result.points_won.items() if p}
+    elif reward == "game":
         if result.eliminated:
             loss = -1.0 / (num_players - 1)
             for s in result.eliminated:

@@ -19,10 +19,16 @@ from typing import Any
 KNOCK_MODES = ("lowest", "gin")
 KNOCKER_TIES = ("safe", "all", "knocker_only")
 ALL_OUT = ("replay", "last_life")
-LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters", "tokens")
+LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters", "tokens", "quarters")
 DECKS = ("standard", "italian")
 DECLARE_31 = ("auto", "never", "choice")
 THROW_DOWN = ("none", "first", "any")
+#: How a game is won: by lives (the last player in) or by points (the first to
+#: ``points_to_win``; 002 French Canadian).
+SCORINGS = ("lives", "points")
+#: How a turn goes: draw and discard (every game but one), or golf (002 Mike Armstrong:
+#: three face-down cards, one turned face up each turn).
+PLAYS = ("draw", "golf")
 #: Extra stops a Ride the Bus game may add after "on the stairs" (002 Ride the Bus).
 BUS_EXTRA_STOPS = ("on the second step", "asking the driver to stop")
 #: Ranks missing from the Italian 40-card pack (002, Antonio di Sebastiano): 8, 9 and 10
@@ -91,6 +97,17 @@ class Rules:
     - ``all_out``: what happens when one hand would eliminate every remaining player:
       ``"replay"`` the hand with lives unchanged (002 Scoring, the all-on-the-county draw)
       or everyone stays on their ``"last_life"`` (variant 1).
+    - ``scoring``: ``"lives"`` (the last player in wins) or ``"points"`` (002 French
+      Canadian: the highest hand after a knock scores a point, a 31 scores one at once, the
+      first to ``points_to_win`` wins; nobody loses a life).
+    - ``points_to_win``: the points that win a points game (31 in the source).
+    - ``poker_tiebreak``: equal hands are told apart by the ranks of the cards that count,
+      highest first, as in poker (002, Jeffrey Jacobs: A-10-9 beats K-Q-J).
+    - ``play``: ``"draw"`` (draw and discard) or ``"golf"`` (002, Mike Armstrong: three
+      face-down cards the owner may not look at; each turn puts a card in place of one or
+      turns one face up; scored after three turns each, by suit or by rank).
+    - ``one_on_the_bus``: only one player at a time may be on the last life (the county,
+      "on the bus"); another who loses the last quarter meanwhile is out at once (golf).
     """
 
     name: str = field(default="custom", compare=False)
@@ -118,6 +135,11 @@ class Rules:
     hammer: bool = False
     throw_down: str = "none"
     sudden_death: bool = False
+    scoring: str = "lives"
+    points_to_win: int = 31
+    poker_tiebreak: bool = False
+    play: str = "draw"
+    one_on_the_bus: bool = False
 
     # One flat check per field, in field order: splitting it would scatter the validation
     # of one dataclass over helpers that each see a few fields, so it stays above C901's 20.
@@ -135,15 +157,17 @@ class Rules:
 
         check_type("name", (str,))
         for name in ("deck", "lives_name", "knock_mode", "knocker_tie", "all_out",
-                     "declare_31", "throw_down"):
+                     "declare_31", "throw_down", "scoring", "play"):
             check_type(name, (str,))
         for name in ("pennies", "knocker_loss", "knocker_loss_on_31", "min_knock",
-                     "extra_stops"):
+                     "extra_stops", "points_to_win"):
             check_type(name, (int,))
         for name in ("county", "straight_flush", "knock_needs_flush",
                      "knock_when_stock_exhausted", "trips_beat_31", "first_turn_knock",
-                     "knock_then_draw", "second_knock", "hammer", "sudden_death"):
+                     "knock_then_draw", "second_knock", "hammer", "sudden_death",
+                     "poker_tiebreak", "one_on_the_bus"):
             check_type(name, (bool,))
+        self._check_families(bad)
         if self.throw_down not in THROW_DOWN:
             raise bad("throw_down", f"must be one of {THROW_DOWN}")
         if self.throw_down != "none" and self.declare_31 == "choice":
@@ -190,6 +214,41 @@ class Rules:
         if self.knock_mode == "gin" and self.knocker_tie != "safe":
             raise bad("knocker_tie", "has no meaning with knock_mode='gin'; leave it 'safe'")
 
+    def _check_families(self, bad: Any) -> None:
+        """The points race and golf: each leaves out the options that have no meaning in it,
+        so that a table of rules never promises something the engine does not do."""
+        if self.scoring not in SCORINGS:
+            raise bad("scoring", f"must be one of {SCORINGS}{_did_you_mean(self.scoring, SCORINGS)}")
+        if self.play not in PLAYS:
+            raise bad("play", f"must be one of {PLAYS}{_did_you_mean(self.play, PLAYS)}")
+        if not 1 <= self.points_to_win <= 100:
+            raise bad("points_to_win", "must be between 1 and 100")
+        if self.one_on_the_bus and not self.county:
+            raise bad("one_on_the_bus", "the bus is the last life: it needs county true")
+        if self.scoring == "points":
+            for name in ("hammer", "sudden_death"):
+                if getattr(self, name):
+                    raise bad(name, "is a lives call; a points game has none")
+            if self.throw_down != "none" or self.declare_31 == "choice":
+                raise bad("scoring", "a points game has no throw-down and no quiet 31: "
+                          "leave throw_down 'none' and declare_31 'auto' or 'never'")
+            if self.knock_mode != "lowest" or self.second_knock or self.play != "draw":
+                raise bad("scoring", "points are scored only in the draw-and-discard game "
+                          "with the plain knock (knock_mode 'lowest', no second_knock)")
+        if self.play == "golf":
+            plain = Rules()
+            for name in ("declare_31", "min_knock", "knock_needs_flush", "straight_flush",
+                         "three_of_a_kind", "three_aces", "trips_beat_31", "hammer",
+                         "throw_down", "sudden_death", "second_knock", "knock_then_draw",
+                         "knock_when_stock_exhausted", "poker_tiebreak"):
+                if name == "declare_31":
+                    if self.declare_31 != "never":
+                        raise bad(name, "golf has no declaring (nobody sees a whole hand "
+                                  "before the end): use 'never'")
+                elif getattr(self, name) != getattr(plain, name):
+                    raise bad(name, "has no meaning in golf (no knocking, hands scored by "
+                              "suit or by rank); leave it at its default")
+
     # -- derived -------------------------------------------------------------------------
     @property
     def start_lives(self) -> int:
@@ -206,7 +265,8 @@ class Rules:
     @property
     def scoring_key(self) -> tuple[Any, ...]:
         """The fields that change hand values (used to cache value tables)."""
-        return (self.three_of_a_kind, self.three_aces, self.straight_flush, self.trips_beat_31)
+        return (self.three_of_a_kind, self.three_aces, self.straight_flush, self.trips_beat_31,
+                self.play == "golf", self.poker_tiebreak)
 
     @property
     def calls(self) -> tuple[str, ...]:
@@ -383,6 +443,17 @@ PRESETS: dict[str, dict[str, Any]] = {
         "knocker_loss": 1,
         "three_of_a_kind": 30.5,
     },
+    # 002 French Canadian (Cribbage.ca): a point for the highest hand after a knock (ties to
+    # the non-knockers), a point at once for a declared 31, first to 31 points wins.
+    "french_canadian": {"scoring": "points", "points_to_win": 31},
+    # 002 Jeffrey Jacobs: the same, knocking only with three cards of one suit, equal hands
+    # told apart by their ranks as in poker.
+    "french_canadian_jacobs": {"scoring": "points", "points_to_win": 31,
+                               "knock_needs_flush": True, "poker_tiebreak": True},
+    # 002 Mike Armstrong: golf-like 31. Three quarters, then on the bus (the county life),
+    # one player at a time; no knocking, no declaring.
+    "golf": {"play": "golf", "declare_31": "never", "pennies": 3, "county": True,
+             "lives_name": "quarters", "one_on_the_bus": True},
 }
 
 #: One line per preset, what ``scat rules`` lists (the source in brackets).
@@ -420,6 +491,12 @@ PRESET_NOTES: dict[str, str] = {
     "undeclared_31": "declaring 31 is a choice; a 31 kept quiet counts 30 [002, 000]",
     "cadillac": "four nickels, a tied knocker pays, three aces a Grand Cadillac [002 Cadillac]",
     "gin": "a knock promises the highest hand; letters G-I-N [002 Gin, 000]",
+    "french_canadian": "points, not lives: the highest hand after a knock and a declared 31 "
+                       "score a point, first to 31 wins [002 French Canadian]",
+    "french_canadian_jacobs": "French Canadian, knocking only with three cards of one suit, "
+                              "equal hands told apart as in poker [002 Jeffrey Jacobs]",
+    "golf": "three face-down cards turned up one a turn, scored by suit or by rank, three "
+            "quarters and one player at a time on the bus [002 Mike Armstrong]",
 }
 
 #: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
@@ -435,7 +512,10 @@ _BUS_POSITIONS = (
 
 
 def lives_label(rules: Rules, lives: int) -> str:
-    """Human words for a player's standing, in the chosen game's own vocabulary."""
+    """Human words for a player's standing, in the chosen game's own vocabulary. In a
+    points game nobody loses a life: the standing is the points (``PlayerView.points``)."""
+    if rules.scoring == "points":
+        return "in the race" if lives > 0 else "out"
     if lives <= 0:
         return "off the bus" if rules.lives_name == "bus" else "out"
     lost = rules.start_lives - lives
@@ -448,6 +528,11 @@ def lives_label(rules: Rules, lives: int) -> str:
         if rules.start_lives == 5 + rules.extra_stops and lost < len(stops):
             return stops[lost]
         return f"{lives} stop{'s' if lives != 1 else ''} left"
+    if rules.lives_name == "quarters":
+        quarters = lives - int(rules.county)
+        if quarters <= 0:
+            return "on the bus"
+        return f"{quarters} quarter{'s' if quarters != 1 else ''}"
     if rules.lives_name == "tokens":
         tokens = lives - int(rules.county)
         if tokens <= 0:

@@ -6,6 +6,16 @@ no separate case. The options of :class:`~scat_env.rules.Rules` add special thre
 hands: three of a kind (30 or 30.5), three aces (Grand Cadillac, 33) and straight flushes
 (30; A-K-Q is 31 anyway). With the ace high only, A-2-3 is not a straight (see RULES.md).
 In the Italian game three of a kind beats 31 and ranks among itself (:data:`TRIPS_BASE`).
+
+Two variations order hands differently, and the value carries that order so that one
+comparison of values decides every showdown:
+
+- golf (002, Mike Armstrong) counts all cards of one suit or all cards of one rank,
+  whichever is more: 5H 8H 8C is 16 (the two 8s), not 13;
+- the poker tie-break (002, Jeffrey Jacobs) tells equal hands apart by the ranks of the
+  cards that count, highest first: the value is the points plus a fraction below one
+  (:func:`poker_fraction`), so A-10-9 (30.9...) beats K-Q-J (30.8...) and ``int(value)`` is
+  still the points.
 """
 
 from __future__ import annotations
@@ -30,8 +40,44 @@ def _suit_best(cards: Iterable[int]) -> float:
     return float(max(sums))
 
 
+def _rank_best(cards: Iterable[int]) -> float:
+    """Golf: the best total of the cards of one rank."""
+    sums = [0] * 13
+    for c in cards:
+        sums[CARD_RANK[c]] += CARD_POINTS[c]
+    return float(max(sums))
+
+
+def poker_fraction(cards: Sequence[int]) -> float:
+    """The poker tie-break as a fraction in ``[0, 1)``: the ranks of the cards of the best
+    suit (the cards that count), highest first, as base-14 digits. Between two suits of the
+    same total the one with the higher ranks counts. Cards outside that suit play no part:
+    a tie that the counting cards leave stays a tie (RULES.md, decision (v))."""
+    best: tuple[int, ...] = ()
+    best_sum = -1
+    for suit in range(4):
+        ranks = tuple(sorted((CARD_RANK[c] for c in cards if CARD_SUIT[c] == suit),
+                             reverse=True))
+        total = sum(CARD_POINTS[c] for c in cards if CARD_SUIT[c] == suit)
+        if ranks and (total, ranks) > (best_sum, best):
+            best, best_sum = ranks, total
+    fraction, scale = 0.0, 1.0
+    for r in best:
+        scale /= 14.0
+        fraction += (r + 1) * scale
+    return fraction
+
+
 def value_of(cards: Sequence[int], rules: Rules = _STANDARD) -> float:
     """Value of a hand of card ids under ``rules`` (the slow, readable definition)."""
+    if rules.play == "golf":
+        return max(_suit_best(cards), _rank_best(cards))
+    if rules.poker_tiebreak:
+        return _plain_value(cards, rules) + poker_fraction(cards)
+    return _plain_value(cards, rules)
+
+
+def _plain_value(cards: Sequence[int], rules: Rules) -> float:
     value = _suit_best(cards)
     if len(cards) != 3:
         return value

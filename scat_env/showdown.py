@@ -32,6 +32,11 @@ _RULE_TEXT: dict[str, str] = {
     "thirty_one_after_knock": "A player declared 31 after a knock: everyone else loses a "
     "life, the knocker the knocker's penalty for a 31.",
     "dealt_thirty_one": "A 31 was dealt: everyone without one loses a life.",
+    "points_highest": "The highest hand scores a point; hands tied for highest each score one.",
+    "points_tie_to_non_knockers": "The knocker tied for the highest hand: the others tied "
+    "with them score a point, the knocker none.",
+    "points_thirty_one": "A player declared 31 and scores a point at once.",
+    "points_dealt_thirty_one": "A 31 was dealt: each player holding one scores a point.",
     "all_out_replay": "Everyone left would have been out at once: nobody loses a life "
     "and the hand is dealt again.",
     "all_out_last_life": "Everyone left would have been out at once: everyone stays in on "
@@ -39,7 +44,8 @@ _RULE_TEXT: dict[str, str] = {
 }
 
 #: The codes of :attr:`HandResult.rule <scat_env.engine.HandResult.rule>`, in the order of
-#: the rules: a knock or an exhausted stock (showdown), 31, then the all-out exceptions.
+#: the rules: a knock or an exhausted stock (showdown), 31, the points race, then the all-out
+#: exceptions.
 RULES: tuple[str, ...] = tuple(_RULE_TEXT)
 
 
@@ -128,3 +134,52 @@ def all_out(
     if rules.all_out == "replay":
         return dict.fromkeys(seats, 0), "all_out_replay"
     return {s: lives[s] - 1 for s in seats}, "all_out_last_life"
+
+
+def points_won(
+    values: Mapping[int, float],
+    knocker: int | None,
+    declarers: Sequence[int],
+    *,
+    dealt: bool = False,
+) -> tuple[dict[int, int], str]:
+    """Points scored by a hand of a points game (002 French Canadian), and the rule.
+
+    A declared 31 scores its declarer a point at once (dealt 31s: each holder). Otherwise
+    the highest hand scores a point; if the knocker ties for highest, the others tied with
+    it score and the knocker does not ("the player who did not knock wins it"); players tied
+    for highest of whom none knocked each score ("presumably ... they get a point each").
+    An exhausted stock without a knock scores the highest hands alike.
+    """
+    if declarers:
+        return ({s: 1 for s in declarers},
+                "points_dealt_thirty_one" if dealt else "points_thirty_one")
+    top = max(values.values())
+    tied = [s for s, v in values.items() if v == top]
+    if knocker in tied and len(tied) > 1:
+        return {s: 1 for s in tied if s != knocker}, "points_tie_to_non_knockers"
+    return {s: 1 for s in tied}, "points_highest"
+
+
+def one_on_the_bus(
+    order: Sequence[int], lives: Sequence[int], applied: Mapping[int, int]
+) -> dict[int, int]:
+    """Golf's bus (002, Mike Armstrong): the last life is the bus, and "only one player at a
+    time can be on the bus": a player who loses their last quarter while another is on it
+    is out at once. ``order`` is the seats in the hand from the dealer's left, ``lives``
+    the lives before the hand (1 = on the bus), ``applied`` the lives each loses.
+
+    A rider who is put off in this very hand frees the bus for this hand's first new rider
+    (RULES.md (w)); of several who lose their last quarter together, the first from the
+    dealer's left boards and the others are out.
+    """
+    out = dict(applied)
+    after = {s: lives[s] - out[s] for s in order}
+    riding = any(lives[s] == 1 and after[s] == 1 for s in order)
+    for s in order:
+        if lives[s] > 1 and after[s] == 1:
+            if riding:
+                out[s] = lives[s]  # the bus is full: out at once
+            else:
+                riding = True
+    return out

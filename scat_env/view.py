@@ -65,6 +65,14 @@ class PlayerView:
     log: tuple[tuple[int, str, int | None], ...]  # (seat, kind, card or None) this hand
     legal_actions: tuple[int, ...]  # empty unless it is this seat's turn
     last_result: HandResult | None
+    #: A points game (``rules.scoring == "points"``): every seat's points; ``()`` in a
+    #: lives game, so ``if view.points:`` tells a points table from a lives one.
+    points: tuple[int, ...] = ()
+    #: Golf (``rules.play == "golf"``): per seat, its three slots in order, each the card
+    #: lying face up there or ``None`` for a face-down card (unseen by everyone, the owner
+    #: included); ``()`` in the other games. In golf ``hand`` holds the seat's face-up
+    #: cards, plus the card it drew or took while it places it (``drawn_card``).
+    slots: tuple[tuple[int | None, ...], ...] = ()
 
 
 def _bits(mask: int) -> tuple[int, ...]:
@@ -79,7 +87,7 @@ def _bits(mask: int) -> tuple[int, ...]:
 # Module globals: reading ``Phase.DISCARD`` goes through the enum's descriptor, and a view
 # is built at every step of the env.
 _DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase.DRAW, Phase.DISCARD, Phase.HAND_OVER, Phase.GAME_OVER
-_DECLARE = Phase.DECLARE
+_DECLARE, _GOLF_PLACE = Phase.DECLARE, Phase.GOLF_PLACE
 
 
 class Screen(NamedTuple):
@@ -122,6 +130,8 @@ def make_view(state: GameState, seat: int) -> PlayerView:
     phase = state.phase
     if phase is _DECLARE and state.current_player != seat:
         return _screened_view(state, seat)
+    if state._golf:
+        return _golf_view(state, seat)
     to_move = state.current_player == seat
     discarding = to_move and phase is _DISCARD
     mine = to_move and phase is not _HAND_OVER and phase is not _GAME_OVER
@@ -152,6 +162,49 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         log=tuple(state.log),
         legal_actions=tuple(state.legal_actions()) if mine else (),
         last_result=state.results[-1].seen_by(seat) if state.results else None,
+        points=tuple(state.points) if state._points else (),
+    )
+
+
+def _golf_view(state: GameState, seat: int) -> PlayerView:
+    """Golf: every face-up card is public, no face-down card is seen by anyone (its owner
+    included), and the card drawn from the stock is seen by its drawer alone until it is
+    placed or discarded face up."""
+    phase = state.phase
+    n = state.num_players
+    to_move = state.current_player == seat and phase is not _HAND_OVER and phase is not _GAME_OVER
+    placing = to_move and phase is _GOLF_PLACE
+    slots = tuple(
+        tuple(h[i] if up >> i & 1 else None for i in range(3)) if h else ()
+        for h, up in zip(state.hands, state.face_up, strict=True))
+    mine = [c for c in slots[seat] if c is not None]
+    if placing:
+        mine.append(state.drawn)  # type: ignore[arg-type]
+    discard = state.discard
+    known = state.known
+    return PlayerView(
+        seat=seat,
+        num_players=n,
+        rules=state.rules,
+        phase=phase,
+        current_player=state.current_player,
+        dealer=state.dealer,
+        hand=tuple(sorted(mine)),
+        drawn_card=state.drawn if placing else None,
+        taken_card=state.taken if placing else None,
+        top_discard=discard[-1] if discard else None,
+        discard_pile=tuple(discard),
+        known_cards=tuple(() if s == seat else _bits(known[s]) for s in range(n)),
+        lives=tuple(state.lives),
+        active=tuple(state.active),
+        knocker=None,
+        stock_size=len(state.stock),
+        turn=state.turn,
+        hand_number=state.hand_number,
+        log=tuple(state.log),
+        legal_actions=tuple(state.legal_actions()) if to_move else (),
+        last_result=state.results[-1].seen_by(seat) if state.results else None,
+        slots=slots,
     )
 
 
@@ -185,6 +238,7 @@ def _screened_view(state: GameState, seat: int) -> PlayerView:
         log=tuple(shown.log),
         legal_actions=(),
         last_result=state.results[-1].seen_by(seat) if state.results else None,
+        points=tuple(state.points) if state._points else (),
     )
 
 
@@ -237,6 +291,8 @@ def active_view(view: PlayerView) -> PlayerView:
         log=tuple((index[s], kind, card) for s, kind, card in view.log),
         legal_actions=view.legal_actions,
         last_result=None,
+        points=tuple(view.points[s] for s in seats) if view.points else (),
+        slots=tuple(view.slots[s] for s in seats) if view.slots else (),
     )
 
 

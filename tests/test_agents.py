@@ -153,12 +153,15 @@ def test_win_chance_values_a_life_more_when_few_are_left():
     assert sum(win_chance([3, 2, 1], [True] * 3, s) for s in range(3)) == pytest.approx(1.0)
 
 
-def test_rollout_policy_plays_a_hand_to_its_end_in_every_preset():
+def test_rollout_policy_plays_a_hand_to_its_end_in_every_draw_and_discard_preset():
+    """Golf is left to the expert by the search (its rollouts play draw and discard)."""
     from agents.ismcts import RolloutPolicy
     from scat_env.engine import Phase
 
     for name in sorted(PRESETS):
         rules = Rules.preset(name)
+        if rules.play == "golf":
+            continue
         for n in (2, 4):
             state = GameState(n, rules, seed=len(name) + n, single_hand=True)
             RolloutPolicy(rules, n - 1, make_agent("expert").params).play_out(state)
@@ -203,3 +206,17 @@ def test_determinised_worlds_look_the_same_from_my_seat(weighted):
             sorted(view.rules.deck_cards))
         checked += 1
     assert checked >= 4
+
+
+@pytest.mark.parametrize("preset,why", [
+    ("golf", "add face_down, which it has never read"),
+    ("french_canadian", "add points, which it has never read"),
+])
+def test_a_trained_policy_refuses_a_preset_whose_observation_it_never_read(preset, why):
+    """The shipped policies read the draw-and-discard observation of a lives game; the
+    points race and golf add pieces after it, so the policy is refused when the table is
+    checked, before any move, with a line that says what it lacks."""
+    agent = make_agent("ppo:scat_ppo")
+    agent.check_table(3, Rules())
+    with pytest.raises(ValueError, match=why):
+        agent.check_table(3, Rules.preset(preset))

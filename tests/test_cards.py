@@ -69,13 +69,23 @@ def test_action_names():
     assert action_str(KNOCK) == "knock"
     assert "end play" in action_str(END_PLAY)
     assert action_short(parse_card("10S")) == "d:10S" and action_short(KNOCK) == "knock"
-    assert NUM_ACTIONS == 61
-    from scat_env.actions import CORE_ACTIONS, DECLARE, HAMMER, PASS, SUDDEN_DEATH, THROW_DOWN
+    assert NUM_ACTIONS == 67
+    from scat_env.actions import (
+        CORE_ACTIONS,
+        DECLARE,
+        HAMMER,
+        PASS,
+        PLACE_SLOT,
+        SUDDEN_DEATH,
+        THROW_DOWN,
+        TURN_UP,
+    )
 
     assert CORE_ACTIONS == 56
     assert [HAMMER, THROW_DOWN, SUDDEN_DEATH, DECLARE, PASS] == list(range(56, 61))
+    assert (PLACE_SLOT, TURN_UP) == (61, 64)  # golf's slot choices come after every call
     names = {action_str(a) for a in range(CORE_ACTIONS, NUM_ACTIONS)}
-    assert len(names) == 5 and all(names)  # every call has a name of its own
+    assert len(names) == 11 and all(names)  # every call and slot choice has its own name
     shorts = {action_short(a) for a in range(52, NUM_ACTIONS)}
     assert len(shorts) == NUM_ACTIONS - 52
     with pytest.raises(ValueError, match="not an action"):

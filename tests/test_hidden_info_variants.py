@@ -94,3 +94,38 @@ def test_the_quiet_check_can_fail():
     one = _play(hands, "2D", stock, 2, [DRAW_STOCK, "3C", DRAW_STOCK, "5D"], (0,))
     other = _play(hands, "2D", stock, 2, [DRAW_STOCK, "3C", DRAW_STOCK, "QH"], (0,))
     assert one[0] != other[0]
+
+
+def test_golf_face_down_cards_are_unseen_by_everyone_their_owner_included():
+    """Golf: seat 0's third face-down card is 9S in one deal and 4D (from deep in the
+    stock) in its twin. Until that slot is turned up, no seat, seat 0 included, is shown
+    anything different: view, observation, mask, infos and rendered table."""
+    from scat_env.actions import TURN_UP
+
+    golf = Rules.preset("golf")
+    stock = ["3S", "4S", "5S", "6S", "7S", "10S", "2H"]
+    moves = [DRAW_STOCK, TURN_UP, DRAW_STOCK, TURN_UP, DRAW_STOCK, TURN_UP,
+             DRAW_STOCK, TURN_UP + 1, DRAW_STOCK, TURN_UP + 1, DRAW_STOCK, TURN_UP + 1]
+
+    def shown(third: str) -> dict[int, list[tuple]]:
+        env = scat_env.raw_env(num_players=3, rules=golf)
+        deck = stack(["5H 8H " + third, "KS QS 2D", "AD 9D 3C"], "2C", stock, 2)
+        env.reset(seed=3, options={"deck": deck, "dealer": 2})
+        out: dict[int, list[tuple]] = {s: [_seen(env, s)] for s in range(3)}
+        for move in moves:
+            env.step(move)
+            for s in range(3):
+                out[s].append(_seen(env, s))
+        return out
+
+    one, other = shown("9S"), shown("4D")
+    for seat in range(3):
+        assert one[seat] == other[seat], f"seat {seat} saw a face-down card"
+    env = scat_env.raw_env(num_players=3, rules=golf)
+    env.reset(seed=3, options={"deck": stack(["5H 8H 9S", "KS QS 2D", "AD 9D 3C"], "2C",
+                                             stock, 2), "dealer": 2})
+    for move in [*moves, DRAW_STOCK]:
+        env.step(move)
+    before = _seen(env, 1)
+    env.step(TURN_UP + 2)  # now it is face up: everyone sees it
+    assert _seen(env, 1) != before and env.view("player_1").slots[0][2] == parse_card("9S")

@@ -44,6 +44,14 @@ def check_state(s: GameState, encoder: ObservationEncoder) -> None:
     # lives never negative; out exactly when no lives are left
     assert all(x >= 0 for x in s.lives)
     assert s.active == [x > 0 for x in s.lives]
+    if s.rules.scoring == "points":
+        # nobody is put out of a points race; points only grow, one a hand at most
+        assert s.lives == [s.rules.start_lives] * s.num_players
+        assert all(0 <= p <= len(s.results) for p in s.points)
+    else:
+        assert s.points == [0] * s.num_players
+    if s.rules.one_on_the_bus:
+        assert sum(1 for x in s.lives if x == 1) <= 1, "two players on the bus"
     for seat in range(s.num_players):
         if not s.active[seat] and not s.is_terminal():
             assert s.hands[seat] == [], "a player who is out is dealt no cards"
@@ -56,7 +64,7 @@ def check_state(s: GameState, encoder: ObservationEncoder) -> None:
     assert legal, "a live state always offers a decision"
     mover = s.current_player
     assert s.active[mover]
-    want = {Phase.DISCARD: 4, Phase.SUDDEN_DEATH: 1}.get(s.phase, 3)
+    want = {Phase.DISCARD: 4, Phase.GOLF_PLACE: 4, Phase.SUDDEN_DEATH: 1}.get(s.phase, 3)
     assert len(s.hands[mover]) == want
     # the observation's mask is the engine's legal set; all zeros for everyone else
     for seat in range(s.num_players):
@@ -157,7 +165,15 @@ def check_results(state: GameState) -> None:
 def test_games_end_with_one_winner_or_a_truncation(n, preset, seed):
     state = run(n, preset, seed, max_actions=100_000)
     check_results(state)
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is Phase.GAME_OVER and state.rules.scoring == "points":
+        top = max(state.points)
+        assert top >= state.rules.points_to_win and state.points.count(top) == 1
+        assert state.points[state.winner] == top
+        assert state.results[-1].race_winner == state.winner
+        returns = state.returns()
+        assert sum(returns) == pytest.approx(0.0, abs=1e-12)
+        assert returns[state.winner] == 1.0
+    elif state.phase is Phase.GAME_OVER:
         assert sum(state.active) == 1 and state.active[state.winner]
         returns = state.returns()
         assert sum(returns) == pytest.approx(0.0, abs=1e-12)
