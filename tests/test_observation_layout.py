@@ -156,3 +156,46 @@ def test_the_env_docstring_table_names_the_pieces_at_their_offsets(n):
         if first[0].isdigit():  # "208+K", "264+K"; the "next ..." rows follow in order
             start = sum(k if term == "K" else int(term) for term in first.split("+"))
             assert start == spans[name].start, name
+
+
+@pytest.mark.parametrize("n", [2, 3, 6, 10])
+def test_every_lives_preset_of_draw_and_discard_keeps_the_shipped_layout(n):
+    """Trained policies read this layout: every preset that adds nothing to know keeps it
+    exactly; the points race adds one entry per seat after it, golf three."""
+    from scat_env.observation import layout, pieces_for
+
+    base = observation_size(n)
+    assert base == 52 * (n + 4) + 4 * n + 12
+    for name in scat_env.PRESETS:
+        rules = scat_env.Rules.preset(name)
+        pieces = pieces_for(rules)
+        assert pieces[:len(PIECES)] == PIECES
+        extra = {"points": n, "golf": 3 * n}.get(
+            "golf" if rules.play == "golf" else rules.scoring, 0)
+        assert ObservationEncoder(n, rules).size == base + extra, name
+        assert layout(n, pieces)["turn"] == layout(n)["turn"]
+
+
+def test_points_and_face_down_pieces_read_the_view():
+    """The added pieces hold exactly the view's points (/ points to win, seat-relative) and
+    its face-down slots (1 each, seat-relative), and nothing in the old layout moves."""
+    from scat_env.observation import layout, pieces_for
+
+    rules = scat_env.Rules.preset("french_canadian")
+    st = GameState(3, rules, seed=1)
+    st.points[:] = [3, 0, 31]
+    enc = ObservationEncoder(3, rules)
+    obs = enc.encode(make_view(st, 1))
+    span = layout(3, pieces_for(rules))["points"]
+    assert obs[span].tolist() == pytest.approx([0.0, 1.0, 3 / 31])  # me, my left, my right
+    assert np.array_equal(obs[:span.start], _reference_encode(make_view(st, 1), rules))
+
+    golf = scat_env.Rules.preset("golf")
+    st = GameState(3, golf, seed=2)
+    st.apply_action(scat_env.DRAW_STOCK)
+    st.apply_action(scat_env.actions.TURN_UP + 1)  # seat to move turns its slot 2 up
+    mover = (st.current_player - 1) % 3
+    obs = ObservationEncoder(3, golf).encode(make_view(st, mover))
+    span = layout(3, pieces_for(golf))["face_down"]
+    assert obs[span].tolist() == [1, 0, 1, 1, 1, 1, 1, 1, 1]
+    assert obs[layout(3)["hand"]].sum() == 1  # the card turned up: seen by its owner now
