@@ -76,11 +76,21 @@ TABLES = (
 #: One preset of each family of variations, at three players: random, greedy and expert at
 #: one table, so each family shows random < greedy < expert (or where it does not).
 VARIANT_PRESETS = ("knocker_pays_ties", "cadillac", "gin", "ride_the_bus_extra_stops",
-                   "italian", "computer", "moyer", "hammer", "throw_down_any", "undeclared_31")
+                   "italian", "computer", "moyer", "hammer", "throw_down_any", "undeclared_31",
+                   "french_canadian", "french_canadian_jacobs", "golf")
+#: What a reader must know to read a family's table.
+VARIANT_NOTES = {
+    "french_canadian": "A points race: nobody loses a life or is put out, so the lives, "
+    "knock success (knocks that cost no life), mean place and rating columns come from lives "
+    "and eliminations and say nothing here; the win rate is the result.",
+    "golf": "Golf has no knocking and no declaring: those columns stay empty.",
+}
+VARIANT_NOTES["french_canadian_jacobs"] = VARIANT_NOTES["french_canadian"]
 TABLES = TABLES + tuple(
     Table(f"{preset}-3p", f"Preset `{preset}`, 3 players: random, greedy, expert at one table",
-          "", ("--agents", "random,greedy,expert", "--players", "3", "--games", "2000",
-               "--rules", preset, "--seed", "0"))
+          VARIANT_NOTES.get(preset, ""),
+          ("--agents", "random,greedy,expert", "--players", "3", "--games", "2000",
+           "--rules", preset, "--seed", "0"))
     for preset in VARIANT_PRESETS)
 
 INTRO = """# Tournament results
