@@ -148,14 +148,20 @@ def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):
 
 
 def test_scat_train_with_the_batch_trainer_writes_and_evaluates_a_policy(tmp_path, capsys):
+    """Two torch threads, then two evaluation workers: the evaluation runs in a fresh
+    interpreter, since a fork after torch's OpenMP threads started aborts the child."""
     config = tmp_path / "tiny.yaml"
     config.write_text("trainer: batch\nname: tiny\nplayer_counts: [3]\nenvs_per_table: 64\n"
                       "rollout_steps: 16\nminibatch_samples: 512\nepochs: 1\nhidden: 32\n"
-                      "eval_every_updates: 0\ntotal_samples: 2000\ntorch_threads: 1\n"
+                      "eval_every_updates: 0\ntotal_samples: 2000\ntorch_threads: 2\n"
                       "eval_opponents: [random]\neval_players: [3]\nfinal_eval_games: 6\n"
-                      "final_eval_workers: 1\n")
+                      "final_eval_workers: 2\n")
     out = tmp_path / "run"
-    assert main(["train", "--config", str(config), "--out", str(out)]) == 0
+    threads = torch.get_num_threads()
+    try:
+        assert main(["train", "--config", str(config), "--out", str(out)]) == 0
+    finally:
+        torch.set_num_threads(threads)
     assert (out / "policy.npz").exists() and (out / "summary.json").exists()
     assert "Final evaluation" in capsys.readouterr().out
     assert "compact:" in (out / "report.md").read_text()

@@ -321,12 +321,19 @@ def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
     net, summary = train_network(cfg, log)
     export(net, out / POLICY_FILE, cfg, {k: v for k, v in summary.items() if k != "history"})
     if cfg.final_eval_games:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         from .evaluate import final_tournament_evaluation
 
-        summary["final_eval"] = final_tournament_evaluation(
-            f"compact:{out / POLICY_FILE}", list(cfg.eval_opponents), list(cfg.eval_players),
-            cfg.final_eval_games, out / "final_eval", workers=cfg.final_eval_workers,
-            rules=cfg.rules, log=log)
+        # In a fresh interpreter (a non-daemon worker, so it may start the tournament's):
+        # torch's OpenMP threads (two, for training) make a fork of this process abort
+        # ("fork() called from a process already using GNU OpenMP").
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            summary["final_eval"] = pool.submit(
+                final_tournament_evaluation, f"compact:{out / POLICY_FILE}",
+                list(cfg.eval_opponents), list(cfg.eval_players), cfg.final_eval_games,
+                out / "final_eval", workers=cfg.final_eval_workers, rules=cfg.rules).result()
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     return summary
 
