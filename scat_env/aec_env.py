@@ -424,15 +424,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             for a in self.agents:
                 self.terminations[a] = True
         seat_of = self.agent_name_mapping
+        points = state._points
         for a in self.agents:
             # Each agent its own dicts (one agent editing its info must not edit another's),
             # holding only the hands that seat saw (after a 31, the declarers' and its own).
             results = [r.seen_by(seat_of[a]).to_dict(names) for r in new]
+            seat = seat_of[a]
             self.infos[a] = {
-                **self._base_info(self.agent_name_mapping[a]),
+                "lives": state.lives[seat],
                 "hand_result": results[0],
                 "hand_results": results,
             }
+            if points:
+                self.infos[a]["points"] = state.points[seat]
         self._infos_have_result = True
         return rewards
 

@@ -161,16 +161,15 @@ class HandResult:
     replayed: bool
     lives_after: tuple[int, ...]
     rule: str
-    #: Points games (``scoring: points``): the points each seat scored this hand and every
-    #: seat's points after it; empty in a lives game.
-    points_won: dict[int, int] = field(default_factory=dict)
-    points_after: tuple[int, ...] = ()
-    #: The seat this hand made the winner of a points race, else ``None`` (a lives game's
-    #: winner is the one seat of ``lives_after`` still above zero).
-    race_winner: int | None = None
+    # A lives game's result has no points: the points race's fields (PointsHandResult) read
+    # as empty here. Plain class attributes, not fields, so that the result of every lives
+    # hand is built exactly as before (a hand is scored every few decisions).
+    points_won = FrozenDict()
+    points_after = ()
+    race_winner = None
 
     def __post_init__(self) -> None:
-        for name in ("values", "hands", "lives_lost", "points_won"):
+        for name in ("values", "hands", "lives_lost"):
             table = getattr(self, name)
             if type(table) is not FrozenDict:
                 object.__setattr__(self, name, FrozenDict(table))
@@ -227,7 +226,7 @@ class HandResult:
         of the table, the other per-seat maps only the seats dealt into the hand.
         """
         name = names.__getitem__ if names is not None else "player_{}".format
-        return {
+        out = {
             "hand_number": self.hand_number,
             "reason": self.reason,
             "rule": self.rule,
@@ -240,12 +239,12 @@ class HandResult:
             "eliminated": [name(s) for s in self.eliminated],
             "replayed": self.replayed,
             "lives_after": {name(s): v for s, v in enumerate(self.lives_after)},
-            **({"points_won": {name(s): v for s, v in self.points_won.items()},
-                "points_after": {name(s): v for s, v in enumerate(self.points_after)},
-                "race_winner": name(self.race_winner) if self.race_winner is not None
-                else None}
-               if self.points_after else {}),
         }
+        if self.points_after:  # a points race
+            out["points_won"] = {name(s): v for s, v in self.points_won.items()}
+            out["points_after"] = {name(s): v for s, v in enumerate(self.points_after)}
+            out["race_winner"] = name(self.race_winner) if self.race_winner is not None else None
+        return out
 
     def describe(self, names: Sequence[str] | None = None) -> str:
         """One line saying what happened and which rule applied."""
@@ -285,6 +284,23 @@ class HandResult:
         if self.eliminated:
             text += f"; out: {', '.join(name(s) for s in self.eliminated)}"
         return text
+
+
+@dataclass(frozen=True)
+class PointsHandResult(HandResult):
+    """A hand of a points race (``scoring: points``): the :class:`HandResult` (nobody loses
+    a life) plus the points each seat scored (``points_won``), every seat's points after
+    the hand (``points_after``) and the seat that hand made the winner of the race
+    (``race_winner``, else ``None``)."""
+
+    points_won: dict[int, int] = field(default_factory=dict)  # type: ignore[assignment]
+    points_after: tuple[int, ...] = ()
+    race_winner: int | None = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if type(self.points_won) is not FrozenDict:
+            object.__setattr__(self, "points_won", FrozenDict(self.points_won))
 
 
 def as_action(action: object, what: str = "an action") -> int:
@@ -420,6 +436,8 @@ class GameState:
     _points: bool  # a points race (rules.scoring == "points")
     _golf: bool  # golf turns (rules.play == "golf")
     _drawn_phase: Phase  # the phase after a draw: DISCARD, or GOLF_PLACE in golf
+    _bus: bool  # one player at a time on the last life (rules.one_on_the_bus)
+    _special: bool  # a points race or the bus: hands end through _end_special_hand
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out; a points game never takes one)")
     points: list[int] = _copied("points per seat (scoring 'points'; zeros otherwise)")
@@ -501,6 +519,8 @@ class GameState:
         self._points = rules.scoring == "points"
         self._golf = rules.play == "golf"
         self._drawn_phase = _GOLF_PLACE if self._golf else _DISCARD
+        self._bus = rules.one_on_the_bus
+        self._special = self._points or self._bus
         self.lives = [rules.start_lives] * n
         self.points = [0] * n
         self.face_up = [0] * n
@@ -1064,26 +1084,20 @@ class GameState:
         else:  # a single card (sudden death), or a 31 kept quiet
             values = FrozenDict({s: self._shown_value(s) for s in seats})
         knocker = self.knocker
-        won: dict[int, int] = {}
-        if self._points:
-            won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one")
-            for s, p in won.items():
-                self.points[s] += p
-            losses = dict.fromkeys(seats, 0)
-        elif declarers:
+        if self._special:
+            self._end_special_hand(reason, declarers, deal_next, seats, values)
+            return
+        if declarers:
             losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
                                              dealt=reason == "dealt_thirty_one")
         else:
             losses, rule = knock_losses(values, knocker, self.rules)
         lives = self.lives
         applied = {s: min(losses[s], lives[s]) for s in seats}
-        if self.rules.one_on_the_bus:
-            applied = one_on_the_bus(self._seats_from_left(), lives, applied)
         if not [s for s in seats if lives[s] > applied[s]]:
             # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
             applied, rule = all_out(seats, lives, self.rules)
         replayed = rule == "all_out_replay"
-        race_winner = self._race_winner() if self._points else None
         eliminated = []
         for s in seats:
             lives[s] -= applied[s]
@@ -1104,12 +1118,9 @@ class GameState:
                 replayed=replayed,
                 lives_after=tuple(lives),
                 rule=rule,
-                points_won=FrozenDict(won),
-                points_after=tuple(self.points) if self._points else (),
-                race_winner=race_winner,
             )
         )
-        if sum(self.active) <= 1 or race_winner is not None:
+        if sum(self.active) <= 1:
             self.phase = _GAME_OVER
             return
         if self.single_hand:
@@ -1124,6 +1135,71 @@ class GameState:
         if deal_next:
             self._deal()
 
+    def _end_special_hand(self, reason: str, declarers: tuple[int, ...], deal_next: bool,
+                          seats: list[int], values: FrozenDict) -> None:
+        """:meth:`_end_hand` for a points race or golf's bus: the same steps with points
+        scored instead of lives lost, or the bus rule applied to the lives lost. Kept apart
+        so that the lives games, scored every few decisions, pay nothing for them."""
+        knocker = self.knocker
+        points = self._points
+        won: dict[int, int] = {}
+        if points:
+            won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one")
+            for s, p in won.items():
+                self.points[s] += p
+            losses = dict.fromkeys(seats, 0)
+        elif declarers:
+            losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
+                                             dealt=reason == "dealt_thirty_one")
+        else:
+            losses, rule = knock_losses(values, knocker, self.rules)
+        lives = self.lives
+        applied = {s: min(losses[s], lives[s]) for s in seats}
+        if self._bus:
+            applied = one_on_the_bus(self._seats_from_left(), lives, applied)
+        if not [s for s in seats if lives[s] > applied[s]]:
+            applied, rule = all_out(seats, lives, self.rules)
+        replayed = rule == "all_out_replay"
+        eliminated = []
+        for s in seats:
+            lives[s] -= applied[s]
+            if lives[s] <= 0:
+                self.active[s] = False
+                eliminated.append(s)
+        hands = self.hands
+        result = HandResult(
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            reason=reason,
+            values=values,
+            hands=FrozenDict({s: tuple(hands[s]) for s in seats}),
+            lives_lost=FrozenDict(applied),
+            knocker=knocker,
+            declarers=declarers,
+            eliminated=tuple(eliminated),
+            replayed=replayed,
+            lives_after=tuple(lives),
+            rule=rule,
+        )
+        race_winner = None
+        if points:
+            race_winner = self._race_winner()
+            result = PointsHandResult(
+                *[getattr(result, f.name) for f in _RESULT_FIELDS], points_won=FrozenDict(won),
+                points_after=tuple(self.points), race_winner=race_winner)
+        self.results.append(result)
+        if sum(self.active) <= 1 or race_winner is not None:
+            self.phase = _GAME_OVER
+            return
+        if self.single_hand:
+            self.phase = _HAND_OVER
+            return
+        if not replayed or not self.active[self.dealer]:
+            self.dealer = self._next_active(self.dealer)
+        self.phase = _DRAW
+        if deal_next:
+            self._deal()
+
 
 #: From the field table: the lists clone() copies, one level or two deep (``rng`` has its
 #: own lines there), and the immutable fields' values before the deal.
@@ -1131,3 +1207,4 @@ _COPIED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == 
 _COPIED_NESTED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "nested")
 _INITIAL = tuple((f.name, f.metadata["initial"]) for f in fields(GameState)
                  if "initial" in f.metadata)
+_RESULT_FIELDS = fields(HandResult)

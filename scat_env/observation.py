@@ -226,6 +226,7 @@ class ObservationEncoder:
         self._points = s["points"].start if "points" in s else None
         self._to_win = float(rules.points_to_win)
         self._face_down = s["face_down"].start if "face_down" in s else None
+        self._extra = self._points is not None or self._face_down is not None
 
     def encode(self, view: PlayerView) -> np.ndarray:
         n = self.num_players
@@ -295,6 +296,15 @@ class ObservationEncoder:
         if view.stock_size == 0:
             out[self._flags + 1] = 1.0
         out[self._turn] = min(view.turn, TURN_SCALE) / TURN_SCALE
+        if self._extra:
+            self._encode_extra(view, order, out)
+        obs[self._scalars:] = out
+        return obs
+
+
+    def _encode_extra(self, view: PlayerView, order: list[int], out: list[float]) -> None:
+        """The pieces a family adds after :data:`PIECES` (points; face-down slots)."""
+        n = self.num_players
         if self._points is not None:
             at, win = self._points, self._to_win
             out[at:at + n] = [min(view.points[s] / win, 1.0) for s in order]
@@ -302,8 +312,6 @@ class ObservationEncoder:
             at, slots = self._face_down, view.slots
             out[at:at + 3 * n] = [0.0 if not slots[s] or slots[s][i] is not None else 1.0
                                   for s in order for i in range(3)]
-        obs[self._scalars:] = out
-        return obs
 
 
 def action_mask(view: PlayerView) -> np.ndarray:
