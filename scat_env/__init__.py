@@ -32,7 +32,7 @@ from .actions import (
     is_discard,
 )
 from .cards import card_str, cards_str, parse_card, parse_cards
-from .engine import GameState, HandResult, Phase
+from .engine import GameState, HandResult, Phase, PointsHandResult
 from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, lives_label
 from .scoring import hand_value
 from .view import PlayerView, active_view, make_view
@@ -75,6 +75,7 @@ __all__ = [
     "HandResult",
     "Phase",
     "PlayerView",
+    "PointsHandResult",
     "Rules",
     "action_str",
     "active_view",
