@@ -16,7 +16,17 @@ What a seat may know, and why:
 - the public log of this hand (who drew from the stock, took or discarded which card,
   knocked), lives, who is out, the dealer, who knocked, the stock size, the phase;
 - the last finished hand's result, with the hands that were shown (all of them at a
-  showdown, only the declarers' after a 31) and its own.
+  showdown, only the declarers' after a 31) and its own;
+- in a points race, every seat's points (:attr:`PlayerView.points`; ``()`` in a lives game);
+- in golf, every seat's three slots in order (:attr:`PlayerView.slots`): the card lying face
+  up there, or ``None`` for a face-down card, which nobody has seen, its owner included.
+  ``hand`` then holds the seat's own face-up cards plus, while it places it, the card it
+  drew or took (``drawn_card``; ``taken_card`` when it came from the pile and must go into
+  a slot). An opponent's face-up cards are also its ``known_cards``. The phases are
+  ``golf_draw`` (draw or take) and ``golf_place`` (put the card in a face-down slot, or
+  discard a drawn card and turn a slot up: actions ``PLACE_SLOT + i`` and ``TURN_UP + i``).
+  The log adds ``place`` (the card put face up) and ``turn_up`` (the card turned up) beside
+  ``discard`` (the card that went onto the pile).
 
 What a seat may NOT know: whether another seat is deciding to declare a new 31
 (``declare_31: choice``). That decision is private (:func:`screen`): while it is made, every
