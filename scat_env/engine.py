@@ -440,7 +440,10 @@ class GameState:
     _special: bool  # a points race or the bus: hands end through _end_special_hand
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out; a points game never takes one)")
-    points: list[int] = _copied("points per seat (scoring 'points'; zeros otherwise)")
+    # The two lists below belong to the points race and golf alone; private (read them as
+    # the properties ``points`` and ``face_up``) because every other game keeps them at
+    # zero, and a stored lives game (a trainer's checkpoint) need not carry them.
+    _scores: list[int] = _copied("points per seat (scoring 'points'; zeros otherwise)")
     active: list[bool] = _copied("seat still in the game")
     results: list[HandResult] = _copied("every scored hand, in order (frozen, shared)")
     hand_number: int = _value(0, "hands dealt so far, the current one included")
@@ -452,8 +455,8 @@ class GameState:
                                  "caller and sudden death decide without looking)")
     quiet: list[int] = _copied("per seat, the cards (bit mask) of a 31 kept quiet: they "
                                "count 30 (declare_31 'choice')")
-    face_up: list[int] = _copied("golf: per seat, bit i set: slot i (hands[seat][i]) is face "
-                                 "up; the other slots are unseen, by their owner too")
+    _face_up: list[int] = _copied("golf: per seat, bit i set: slot i (hands[seat][i]) is "
+                                  "face up; the other slots are unseen, by their owner too")
     stock: list[int] = _copied("the stock; its top card is the END of the list")
     discard: list[int] = _copied("the discard pile; its top card is the END of the list")
     log: list[tuple[int, str, int | None]] = _copied("public events (seat, kind, card or None)")
@@ -470,10 +473,6 @@ class GameState:
     taken: int | None = _value(None, "card taken from the discard pile this turn (may not "
                                "go back)")
     drawn: int | None = _value(None, "card drawn this turn (from the stock or the pile)")
-    screened: tuple[int, bool] | None = _value(None, "while a new 31's holder decides whether "
-                                               "to declare it after a discard: that card and "
-                                               "whether it was known in the hand (the other "
-                                               "seats still see the turn in its discard phase)")
 
     def __init__(
         self,
@@ -522,8 +521,8 @@ class GameState:
         self._bus = rules.one_on_the_bus
         self._special = self._points or self._bus
         self.lives = [rules.start_lives] * n
-        self.points = [0] * n
-        self.face_up = [0] * n
+        self._scores = [0] * n
+        self._face_up = [0] * n
         self.active = [True] * n
         self.results = []
         self.hands = [[] for _ in range(n)]
@@ -535,6 +534,18 @@ class GameState:
         self.log = []
         for name, initial in _INITIAL:
             setattr(self, name, initial)
+
+    @property
+    def points(self) -> list[int]:
+        """Points per seat in a points race (``rules.scoring == "points"``); zeros in every
+        other game. The engine's own list: read it, do not change it."""
+        return self._scores
+
+    @property
+    def face_up(self) -> list[int]:
+        """Golf: per seat, bit ``i`` set when slot ``i`` (``hands[seat][i]``) is face up;
+        zeros in every other game. The engine's own list: read it, do not change it."""
+        return self._face_up
 
     # -- OpenSpiel-style interface ---------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -620,8 +631,7 @@ class GameState:
             hand = self.hands[seat]
             hand.remove(action)
             self.discard.append(action)
-            known = self.known[seat]
-            self.known[seat] = known & ~(1 << action)
+            self.known[seat] &= ~(1 << action)
             self.log.append((seat, EV_DISCARD, action))
             self.taken = self.drawn = None
             a, b, c = hand
@@ -635,7 +645,6 @@ class GameState:
                     # it is made the other seats see the turn still in its discard phase
                     # (scat_env.view), as in a turn that made no 31.
                     self.phase = _DECLARE
-                    self.screened = (action, bool(known >> action & 1))
             elif seat == self.last_seat:
                 self._end_hand("knock")
             else:
@@ -688,7 +697,6 @@ class GameState:
             self._end_hand("sudden_death")
         elif action == DECLARE:
             self.log.append((seat, EV_DECLARE, None))
-            self.screened = None
             if self.pending:  # a dealt 31: the others still decide, then the hand ends
                 self.declared += (seat,)
                 self._next_dealt_31()
@@ -712,7 +720,6 @@ class GameState:
             else:  # _DECLARE: kept quiet; those cards count 30 from now on (002/000)
                 a, b, c = self.hands[seat]
                 self.quiet[seat] = 1 << a | 1 << b | 1 << c
-                self.screened = None
                 if self.pending:
                     self._next_dealt_31()
                 elif seat == self.last_seat:
@@ -728,7 +735,7 @@ class GameState:
             return [DRAW_STOCK, DRAW_DISCARD] if self.stock else [DRAW_DISCARD]
         if self.phase is not _GOLF_PLACE:
             return []
-        up = self.face_up[self.current_player]
+        up = self._face_up[self.current_player]
         down = [i for i in range(GOLF_SLOTS) if not up >> i & 1]
         acts = [PLACE_SLOT + i for i in down]
         if self.taken is None:  # a card from the stock may be discarded instead
@@ -755,10 +762,10 @@ class GameState:
             self.log.append((seat, EV_DISCARD, card))
             self.log.append((seat, EV_TURN_UP, hand[slot]))
             self.known[seat] = self.known[seat] & ~(1 << card) | 1 << hand[slot]
-        self.face_up[seat] |= 1 << slot
+        self._face_up[seat] |= 1 << slot
         self.taken = self.drawn = None
         nxt = self._next_active(seat)
-        if self.face_up[nxt] == _FULL:  # everyone has had three turns
+        if self._face_up[nxt] == _FULL:  # everyone has had three turns
             self._end_hand("face_up")
             return
         self.current_player = nxt
@@ -780,7 +787,7 @@ class GameState:
         if self.phase is not _GAME_OVER:
             return None
         if self._points:
-            return self.points.index(max(self.points))
+            return self._scores.index(max(self._scores))
         return self.active.index(True)
 
     def clone(self) -> GameState:
@@ -960,7 +967,6 @@ class GameState:
             self.quiet = [0] * n
             self.log = []
             self.knocker = self.knock_turn = self.last_seat = self.taken = self.drawn = None
-            self.screened = None
             self.pending = self.declared = ()
             self.turn = 0
             if self._sudden:
@@ -1018,7 +1024,7 @@ class GameState:
             # 002 Mike Armstrong: three cards in a row face down, and "they must not look
             # at them"; every slot starts face down.
             self.looked = [False] * self.num_players
-            self.face_up = [0] * self.num_players
+            self._face_up = [0] * self.num_players
             self.phase = _GOLF_DRAW
             return True
         self.phase = _DRAW
@@ -1069,7 +1075,7 @@ class GameState:
     def _race_winner(self) -> int | None:
         """A points game is won by the one player with the most points once they reach
         ``points_to_win``; players tied on top at or past it play on (RULES.md (u))."""
-        points = self.points
+        points = self._scores
         top = max(points)
         if top >= self.rules.points_to_win and points.count(top) == 1:
             return points.index(top)
@@ -1146,7 +1152,7 @@ class GameState:
         if points:
             won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one")
             for s, p in won.items():
-                self.points[s] += p
+                self._scores[s] += p
             losses = dict.fromkeys(seats, 0)
         elif declarers:
             losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
@@ -1186,7 +1192,7 @@ class GameState:
             race_winner = self._race_winner()
             result = PointsHandResult(
                 *[getattr(result, f.name) for f in _RESULT_FIELDS], points_won=FrozenDict(won),
-                points_after=tuple(self.points), race_winner=race_winner)
+                points_after=tuple(self._scores), race_winner=race_winner)
         self.results.append(result)
         if sum(self.active) <= 1 or race_winner is not None:
             self.phase = _GAME_OVER

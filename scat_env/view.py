@@ -123,14 +123,25 @@ def screen(state: GameState, seat: int | None) -> Screen | None:
     if state.phase is not _DECLARE or seat == state.current_player:
         return None
     mover = state.current_player
-    if state.screened is not None:
-        card, was_known = state.screened
+    if not state.pending:  # a 31 made by the discard just logged
+        card = state.discard[-1]
         known = list(state.known)
-        if was_known:
+        if _was_known(state.log, mover, card):
             known[mover] |= 1 << card
         return Screen(_DISCARD, mover, state.discard[:-1], state.log[:-1], known)
     first = state._next_active(state.dealer)
     return Screen(_DRAW, first, state.discard, state.log, state.known)
+
+
+def _was_known(log: list[tuple[int, str, int | None]], seat: int, card: int) -> bool:
+    """Whether ``card``, just discarded by ``seat`` (the log's last entry), was known to be
+    in its hand: it was, exactly when the log's last earlier entry naming that card is
+    ``seat`` taking it from the pile (a card drawn from the stock or dealt is never named
+    before it is discarded)."""
+    for who, kind, named in reversed(log[:-1]):
+        if named == card:
+            return who == seat and kind == "take"
+    return False
 
 
 def make_view(state: GameState, seat: int) -> PlayerView:

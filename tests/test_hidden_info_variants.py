@@ -16,7 +16,7 @@ from conftest import stack
 
 import scat_env
 from scat_env import Rules, parse_card
-from scat_env.actions import DECLARE, DRAW_STOCK, PASS
+from scat_env.actions import DECLARE, DRAW_DISCARD, DRAW_STOCK, PASS
 from scat_env.render import render_table
 
 RULES = Rules.preset("undeclared_31")
@@ -67,6 +67,21 @@ def test_a_31_made_and_kept_quiet_leaves_no_trace_for_the_other_seats():
     waiting = with_31[0][3][0]
     assert waiting.phase == "discard" and waiting.current_player == 1
     assert all(kind != "pass" for _, kind, _ in waiting.log)
+
+
+def test_a_31_made_by_discarding_a_card_taken_from_the_pile_leaves_no_trace():
+    """Seat 1 takes the 3C from the pile (everyone knows it holds it), later draws QH and
+    discards the 3C for AH KH QH, kept quiet; in the twin it holds AH 9C and ends on 21.
+    While seat 1 decides, the others still see the 3C in its hand, as in the twin."""
+    stock = ["3C", "4C", "5C", "QH", "6C", "7C"]
+    quiet = ["QS 9D 8D", "AH KH 5D", "AC KC 4S"]
+    plain = ["QS 9D 8D", "AH 9C 5D", "AC KC 4S"]
+    start = [DRAW_STOCK, "3C", DRAW_DISCARD, "5D", DRAW_STOCK, "4C", DRAW_STOCK, "5C",
+             DRAW_STOCK, "3C"]
+    with_31 = _play(quiet, "2D", stock, 2, [*start, PASS, DRAW_STOCK, "6C"], (0, 2))
+    without = _play(plain, "2D", stock, 2, [*start, DRAW_STOCK, "6C"], (0, 2))
+    for seat in (0, 2):
+        assert with_31[seat] == without[seat], f"seat {seat}: a quiet 31 showed"
 
 
 def test_a_dealt_31_kept_quiet_leaves_no_trace_but_the_wait():

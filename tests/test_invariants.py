@@ -33,8 +33,8 @@ def snapshot(s: GameState) -> tuple:
             tuple(tuple(h) for h in s.hands), tuple(s.known), tuple(s.stock),
             tuple(s.discard), tuple(s.log), tuple(s.results), s.hand_number, s.turn,
             s.knocker, s.knock_turn, s.last_seat, tuple(s.looked), tuple(s.quiet), s.pending,
-            s.screened, s.declared, s.taken, s.drawn, s.current_player, s.phase, s.dealer,
-            s.rng.getstate())
+            tuple(s.points), tuple(s.face_up), s.declared, s.taken, s.drawn, s.current_player,
+            s.phase, s.dealer, s.rng.getstate())
 
 
 def check_state(s: GameState, encoder: ObservationEncoder) -> None:
