@@ -117,6 +117,11 @@ def lives_text(rules: Rules, lives: int, *, short: bool = False) -> str:
     return f"{label}, {count}"
 
 
+def points_text(rules: Rules, points: int) -> str:
+    """A score in a race to points: "12 of 31 points"."""
+    return f"{points} of {rules.points_to_win} point{'s' if rules.points_to_win != 1 else ''}"
+
+
 def lives_count(rules: Rules, n: int) -> str:
     """``n`` lives in the preset's unit: "1 life", "3 lives"; on the bus, "3 stops"."""
     one, many = ("stop", "stops") if rules.lives_name == "bus" else ("life", "lives")
@@ -150,9 +155,23 @@ def _cell_len(markup: str) -> int:
     return Text.from_markup(markup).cell_len
 
 
+def _slots_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] | None) -> str:
+    """Golf: a seat's three slots in order, face-up cards shown, face-down ones ``??`` (its
+    owner has not seen them either), and the card the seat holds this turn."""
+    if revealed is not None and s in revealed:
+        return cards_markup(list(revealed[s]))
+    cells = [card_markup(c) if c is not None else "[dim]??[/]" for c in view.slots[s]]
+    text = " ".join(cells)
+    if s == view.seat and view.drawn_card is not None:
+        text += f"  holding {card_markup(view.drawn_card)}"
+    return text
+
+
 def _cards_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] | None) -> str:
     rules = view.rules
-    if s == view.seat:
+    if view.slots:
+        cards = _slots_cell(view, s, revealed)
+    elif s == view.seat:
         cards = cards_markup(view.hand, mark=view.drawn_card)
         if len(view.hand) == 3:
             cards += f" = [bold cyan]{value_of(list(view.hand), rules):g}[/]"
@@ -189,6 +208,13 @@ def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
                 lines.append(f"{escape(names[seat])}: " + ", ".join(current))
             else:
                 lines.append(f"{escape(names[seat])}: discarded the {card_markup(card)}")
+            current, seat_of_current = [], -1
+        elif kind == "place":  # golf: the held card into a slot; the slot's card follows
+            current = (current or []) + [f"put the {card_markup(card)} in a slot"]
+            seat_of_current = seat
+        elif kind == "turn_up":  # golf: after discarding the drawn card
+            current.append(f"turned up the {card_markup(card)}")
+            lines.append(f"{escape(names[seat])}: " + ", ".join(current))
             current, seat_of_current = [], -1
         elif kind == "knock":
             lines.append(f"{escape(names[seat])}: [bold yellow]knocked[/]")
@@ -234,7 +260,7 @@ def table_view(
     """
     rules = view.rules
     n = view.num_players
-    playing = view.phase in ("draw", "discard")
+    playing = view.phase in ("draw", "discard", "golf_draw", "golf_place")
     turn = view.turn + 1 if playing else view.turn
     title = f"Scat · {escape(rules.name)} rules · hand {view.hand_number} · turn {turn}"
 
@@ -247,16 +273,19 @@ def table_view(
         cards.append(_cards_cell(view, s, revealed) if view.active[s] else "")
     room = width - _FRAME - 1 - max(_cell_len(c) for c in cards + ["Cards"])
     name_width = min(max(_cell_len(p) for p in players + ["Player"]), NAME_MIN)
-    lives = [lives_text(rules, view.lives[s]) for s in range(n)]
-    if name_width + max(len(x) for x in lives) > room:
-        lives = [lives_text(rules, view.lives[s], short=True) for s in range(n)]
+    if view.points:  # a race to points: the score is what counts
+        lives = [points_text(rules, view.points[s]) for s in range(n)]
+    else:
+        lives = [lives_text(rules, view.lives[s]) for s in range(n)]
+        if name_width + max(len(x) for x in lives) > room:
+            lives = [lives_text(rules, view.lives[s], short=True) for s in range(n)]
     lives_width = max(len(x) for x in [*lives, "Lives"])
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="dim")
     table.add_column("", width=1, no_wrap=True)
     table.add_column("Player", no_wrap=True, overflow="ellipsis",
                      max_width=max(room - lives_width, 6))
-    table.add_column("Lives", no_wrap=True)
+    table.add_column("Points" if view.points else "Lives", no_wrap=True)
     table.add_column("Cards", no_wrap=True)
     for s in range(n):
         arrow = "▶" if playing and s == view.current_player else ""
@@ -292,6 +321,12 @@ def menu_view(view: PlayerView, options: Sequence[MenuOption]) -> RenderableType
     """The numbered list of legal moves, each with its shortcut."""
     if view.phase == "draw":
         head = "Your turn: draw a card, or knock."
+    elif view.phase == "golf_draw":
+        head = "Your turn: draw from the stock, or take the top discard into a slot."
+    elif view.phase == "golf_place":
+        head = ("Place it face up in a face-down slot, or discard it and turn a slot "
+                "face up." if view.taken_card is None else
+                "Place the card you took face up in a face-down slot.")
     elif view.phase != "discard":  # a call the rules offer (sudden death, a throw-down...)
         head = "Your call: type its number or its name."
     else:

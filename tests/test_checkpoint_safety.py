@@ -172,7 +172,7 @@ def test_every_agent_kind_continues_from_its_saved_generators():
         views.append(make_view(state, state.current_player))
         state.apply_action(pick.choice(state.legal_actions()))
     specs = ["random", "greedy", "threshold:20", "expert", "ismcts:8", "ppo:scat_ppo:sample",
-             "ppo:scat_ppo_set:sample"]
+             "ppo:scat_ppo_set:sample", "compact:scat_batch:sample"]
     builtin = {name for name in available() if name != "sb3" and not name.startswith("test")}
     assert {s.split(":")[0] for s in specs} >= builtin  # a new kind of agent: add it here
     for spec in specs:

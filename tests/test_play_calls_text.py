@@ -168,3 +168,27 @@ def test_agents_asked_for_from_many_threads_at_once_are_all_known(monkeypatch):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_golf_at_the_terminal_shows_the_slots_face_down_and_the_held_card(
+        tmp_path, monkeypatch, capsys):
+    """002 golf: three face-down cards nobody may look at, the owner included; a drawn card
+    is held until it goes into a slot or onto the pile."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n" * 30))
+    code = main(["play", "--fast", "--no-color", "--rules", "golf", "--players", "3",
+                 "--opponents", "expert", "--seed", "5", "--save", str(tmp_path / "g.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "?? ?? ??" in out and "holding" in out
+    assert "put the" in out and "in a slot" in out
+    assert "Place it face up in a face-down slot" in out
+
+
+def test_a_points_race_shows_points_not_lives(tmp_path, monkeypatch, capsys):
+    """Cribbage.ca's French Canadian 31: a race to 31 points; the table shows the score."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n" * 20 + "q\ny\n"))
+    code = main(["play", "--fast", "--no-color", "--rules", "french_canadian", "--players",
+                 "3", "--opponents", "expert", "--seed", "3", "--save", str(tmp_path / "f.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Points" in out and "of 31 points" in out
