@@ -492,11 +492,11 @@ PRESET_NOTES: dict[str, str] = {
     "cadillac": "four nickels, a tied knocker pays, three aces a Grand Cadillac [002 Cadillac]",
     "gin": "a knock promises the highest hand; letters G-I-N [002 Gin, 000]",
     "french_canadian": "points, not lives: the highest hand after a knock and a declared 31 "
-                       "score a point, first to 31 wins [002 French Canadian]",
+                       "score one; first to 31 wins [002 French Canadian]",
     "french_canadian_jacobs": "French Canadian, knocking only with three cards of one suit, "
                               "equal hands told apart as in poker [002 Jeffrey Jacobs]",
-    "golf": "three face-down cards turned up one a turn, scored by suit or by rank, three "
-            "quarters and one player at a time on the bus [002 Mike Armstrong]",
+    "golf": "three face-down cards turned up one a turn, scored by suit or rank; three "
+            "quarters, one on the bus at a time [002 Mike Armstrong]",
 }
 
 #: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
