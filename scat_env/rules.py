@@ -496,7 +496,7 @@ PRESET_NOTES: dict[str, str] = {
     "french_canadian_jacobs": "French Canadian, knocking only with three cards of one suit, "
                               "equal hands told apart as in poker [002 Jeffrey Jacobs]",
     "golf": "three face-down cards turned up one a turn, scored by suit or rank; three "
-            "quarters, one on the bus at a time [002 Mike Armstrong]",
+            "quarters, one on the bus [002 Mike Armstrong]",
 }
 
 #: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come
