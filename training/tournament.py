@@ -450,7 +450,11 @@ class RecordCheck:
         self.n = config.num_players
         self.seatings = config.seatings()
         self.deals = config.deals_per_table()
-        self.start_lives = config.load_rules().start_lives
+        rules = config.load_rules()
+        self.start_lives = rules.start_lives
+        # A race to points ends on points, which the hand summaries do not carry: its
+        # records are checked for the schedule and the lives, the winner only for form.
+        self.points_race = getattr(rules, "scoring", "lives") == "points"
 
     def __call__(self, rec: Any) -> tuple[int, int, int]:
         """The record's game key; ValueError (what is wrong, one line) if it does not belong."""
@@ -575,6 +579,14 @@ class RecordCheck:
             raise ValueError(f"lives_end {short_repr(lives_end)} do not match the hands' losses "
                              f"({lives if hands else []})")
         alive = [s for s in range(self.n) if lives[s] > 0]
+        if self.points_race:
+            winner = rec["winner"]
+            ended = winner is not None or (self.config.single_hand and len(hands) == 1)
+            if rec["truncated"] == ended or not (winner is None or (
+                    _is_int(winner) and 0 <= winner < self.n)):
+                raise ValueError(f"winner is {short_repr(winner)} and truncated is "
+                                 f"{str(rec['truncated']).lower()}: a race has one or the other")
+            return
         over = len(alive) <= 1 or (self.config.single_hand and len(hands) == 1)
         if rec["truncated"] == over:
             raise ValueError("truncated is " + str(rec["truncated"]).lower() + " but the game "
