@@ -592,6 +592,26 @@ def _best_without(T, cards, k, skip):
     return T[a * 2704 + b * 52 + c]
 
 
+@njit(cache=True, inline="always")
+def _read_hand(obs, g, cards):
+    """From compact observation ``g``: the mover's cards into ``cards`` (up to four), and
+    ``(how many, the top discard or -1, the card taken this turn or -1)``."""
+    k = 0
+    top = -1
+    taken = -1
+    for c in range(52):
+        code = obs[g, c]
+        if code == C_HAND or code == C_DRAWN or code == C_TAKEN:
+            if k < 4:
+                cards[k] = c
+                k += 1
+            if code == C_TAKEN:
+                taken = c
+        elif code == C_TOP:
+            top = c
+    return k, top, taken
+
+
 @njit(cache=True, parallel=True)
 def hand_features(obs, T, out):
     """Scoring features of compact observations, a function of the observation alone:
@@ -602,19 +622,7 @@ def hand_features(obs, T, out):
         for j in range(out.shape[1]):
             out[g, j] = 0.0
         cards = np.empty(4, np.int64)
-        k = 0
-        top = -1
-        taken = -1
-        for c in range(52):
-            code = obs[g, c]
-            if code == C_HAND or code == C_DRAWN or code == C_TAKEN:
-                if k < 4:
-                    cards[k] = c
-                    k += 1
-                if code == C_TAKEN:
-                    taken = c
-            elif code == C_TOP:
-                top = c
+        k, top, taken = _read_hand(obs, g, cards)
         if k == 4:
             best = -1.0
             for i in range(4):
@@ -645,19 +653,7 @@ def threshold_actions(knock_at, T, obs, mask, out):
     0 never knocks. The same moves as :class:`agents.greedy.ThresholdAgent`."""
     for g in prange(obs.shape[0]):
         cards = np.empty(4, np.int64)
-        k = 0
-        top = -1
-        taken = -1
-        for c in range(52):
-            code = obs[g, c]
-            if code == C_HAND or code == C_DRAWN or code == C_TAKEN:
-                if k < 4:
-                    cards[k] = c
-                    k += 1
-                if code == C_TAKEN:
-                    taken = c
-            elif code == C_TOP:
-                top = c
+        k, top, taken = _read_hand(obs, g, cards)
         if k == 4:  # discard phase
             best_v = -1.0
             best_c = -1
