@@ -43,7 +43,6 @@ from .humanio import (
 )
 from .savegame import (
     HUMAN,
-    REPLACEMENT_AGENTS,
     PlayerEntry,
     SavedGame,
     SaveError,
@@ -282,11 +281,9 @@ class PlaySession:
 
     def _replacement_for(self, seat: int) -> str:
         """The first of :data:`REPLACEMENT_AGENTS` not yet tried at ``seat``."""
-        tried = {self.game.players[seat].agent}
-        tried |= {r.agent for r in self.game.replacements if r.seat == seat}
-        for spec in REPLACEMENT_AGENTS:
-            if spec not in tried:
-                return spec
+        spec = self.game.next_replacement(seat)
+        if spec is not None:
+            return spec
         raise CliError(f"no agent can play {self.names[seat]}'s seat (every replacement "
                        "broke); the last good save is kept")
 

@@ -348,6 +348,13 @@ class SavedGame:
         """Note that ``spec`` plays ``seat`` from the next decision on."""
         self.replacements.append(Replacement(seat, len(self.actions), spec))
 
+    def next_replacement(self, seat: int) -> str | None:
+        """The first of :data:`REPLACEMENT_AGENTS` not yet tried at ``seat`` (the seat's
+        own agent counts as tried), or ``None`` when every one has broken there."""
+        tried = {self.players[seat].agent}
+        tried |= {r.agent for r in self.replacements if r.seat == seat}
+        return next((spec for spec in REPLACEMENT_AGENTS if spec not in tried), None)
+
     def sync(self, state: GameState) -> None:
         """Bring results, status and winner up to date with ``state``."""
         if state.is_terminal() and self.status != "finished":

@@ -41,7 +41,6 @@ from scat_cli.game import HUMAN_SEAT, new_game
 from scat_cli.savegame import (
     HUMAN,
     MAX_FILE_BYTES,
-    REPLACEMENT_AGENTS,
     ReplayError,
     SavedGame,
     SaveError,
@@ -430,9 +429,7 @@ class GameStore:
                 what = "made a move the rules do not allow"
             except Exception as exc:  # any agent error: its text may name its cards
                 what = f"failed ({type(exc).__name__})"
-            tried = {live.save.players[seat].agent}
-            tried |= {r.agent for r in live.save.replacements if r.seat == seat}
-            spec = next((s for s in REPLACEMENT_AGENTS if s not in tried), None)
+            spec = live.save.next_replacement(seat)
             if spec is None:
                 raise WebError(500, f"no agent can play {live.save.names[seat]}'s seat "
                                     "(every replacement broke); the last good save is kept")
