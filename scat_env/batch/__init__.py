@@ -16,7 +16,7 @@ for all of them at every step, and needs JAX; numpy alone would need the same ma
     >>> env = BatchEnv(num_envs=1024, num_players=3, rules="standard", seed=0)
     >>> out = env.reset()
     >>> out["observation"].shape, out["action_mask"].shape, out["current_player"].shape
-    ((1024, 63), (1024, 61), (1024,))
+    ((1024, 63), (1024, 67), (1024,))
     >>> out = env.step(env.random_actions())
     >>> sorted(out)  # doctest: +NORMALIZE_WHITESPACE
     ['action_mask', 'current_player', 'done', 'hands_ended', 'lives', 'lives_lost',
