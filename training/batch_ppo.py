@@ -405,8 +405,9 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
             history.append({"update": update, "samples": samples, "elapsed_s": elapsed,
                             "vs_greedy": evals})
             text = " ".join(f"{n}p {v:.2f}x" for n, v in evals.items())
-            log(f"update {update}: {samples:,} samples, {samples / elapsed:,.0f}/s, "
-                f"vs greedy {text}")
+            if cfg.progress:  # --no-progress keeps a run quiet until its report
+                log(f"update {update}: {samples:,} samples, {samples / elapsed:,.0f}/s, "
+                    f"vs greedy {text}")
     elapsed = time.perf_counter() - start
     return net, {"samples": samples, "updates": update, "elapsed_s": elapsed,
                  "samples_per_s_since_start": samples / max(elapsed, 1e-9),

@@ -384,7 +384,7 @@ class BatchPPOConfig:
     eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
     final_eval_games: int = 1000  # per (opponent, player count), duplicate deals; 0: none
     final_eval_workers: int = 2
-    progress: bool = True
+    progress: bool = True  # the in-training check's line on stderr (--no-progress: none)
 
     def __post_init__(self) -> None:
         where = "batch config"
