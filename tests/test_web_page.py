@@ -208,9 +208,15 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
         assert page.locator(".replay-table tr").nth(p["seat"] + 1).locator(".card").count() == 3
     page.click("#r-next")
     assert page.inner_text("#r-text") == replay["steps"][1]["text"]
-    page.keyboard.press("End")  # not a replay key: nothing moves
-    page.click("#r-last")
+    page.keyboard.press("End")
     assert page.inner_text("#r-pos").startswith(f"step {len(replay['steps'])} ")
+    assert "Showdown" in page.inner_text("#r-result")
+    page.keyboard.press("Home")
+    assert page.inner_text("#r-pos").startswith("step 1 ")
+    page.click("#r-showdown")  # the first hand's end
+    first_end = next(i for i, st in enumerate(replay["steps"]) if st["results"])
+    assert page.inner_text("#r-pos").startswith(f"step {first_end + 1} ")
+    assert page.inner_text("#r-text") == replay["steps"][first_end]["text"]
     assert "Showdown" in page.inner_text("#r-result")
 
 

@@ -11,6 +11,7 @@ const SPEEDS = [
   { ms: 1300, text: "slow" }, { ms: 2200, text: "very slow" },
 ];
 const ACTION = { STOCK: 52, TAKE: 53, KNOCK: 54, END_PLAY: 55 };
+const GOLF = { PLACE: 61, TURN_UP: 64 };
 
 const page = {
   options: null,
@@ -21,6 +22,7 @@ const page = {
   continueShowdown: null,
   replay: null,
   replayStep: 0,
+  replayTimer: null,   // the replay stepping on by itself
   metrics: { load: null, moves: [] },
 };
 window.scatMetrics = page.metrics;
@@ -46,7 +48,13 @@ async function api(method, path, body, raw = false) {
     init.body = raw ? body : JSON.stringify(body);
   }
   const started = performance.now();
-  const res = await fetch(path, init);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch {
+    throw new Error("The server does not answer: is scat serve still running? "
+      + "Start it again and reload; your games are saved.");
+  }
   let data = null;
   try {
     data = await res.json();
@@ -64,6 +72,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const speedMs = () => SPEEDS[Number($("speed").value)]?.ms ?? 750;
 
 function show(view) {
+  if (view !== "replay" && page.replayTimer) stopReplay();
   for (const v of document.querySelectorAll(".view")) v.hidden = v.id !== `view-${view}`;
   document.body.dataset.view = view;
 }
@@ -116,12 +125,12 @@ async function openStart() {
     $("f-players").max = o.max_players;
     $("f-players").value = o.default_players;
     const opp = $("f-opponents");
-    for (const a of o.agents) {
-      const opt = el("option", null, a.label);
-      opt.value = a.spec;
-      opp.append(opt);
-    }
-    opp.value = o.default_opponent;
+    // "" sends no opponents: the server seats its shipped policy where that policy can
+    // play the table (players, rules) and the expert elsewhere
+    const best = el("option", null, "The best the server has for this table (trained policy)");
+    best.value = "";
+    opp.append(best, ...agentOptions(o.agents));
+    opp.value = "";
     const rules = $("f-rules");
     for (const p of o.presets) {
       const opt = el("option", null, p.name.replaceAll("_", " "));
@@ -134,6 +143,45 @@ async function openStart() {
   refreshGames();
 }
 
+function agentOptions(agents) {
+  return agents.map((a) => {
+    const opt = el("option", null, a.label);
+    opt.value = a.spec;
+    return opt;
+  });
+}
+
+/** One select per opponent seat when "Choose each opponent" is ticked; each starts at the
+ * opponent chosen above (the server's default opponent when that is "the best"). */
+function showSeatChoices() {
+  const box = $("f-seats");
+  const each = $("f-each").checked;
+  box.hidden = !each;
+  $("f-opponents-label").hidden = each;
+  if (!each) return;
+  const o = page.options;
+  const n = Math.max(o.min_players, Math.min(o.max_players, Number($("f-players").value) || 0));
+  const kept = [...box.querySelectorAll("select")].map((x) => x.value);
+  const start = $("f-opponents").value || o.default_opponent;
+  box.replaceChildren();
+  for (let seat = 1; seat < n; seat += 1) {
+    const label = el("label", null, `Seat ${seat} `);
+    const sel = el("select");
+    sel.dataset.seat = seat;
+    sel.append(...agentOptions(o.agents));
+    sel.value = kept[seat - 1] || start;
+    label.append(sel);
+    box.append(label);
+  }
+}
+
+function chosenOpponents() {
+  if ($("f-each").checked) {
+    return [...$("f-seats").querySelectorAll("select")].map((x) => x.value);
+  }
+  return $("f-opponents").value || undefined;
+}
+
 function showNotes() {
   const p = page.options.presets.find((x) => x.name === $("f-rules").value);
   $("f-rules-notes").textContent = p
@@ -144,6 +192,7 @@ async function refreshGames() {
   const list = $("games-list");
   try {
     const games = (await api("GET", "/api/games")).data.games;
+    showResume(games);
     list.replaceChildren();
     if (games.length === 0) list.append(el("li", "muted", "No games yet."));
     for (const g of games.slice(0, 20)) {
@@ -162,14 +211,31 @@ async function refreshGames() {
   }
 }
 
+/** The game this browser played last, when it is not over: one click back to it. */
+function showResume(games) {
+  const box = $("resume");
+  const last = localStorage.getItem("scat-last-game");
+  const g = games.find((x) => x.id === last && x.status === "playing");
+  box.hidden = !g;
+  box.replaceChildren();
+  if (!g) return;
+  const a = el("a", "button primary", "Continue your last game");
+  a.href = `#game=${g.id}`;
+  a.id = "resume-link";
+  box.append(a, el("span", "muted", ` vs ${g.names.slice(1).join(", ")}, `
+    + `${g.rules.replaceAll("_", " ")} rules`));
+}
+
 async function startGame(ev) {
   ev.preventDefault();
   if (page.busy) return;
   const players = Number($("f-players").value);
   const body = {
-    players, opponents: $("f-opponents").value, rules: $("f-rules").value,
+    players, rules: $("f-rules").value,
     name: $("f-name").value.trim() || "You", teaching: $("f-teaching").checked,
   };
+  const opponents = chosenOpponents();
+  if (opponents !== undefined) body.opponents = opponents;
   if (!Number.isInteger(players) || players < page.options.min_players
       || players > page.options.max_players) {
     say(`Players must be a whole number from ${page.options.min_players} to `
@@ -182,6 +248,7 @@ async function startGame(ev) {
     const { data } = await api("POST", "/api/games", body);
     say("");
     setHash(`#game=${data.game.id}`);
+    localStorage.setItem("scat-last-game", data.game.id);
     show("table");
     page.game = null;
     page.lastAction = {};
@@ -208,6 +275,7 @@ async function openGame(id) {
   hidePanels();
   const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}`);
   page.game = data.game;
+  localStorage.setItem("scat-last-game", data.game.id);
   page.lastAction = {};
   $("log").replaceChildren();
   for (const e of data.game.events) logEvent(e, data.game);
@@ -268,17 +336,15 @@ function render(state) {
     head.append(el("b", "name", p.name));
     if (p.label) head.append(el("span", "agent", ` (${p.label})`));
     head.append(badges(s, p));
-    const lives = el("div", "lives", p.lives_text);
+    const lives = el("div", "lives", scoreText(s, p));
     lives.dataset.lives = p.lives;
-    if (p.lives <= 1) lives.classList.add("low");
+    if (p.lives <= 1 && !hasPoints(s)) lives.classList.add("low");
     const cards = el("div", "cards");
-    if (!p.out) {
-      if (p.hand) for (const c of p.hand) cards.append(cardEl(c, { small: true }));
-      else for (let i = 0; i < 3; i += 1) cards.append(backEl({ small: true }));
-    }
+    if (!p.out) cards.append(...opponentCards(s, p));
     const known = el("div", "known");
-    if (p.known.length) {
-      known.append(el("span", "muted", "Known: "), cardRow(p.known));
+    if (p.known.length && !p.hand && !p.out) {
+      known.append(el("span", "muted", isGolf(s) ? `${p.known.length} face up`
+        : `${p.known.length} known: taken from the pile`));
     }
     const last = el("div", "last-action", page.lastAction[p.seat] || "");
     box.append(head, lives, cards, known, last);
@@ -288,28 +354,13 @@ function render(state) {
   const me = s.players[s.you];
   $("me-name").textContent = me.name;
   $("me-badges").replaceChildren(badges(s, me));
-  $("me-lives").textContent = me.lives_text;
-  $("me-lives").classList.toggle("low", me.lives <= 1);
+  $("me-lives").textContent = scoreText(s, me);
+  $("me-lives").classList.toggle("low", me.lives <= 1 && !hasPoints(s));
   $("me").classList.toggle("to-move", s.to_move === s.you && s.status === "playing");
 
   const legal = new Map(s.legal.map((m) => [m.action, m]));
   const hand = $("hand");
-  hand.replaceChildren();
-  for (const c of s.hand) {
-    const b = cardEl(c, { tag: "button" });
-    b.type = "button";
-    const move = s.legal.find((m) => m.key === c.toLowerCase());
-    if (move) {
-      b.classList.add("playable");
-      b.title = `${move.label} (keeps ${move.value})`;
-    }
-    if (c === s.drawn) b.classList.add("drawn");
-    if (c === s.taken) b.classList.add("taken");
-    hand.append(b);
-  }
-  if (s.hand.length === 0 && s.status === "playing") {
-    for (let i = 0; i < 3; i += 1) hand.append(backEl());
-  }
+  hand.replaceChildren(...(isGolf(s) ? golfHand(s, me) : handCards(s)));
   $("hand-value").textContent = s.hand_value !== null && s.hand_value !== undefined
     ? `Worth ${s.hand_value}` : (s.phase === "discard" ? "Four cards: discard one" : "");
 
@@ -333,6 +384,94 @@ function render(state) {
   document.body.dataset.phase = s.phase;
 }
 
+/** A race to points shows points where a lives game shows lives. */
+function hasPoints(s) {
+  return s.players.some((p) => p.points !== undefined && p.points !== null);
+}
+
+function scoreText(s, p) {
+  if (p.points_text) return p.points_text;
+  if (p.points === undefined || p.points === null) return p.lives_text;
+  const goal = s.rules.points_to_win;
+  return goal ? `${p.points} of ${goal} points` : `${p.points} points`;
+}
+
+/** Golf: three slots a player turns face up one a turn, instead of a hand of three. */
+function isGolf(s) {
+  return s.rules.play === "golf" || String(s.phase).startsWith("golf")
+    || s.players.some((p) => Array.isArray(p.slots) && p.slots.length > 0);
+}
+
+/** An opponent's cards as the person may see them: the hand in a teaching game, golf's
+ * slots, else the cards it is known to hold (taken from the pile) face up, the rest face
+ * down, as the terminal's table writes them. */
+function opponentCards(s, p) {
+  const small = { small: true };
+  if (p.hand) return p.hand.map((c) => cardEl(c, small));
+  if (Array.isArray(p.slots) && p.slots.length) {
+    return p.slots.map((c) => (c ? cardEl(c, small) : backEl(small)));
+  }
+  const out = p.known.map((c) => {
+    const k = cardEl(c, small);
+    k.classList.add("known");
+    k.title = isGolf(s) ? "face up" : "taken from the discard pile: everyone saw it";
+    return k;
+  });
+  while (out.length < 3) out.push(backEl(small));
+  return out;
+}
+
+/** The person's hand as buttons: a click discards a card the rules allow. */
+function handCards(s) {
+  const out = [];
+  for (const c of s.hand) {
+    const b = cardEl(c, { tag: "button" });
+    b.type = "button";
+    const move = s.legal.find((m) => m.key === c.toLowerCase() && m.action < 52);
+    if (move) {
+      b.classList.add("playable");
+      b.title = `${move.label} (keeps ${move.value})`;
+    }
+    if (c === s.drawn) b.classList.add("drawn");
+    if (c === s.taken) b.classList.add("taken");
+    out.push(b);
+  }
+  if (s.hand.length === 0 && s.status === "playing") {
+    for (let i = 0; i < 3; i += 1) out.push(backEl());
+  }
+  return out;
+}
+
+/** Golf: the person's three slots (a click puts the card held into a face-down one) and
+ * the card held this turn. Without the slots in STATE, the face-up cards come first. */
+function golfHand(s, me) {
+  const held = s.drawn || s.taken;
+  const slots = Array.isArray(me.slots) && me.slots.length ? me.slots : (() => {
+    const up = s.hand.filter((c) => c !== held);
+    return [...up, ...Array(Math.max(0, 3 - up.length)).fill(null)];
+  })();
+  const out = slots.map((c, i) => {
+    const slot = c ? cardEl(c, { tag: "button" }) : el("button", "card back");
+    slot.type = "button";
+    slot.classList.add("slot");
+    slot.dataset.slot = i;
+    const place = s.legal.find((m) => m.action === GOLF.PLACE + i);
+    if (place && !c) {
+      slot.classList.add("playable");
+      slot.title = place.label;
+    }
+    return slot;
+  });
+  if (held) {
+    const h = cardEl(held);
+    h.classList.add("held", "drawn");
+    const box = el("span", "held-box");
+    box.append(el("span", "held-label", "holding"), h);
+    out.push(box);
+  }
+  return out;
+}
+
 function promptFor(s) {
   if (s.status === "over") return "The game is over.";
   if (!s.legal.length) return "The other players are moving.";
@@ -344,6 +483,14 @@ function promptFor(s) {
   if (s.phase === "discard") {
     return s.taken ? `Now discard a card: click it, or type it like kh and Enter (not the `
       + `${cardText(s.taken)} you took).` : "Now discard a card: click it, or type it like kh and Enter.";
+  }
+  if (s.phase === "golf_draw") {
+    return "Your turn: draw from the stock, or take the top discard into a slot.";
+  }
+  if (s.phase === "golf_place") {
+    return s.taken ? "Put the card you took face up in a face-down slot: click the slot."
+      : "Click a face-down slot to put the card there, or discard it and turn a slot up "
+        + "(buttons below).";
   }
   if (s.phase === "blind") return "Throw-down: call it blind, or look at your cards.";
   if (s.phase === "sudden_death") return "You deal: call sudden death, or deal on.";
@@ -413,9 +560,10 @@ async function fly(from, to, card, ms) {
   const b = to.getBoundingClientRect();
   const moving = card ? cardEl(card) : backEl();
   moving.classList.add("flying");
-  moving.style.left = `${a.left + a.width / 2 - 30}px`;
-  moving.style.top = `${a.top + a.height / 2 - 42}px`;
   $("fly-layer").append(moving);
+  const size = moving.getBoundingClientRect();
+  moving.style.left = `${a.left + a.width / 2 - size.width / 2}px`;
+  moving.style.top = `${a.top + a.height / 2 - size.height / 2}px`;
   moving.getBoundingClientRect();  // start the transition from here
   moving.style.transition = `transform ${ms}ms ease-in-out`;
   const dx = (b.left + b.width / 2) - (a.left + a.width / 2);
@@ -444,7 +592,11 @@ async function animate(prev, next, events) {
     const seatBox = e.seat === next.you ? $("me")
       : document.querySelector(`#opponents [data-seat="${e.seat}"]`);
     if (seatBox && e.kind !== "deal" && e.kind !== "game_over") seatBox.classList.add("acting");
-    if (e.kind === "draw_stock") await fly($("stock"), seatEl(e.seat), null, flyMs);
+    if (e.kind === "draw_stock") {
+      // the person sees the card they drew on its way; nobody else's
+      const seen = e.seat === next.you && i === events.length - 1 ? next.drawn : null;
+      await fly($("stock"), seatEl(e.seat), seen, flyMs);
+    }
     if (e.kind === "draw_discard") {
       const pile = snaps[i].pile;
       setPiles(pile, snaps[i].stock);
@@ -494,7 +646,11 @@ function showdownPanel(result, state, finalLives) {
   box.append(el("h2", null, `Showdown \u00b7 hand ${result.hand_number}`));
   const table = el("table", "result");
   const head = el("tr");
-  for (const h of ["Player", "Hand", "Value", "Lost", "Now"]) head.append(el("th", null, h));
+  // a race to points: what each scored and where it stands, instead of lives
+  const race = result.points_won !== undefined && result.points_won !== null;
+  const heads = race ? ["Player", "Hand", "Value", "Scored", "Points"]
+    : ["Player", "Hand", "Value", "Lost", "Now"];
+  for (const h of heads) head.append(el("th", null, h));
   table.append(head);
   const seats = state.players.map((p) => p.seat);
   for (const seat of seats) {
@@ -512,6 +668,14 @@ function showdownPanel(result, state, finalLives) {
     hand.append(result.hands[key] ? cardRow(result.hands[key]) : el("span", "muted", "not shown"));
     tr.append(hand);
     tr.append(el("td", "num", result.values[key] ?? "\u2013"));
+    if (race) {
+      const won = result.points_won[key] || 0;
+      tr.append(el("td", won ? "num scored" : "num", won ? `+${won}` : "0"));
+      tr.append(el("td", "num", (result.points_after || [])[seat] ?? "\u2013"));
+      if (won) tr.classList.add("scorer");
+      table.append(tr);
+      continue;
+    }
     const lost = result.lives_lost[key] || 0;
     tr.append(el("td", lost ? "num lost" : "num", lost ? `-${lost}` : "0"));
     const after = result.lives_after[seat];
@@ -567,11 +731,13 @@ function showGameOver(s) {
     ["Your place", sm.place ? ord(sm.place) : "\u2013"],
     ["Hands played", sm.hands], ["31s", sm.thirty_ones],
     ["Knocks", `${sm.knocks} (yours: ${sm.your_knocks})`],
-    ["Lives you lost", `${sm.your_lives_lost} in ${sm.your_hands_lost} hands`],
+    [hasPoints(s) ? "Hands you lost" : "Lives you lost", hasPoints(s) ? sm.your_hands_lost
+      : `${sm.your_lives_lost} in ${sm.your_hands_lost} hand${sm.your_hands_lost === 1 ? "" : "s"}`],
     ["Your 31s", sm.your_31s],
   ];
   for (const [k, v] of rows) dl.append(el("dt", null, k), el("dd", null, v ?? "\u2013"));
   panel.append(dl);
+  panel.append(standings(s));
   const again = el("div", "buttons");
   const replay = el("a", "button primary", "Replay this game");
   replay.href = `#replay=${s.id}`;
@@ -581,6 +747,27 @@ function showGameOver(s) {
   again.append(replay, next);
   panel.append(again);
   panel.hidden = false;
+  panel.scrollIntoView({ block: "nearest" });
+}
+
+/** Where every player ended: the winner first, then by lives (or points) left. */
+function standings(s) {
+  const table = el("table", "standings");
+  const head = el("tr");
+  for (const h of ["Player", hasPoints(s) ? "Points" : "Lives"]) head.append(el("th", null, h));
+  table.append(head);
+  const score = (p) => (hasPoints(s) ? p.points : p.lives);
+  const won = (p) => ((s.winner || []).includes(p.seat) ? 1 : 0);
+  const order = [...s.players].sort((a, b) => won(b) - won(a) || score(b) - score(a));
+  for (const p of order) {
+    const tr = el("tr");
+    const me = p.name === "You" ? "You" : `${p.name} (you)`;
+    const who = el("td", null, p.seat === s.you ? me : `${p.name} (${p.label})`);
+    if (won(p)) who.append(el("span", "badge winner", "winner"));
+    tr.append(who, el("td", null, p.out ? "out" : scoreText(s, p)));
+    table.append(tr);
+  }
+  return table;
 }
 
 /** Plays `action` (after checking it is in STATE.legal) and shows what followed. */
@@ -633,6 +820,10 @@ async function play(action) {
 // -- what a click or a key means ------------------------------------------------------------
 function whyNotCard(s, card) {
   if (!s.hand.includes(card)) return `You don't hold the ${cardText(card)}.`;
+  if (isGolf(s)) {
+    return s.phase === "golf_place" ? "Click a face-down slot to put the card there."
+      : "Draw first: click the stock (s) or take the top discard (d).";
+  }
   if (s.phase === "draw") {
     return "Draw first: click the stock (s) or the discard pile (d)"
       + (s.legal.some((m) => m.action === ACTION.KNOCK) ? ", or knock (k)." : ".");
@@ -642,6 +833,19 @@ function whyNotCard(s, card) {
       + "straight back.";
   }
   return "You cannot discard now.";
+}
+
+/** Golf: a click on slot `i` puts the card held there (face up). */
+function trySlot(i) {
+  const s = page.game;
+  if (!s || page.busy) return say("Wait: the other players are still moving.");
+  const place = s.legal.find((m) => m.action === GOLF.PLACE + i);
+  if (place) return play(place.action);
+  if (s.phase === "golf_draw") {
+    return say("Draw first: click the stock (s) or take the top discard (d).");
+  }
+  if ((s.players[s.you].slots || [])[i]) return say(`Slot ${i + 1} is already face up.`);
+  return say("You cannot put a card there now.");
 }
 
 function tryCard(card) {
@@ -659,6 +863,10 @@ function tryPile(action) {
   if (s.legal.some((m) => m.action === action)) return play(action);
   if (s.phase === "discard") {
     return say("You hold four cards: discard one first (click it, or type it like kh and Enter).");
+  }
+  if (s.phase === "golf_place") {
+    return say(s.taken ? "Put the card you took in a face-down slot: click the slot."
+      : "To discard the card, choose the slot to turn face up (the buttons below).");
   }
   return say(action === ACTION.STOCK ? "You cannot draw from the stock now."
     : (s.top_discard ? "You cannot take the top discard now." : "The discard pile is empty."));
@@ -708,6 +916,17 @@ function submitTyped() {
   return say(`"${text}" is not a move here${keys ? `; you may type ${keys}` : ""}.`);
 }
 
+/** The terminal's one-letter moves by what they do, whatever the menu calls them (golf's
+ * menu says "stock" and "take"): s, d, k, e, and in golf 1 2 3 for a slot. */
+function directMove(s, key) {
+  const byKey = { s: ACTION.STOCK, d: ACTION.TAKE, k: ACTION.KNOCK, e: ACTION.END_PLAY };
+  let action = byKey[key];
+  if (action === undefined && isGolf(s) && /^[1-3]$/.test(key)) {
+    action = GOLF.PLACE + Number(key) - 1;
+  }
+  return action !== undefined && s.legal.some((m) => m.action === action) ? action : null;
+}
+
 function tableKey(ev) {
   const s = page.game;
   if (ev.key === "Enter" || ev.key === " ") {
@@ -738,6 +957,12 @@ function tableKey(ev) {
   page.typed += ev.key.toLowerCase();
   const t = page.typed;
   if (t.length === 1 && s) {
+    const direct = directMove(s, t);
+    if (direct !== null) {
+      page.typed = "";
+      showTyped();
+      return play(direct);
+    }
     const longer = s.legal.some((m) => m.key.length > 1 && m.key.startsWith(t));
     const exact = s.legal.find((m) => m.key === t);
     // a key that starts no card name (s, d, e, h) acts at once; so does k while no card
@@ -823,6 +1048,42 @@ function replayStep(i) {
   $("r-last").disabled = k === n - 1;
 }
 
+/** Steps the replay on by itself at the table's speed (at least a third of a second a
+ * step), until the end or a click on Pause. */
+async function playReplay() {
+  if (page.replayTimer) {
+    stopReplay();
+    return;
+  }
+  const r = page.replay;
+  if (!r) return;
+  if (page.replayStep >= r.steps.length - 1) replayStep(0);
+  $("r-play").textContent = "Pause";
+  const tick = () => {
+    if (page.replay !== r || page.replayStep >= r.steps.length - 1) {
+      stopReplay();
+      return;
+    }
+    replayStep(page.replayStep + 1);
+    page.replayTimer = setTimeout(tick, Math.max(speedMs(), 330));
+  };
+  page.replayTimer = setTimeout(tick, Math.max(speedMs(), 330));
+}
+
+function stopReplay() {
+  clearTimeout(page.replayTimer);
+  page.replayTimer = null;
+  $("r-play").textContent = "Play";
+}
+
+/** The next step that ends a hand (its showdown). */
+function nextShowdown() {
+  const r = page.replay;
+  if (!r) return;
+  const k = r.steps.findIndex((st, i) => i > page.replayStep && (st.results || []).length);
+  replayStep(k < 0 ? r.steps.length - 1 : k);
+}
+
 async function uploadReplay(ev) {
   const file = ev.target.files && ev.target.files[0];
   ev.target.value = "";
@@ -853,7 +1114,8 @@ async function openResults() {
   } else {
     const table = el("table", "stats");
     const head = el("tr");
-    for (const h of ["Opponents", "Games", "Your wins", "Win rate", "Hands", "Lives lost", "Per hand"]) {
+    for (const h of ["Opponent", "Games", "Wins", "Win %", "Hands", "Lives lost",
+      "Lost a hand"]) {
       head.append(el("th", null, h));
     }
     table.append(head);
@@ -875,11 +1137,16 @@ async function openResults() {
 function wire() {
   $("start-form").addEventListener("submit", startGame);
   $("f-rules").addEventListener("change", showNotes);
+  $("f-each").addEventListener("change", showSeatChoices);
+  $("f-players").addEventListener("input", showSeatChoices);
   $("stock").addEventListener("click", () => tryPile(ACTION.STOCK));
   $("discard").addEventListener("click", () => tryPile(ACTION.TAKE));
   $("hand").addEventListener("click", (ev) => {
+    const slot = ev.target.closest("[data-slot]");
+    if (slot) return trySlot(Number(slot.dataset.slot));
     const b = ev.target.closest("[data-card]");
     if (b) tryCard(b.dataset.card);
+    return undefined;
   });
   $("actions").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-action]");
@@ -908,6 +1175,8 @@ function wire() {
   $("r-next").addEventListener("click", () => replayStep(page.replayStep + 1));
   $("r-first").addEventListener("click", () => replayStep(0));
   $("r-last").addEventListener("click", () => replayStep(Infinity));
+  $("r-play").addEventListener("click", playReplay);
+  $("r-showdown").addEventListener("click", nextShowdown);
   document.addEventListener("keydown", (ev) => {
     const t = ev.target;
     const tag = t && t.tagName;
@@ -917,8 +1186,18 @@ function wire() {
     const view = document.body.dataset.view;
     if (view === "table") tableKey(ev);
     if (view === "replay") {
-      if (ev.key === "ArrowRight") replayStep(page.replayStep + 1);
-      if (ev.key === "ArrowLeft") replayStep(page.replayStep - 1);
+      const keys = {
+        ArrowRight: () => replayStep(page.replayStep + 1),
+        ArrowLeft: () => replayStep(page.replayStep - 1),
+        Home: () => replayStep(0),
+        End: () => replayStep(Infinity),
+        n: nextShowdown,
+        p: playReplay,
+      };
+      if (keys[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+        ev.preventDefault();
+        keys[ev.key]();
+      }
     }
   });
   window.addEventListener("hashchange", route);
