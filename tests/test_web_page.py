@@ -308,3 +308,89 @@ def test_teaching_mode_is_marked_and_shows_the_opponents_cards(page: Any, server
     shown = page.eval_on_selector_all("#opponents [data-seat='1'] .cards [data-card]",
                                       "els => els.map(e => e.dataset.card)")
     assert shown == state["players"][1]["hand"]
+
+
+def test_opponents_default_to_the_servers_choice_and_may_be_chosen_per_seat(
+        page: Any, server: Server) -> None:
+    page.goto(server.url + "#new")
+    page.wait_for_selector("#f-opponents option", state="attached")
+    # untouched, the form sends no opponents: the server seats what can play the table
+    # (its trained set plays at most 6, so picking it for 7 would be refused)
+    page.fill("#f-players", "7")
+    with page.expect_request("**/api/games") as sent:
+        page.click("#f-start")
+    assert "opponents" not in sent.value.post_data_json
+    page.locator("#speed").fill("0")
+    settle(page)
+    assert page.inner_text("#message") == ""
+    game = page.get_attribute("body", "data-game")
+    agents = [p["agent"] for p in server.get(f"/api/games/{game}")["game"]["players"]]
+    assert len(agents) == 7 and "ppo:scat_ppo_set" not in agents
+
+    page.goto(server.url + "#new")
+    page.wait_for_selector("#resume-link")  # the game left playing is one click away
+    page.fill("#f-players", "3")
+    page.check("#f-each")
+    seats = page.locator("#f-seats select")
+    assert seats.count() == 2 and not page.is_visible("#f-opponents")
+    seats.nth(0).select_option("random")
+    seats.nth(1).select_option("greedy")
+    page.click("#f-start")
+    page.wait_for_selector("#view-table:not([hidden])")
+    settle(page)
+    game = page.get_attribute("body", "data-game")
+    agents = [p["agent"] for p in server.get(f"/api/games/{game}")["game"]["players"]]
+    assert agents == ["you", "random", "greedy"]
+    assert "(greedy)" in page.inner_text("#opponents [data-seat='2']")
+
+
+def test_golf_puts_the_card_held_into_the_slot_clicked(page: Any, server: Server) -> None:
+    page.goto(server.url + "#new")
+    page.wait_for_selector("#f-opponents option", state="attached")
+    page.fill("#f-players", "2")
+    page.select_option("#f-opponents", "random")
+    page.select_option("#f-rules", "golf")
+    page.click("#f-start")
+    page.wait_for_selector("#view-table:not([hidden])")
+    page.locator("#speed").fill("0")
+    settle(page)
+    game = page.get_attribute("body", "data-game")
+    state = server.get(f"/api/games/{game}")["game"]
+    assert state["phase"] == "golf_draw"
+    assert page.locator("#hand .slot").count() == 3
+    page.locator("#hand .slot").first.click()  # a slot before drawing: refused, nothing sent
+    assert "Draw first" in page.inner_text("#message")
+    page.keyboard.press("s")  # the menu calls it "stock"; s draws, as in the terminal
+    ready(page)
+    held = server.get(f"/api/games/{game}")["game"]
+    assert held["phase"] == "golf_place" and held["seq"] == state["seq"] + 1
+    assert page.get_attribute("#hand .card.held", "data-card") == held["drawn"]
+    slot = page.locator("#hand .slot.playable").first
+    index = int(slot.get_attribute("data-slot") or "-1")
+    slot.click()
+    settle(page)
+    placed = server.get(f"/api/games/{game}")["game"]
+    assert placed["seq"] == held["seq"] + 1
+    assert f"put the card in face-down slot {index + 1}" in page.inner_text("#log")
+
+
+def test_a_move_from_a_stale_tab_is_refused_and_the_tab_catches_up(
+        page: Any, browser: Any, server: Server) -> None:
+    game = start(page, server)
+    other = browser.new_page(viewport={"width": 1000, "height": 800})
+    try:
+        other.set_default_timeout(WAIT_MS)
+        other.goto(server.url + f"#game={game}")
+        ready(other)
+        page.click("#stock")  # the first tab draws
+        ready(page)
+        drawn = server.get(f"/api/games/{game}")["game"]
+        other.click("#stock")  # the second still shows the draw: the server refuses it
+        other.wait_for_selector("#message:not(:empty)")
+        ready(other)
+        assert "the game has moved on" in other.inner_text("#message")
+        assert server.get(f"/api/games/{game}")["game"]["seq"] == drawn["seq"]
+        assert other.get_attribute("body", "data-phase") == "discard"
+        assert hand_on_screen(other) == drawn["hand"]
+    finally:
+        other.close()

@@ -254,8 +254,8 @@ async function startGame(ev) {
     page.lastAction = {};
     $("log").replaceChildren();
     hidePanels();
-    const empty = { ...data.game, discard_pile: [], top_discard: null, hand: [], events: [],
-      legal: [], hand_value: null };
+    // the table as dealt: the person's cards are theirs to see while the others move
+    const empty = { ...data.game, discard_pile: [], top_discard: null, events: [], legal: [] };
     render(empty);
     await animate(empty, data.game, data.game.events);
     page.game = data.game;
@@ -274,15 +274,21 @@ async function openGame(id) {
   markReady(false);
   hidePanels();
   const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}`);
-  page.game = data.game;
   localStorage.setItem("scat-last-game", data.game.id);
-  page.lastAction = {};
-  $("log").replaceChildren();
-  for (const e of data.game.events) logEvent(e, data.game);
-  render(data.game);
-  if (data.game.status === "over") showGameOver(data.game);
+  rebuild(data.game);
   if (page.metrics.load === null) page.metrics.load = performance.now();
   markReady(true);
+}
+
+/** The table and this hand's log drawn afresh from `game` (a reload, or a move the server
+ * refused because the game had moved on in another tab). */
+function rebuild(game) {
+  page.game = game;
+  page.lastAction = {};
+  $("log").replaceChildren();
+  for (const e of game.events) logEvent(e, game);
+  render(game);
+  if (game.status === "over") showGameOver(game);
 }
 
 function markReady(ready) {
@@ -804,10 +810,11 @@ async function play(action) {
       ready: performance.now() - clicked, animated: performance.now() - drawn,
       showdown: next.events.some((e) => e.kind === "hand_over") });
   } catch (err) {
-    say(err.message);
+    say(err.message.startsWith("stale move")
+      ? "That move was not sent: the game has moved on since (in another tab?). "
+        + "Here is where it stands now." : err.message);
     try {
-      page.game = (await api("GET", `/api/games/${s.id}`)).data.game;
-      render(page.game);
+      rebuild((await api("GET", `/api/games/${s.id}`)).data.game);
     } catch {
       // the message above says what went wrong; the table stays as it was
     }
