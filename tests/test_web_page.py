@@ -166,6 +166,11 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
                 row = page.locator(f"#showdown tr[data-seat='{seat}']")
                 assert row.locator(".card").count() == len(result["hands"][seat])
                 assert f"\t{value:g}\t" in row.inner_text()  # 13.0 is shown as 13
+                if seat != "0":  # turned face up in their places at the table too
+                    at_table = page.eval_on_selector_all(
+                        f"#opponents [data-seat='{seat}'] .cards [data-card]",
+                        "els => els.map(e => e.dataset.card)")
+                    assert at_table == result["hands"][seat]
             showdowns += 1
             page.click("#showdown-continue")
             drew_this_hand = False

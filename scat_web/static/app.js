@@ -350,7 +350,7 @@ function render(state) {
     const known = el("div", "known");
     if (p.known.length && !p.hand && !p.out) {
       known.append(el("span", "muted", isGolf(s) ? `${p.known.length} face up`
-        : `${p.known.length} known: taken from the pile`));
+        : `${p.known.length} known (from the pile)`));
     }
     const last = el("div", "last-action", page.lastAction[p.seat] || "");
     box.append(head, lives, cards, known, last);
@@ -528,7 +528,8 @@ function logEvent(e, state) {
   if (e.seat !== null && e.seat !== undefined && e.kind !== "deal" && e.kind !== "game_over"
       && state && e.seat !== state.you) {
     const prefix = `${nameOf(state, e.seat)} `;
-    page.lastAction[e.seat] = e.text.startsWith(prefix) ? e.text.slice(prefix.length) : e.text;
+    page.lastAction[e.seat] = e.kind === "knock" ? "knocked."
+      : (e.text.startsWith(prefix) ? e.text.slice(prefix.length) : e.text);
   }
 }
 
@@ -699,7 +700,22 @@ function showdownPanel(result, state, finalLives) {
   return box;
 }
 
+/** The opponents' hands the result shows, turned face up in their places at the table. */
+function revealHands(result, state) {
+  for (const [seat, hand] of Object.entries(result.hands)) {
+    if (Number(seat) === state.you) continue;
+    const box = seatEl(Number(seat));
+    if (!box) continue;
+    box.replaceChildren(...hand.map((c) => {
+      const card = cardEl(c, { small: true });
+      card.classList.add("reveal");
+      return card;
+    }));
+  }
+}
+
 function showShowdown(result, state, finalLives) {
+  revealHands(result, state);
   const panel = $("showdown");
   panel.replaceChildren(showdownPanel(result, state, finalLives));
   const go = el("button", "primary", state.status === "over" && finalLives
