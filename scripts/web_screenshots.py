@@ -1,7 +1,8 @@
 """Screenshots and timings of the ``scat serve`` page, in a real headless Chromium.
 
-Starts ``scat serve --port 0`` with a temporary ``SCAT_HOME``, plays against ``greedy``
-opponents by clicking, and writes into ``docs/img/``:
+Starts ``scat serve --port 0`` with a temporary ``SCAT_HOME``, plays a 3-player game by
+clicking (against the opponents the start form offers by default: the server's trained
+policy set; ``--opponents greedy`` for another), and writes into ``docs/img/``:
 
 - ``web_turn.png``: the table at the person's turn (desktop, 1100 px wide);
 - ``web_showdown.png``: a showdown (desktop);
@@ -12,7 +13,8 @@ to the table drawn for a game in progress, and each move from the click to the t
 again, with the opponents' moves shown at the "instant" speed so that only the page and the
 server are timed. Uses the system ``chromium`` through Playwright (never downloads one)::
 
-    python scripts/web_screenshots.py [--out docs/img] [--moves 40] [--chromium PATH]
+    python scripts/web_screenshots.py [--out docs/img] [--moves 40] [--opponents SPEC]
+                                      [--chromium PATH]
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "img"))
     ap.add_argument("--moves", type=int, default=40, help="moves timed (default 40)")
+    ap.add_argument("--opponents", default="",
+                    help="an agent spec the start form offers (default: the form's own choice)")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     args = ap.parse_args(argv)
     try:
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             page.goto(url + "#new")
             page.wait_for_selector("#f-opponents option", state="attached")
             page.fill("#f-players", "3")
-            page.select_option("#f-opponents", "greedy")
+            page.select_option("#f-opponents", args.opponents)
             page.evaluate("localStorage.setItem('scat-speed', '0')")
             page.click("#f-start")
             wait_ready(page)

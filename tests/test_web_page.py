@@ -399,3 +399,18 @@ def test_a_move_from_a_stale_tab_is_refused_and_the_tab_catches_up(
         assert hand_on_screen(other) == drawn["hand"]
     finally:
         other.close()
+
+
+def test_a_hint_against_a_trained_policy_shows_its_likeliest_moves(
+        page: Any, server: Server) -> None:
+    game = start(page, server, opponents="ppo:scat_ppo_set")
+    page.click("#hint-button")
+    page.wait_for_selector("#hint .top-move")
+    hint = server.get(f"/api/games/{game}/hint")
+    assert hint["top"], "a trained opponent ranks the moves in the person's seat"
+    assert page.inner_text("#hint h3") == f"Hint: {hint['label']}"
+    shown = page.locator("#hint .top-move")
+    assert shown.count() == len(hint["top"])
+    for i, move in enumerate(hint["top"]):
+        assert shown.nth(i).inner_text().split()[0] == f"{int(move['p'] * 100 + 0.5)}%"  # Math.round
+        assert move["label"] in shown.nth(i).inner_text()

@@ -906,8 +906,16 @@ async function hint() {
     panel.replaceChildren(el("h3", null, `Hint: ${data.label}`), el("p", null, data.why));
     if (data.top && data.top.length) {
       panel.append(el("p", "muted", "The trained policy in your seat would:"));
-      const ul = el("ul");
-      for (const t of data.top) ul.append(el("li", null, `${t.label}: ${Math.round(t.p * 100)}%`));
+      const ul = el("ul", "top-moves");
+      for (const t of data.top) {
+        const li = el("li", "top-move");
+        const bar = el("span", "bar");
+        bar.style.width = `${Math.round(t.p * 100)}%`;
+        const track = el("span", "track");
+        track.append(bar);
+        li.append(track, el("span", "p", `${Math.round(t.p * 100)}%`), el("span", null, t.label));
+        ul.append(li);
+      }
       panel.append(ul);
     }
     panel.hidden = false;
