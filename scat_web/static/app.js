@@ -1053,14 +1053,21 @@ function replayStep(i) {
     if (st.to_move === p.seat) tr.classList.add("to-move");
     if (step.seat === p.seat) tr.classList.add("acting");
     const who = el("td");
-    who.append(el("b", null, info.name), el("span", "agent", ` (${info.agent})`));
+    who.append(el("b", null, info.name));
+    if (info.agent !== "you" || info.name !== "You") {
+      who.append(el("span", "agent", ` (${info.agent})`));
+    }
     if (st.dealer === p.seat) who.append(el("span", "badge dealer", "dealer"));
     if (st.knocker === p.seat) who.append(el("span", "badge knocked", "knocked"));
     if (p.out) who.append(el("span", "badge out", "out"));
     const hand = el("td");
     hand.append(cardRow(p.hand, { empty: p.out ? "out" : "\u2013" }));
-    if (st.drawn && st.to_move === p.seat) {
-      hand.append(el("span", "muted", " drew "), cardRow([st.drawn]));
+    if (st.drawn && st.to_move === p.seat) {  // the card just drawn, ringed as at the table
+      const drawn = hand.querySelector(`[data-card="${st.drawn}"]`);
+      if (drawn) {
+        drawn.classList.add("drawn");
+        drawn.title = "just drawn";
+      }
     }
     tr.append(who, hand, el("td", "num", p.value ?? "\u2013"), el("td", null, p.lives_text));
     table.append(tr);
@@ -1071,8 +1078,9 @@ function replayStep(i) {
   $("r-table").replaceChildren(piles, table);
   const res = $("r-result");
   res.replaceChildren();
-  const pseudo = { players: r.players.map((p) => ({ ...p, lives: -1, lives_text: "" })) };
-  for (const result of step.results || []) res.append(showdownPanel(result, pseudo, false));
+  // the players' lives after this step, for the showdown's "Now" column in their words
+  const after = { players: r.players.map((p) => ({ ...p, ...(st.players[p.seat] || {}) })) };
+  for (const result of step.results || []) res.append(showdownPanel(result, after, true));
   $("r-prev").disabled = k === 0;
   $("r-first").disabled = k === 0;
   $("r-next").disabled = k === n - 1;
