@@ -11,10 +11,10 @@ policy set; ``--opponents greedy`` for another), and writes into ``docs/img/``:
 It also prints the page's own timings (``window.scatMetrics``): page load, from navigation
 to the table drawn for a game in progress, and each move from the click to the table ready
 again, with the opponents' moves shown at the "instant" speed so that only the page and the
-server are timed. Uses the system ``chromium`` through Playwright (never downloads one)::
+server are timed (``--speed 2`` times them at the page's default pace instead). Uses the system ``chromium`` through Playwright (never downloads one)::
 
     python scripts/web_screenshots.py [--out docs/img] [--moves 40] [--opponents SPEC]
-                                      [--chromium PATH]
+                                      [--speed 0-4] [--chromium PATH]
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The names of the page's speed slider's steps (scat_web/static/app.js, SPEEDS).
+SPEEDS = ("instant", "fast", "normal", "slow", "very slow")
 
 
 def start_server(home: Path) -> tuple[subprocess.Popen[str], str]:
@@ -91,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--moves", type=int, default=40, help="moves timed (default 40)")
     ap.add_argument("--opponents", default="",
                     help="an agent spec the start form offers (default: the form's own choice)")
+    ap.add_argument("--speed", type=int, choices=range(5), default=0,
+                    help="the page's speed slider: 0 instant (default) .. 4 very slow")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     args = ap.parse_args(argv)
     try:
@@ -115,11 +119,11 @@ def main(argv: list[str] | None = None) -> int:
             page.wait_for_selector("#f-opponents option", state="attached")
             page.fill("#f-players", "3")
             page.select_option("#f-opponents", args.opponents)
-            page.evaluate("localStorage.setItem('scat-speed', '0')")
+            page.evaluate(f"localStorage.setItem('scat-speed', '{args.speed}')")
             page.click("#f-start")
             wait_ready(page)
             game = page.get_attribute("body", "data-game")
-            page.locator("#speed").fill("0")
+            page.locator("#speed").fill(str(args.speed))
             # the turn: a full round first, so the log has the opponents' moves
             for _ in range(2):
                 my_move(page, 0)
@@ -169,10 +173,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"page load of a game in progress, navigation to table ready, 5 loads: median "
           f"{statistics.median(loads):.0f} ms as Playwright sees it, "
           f"{statistics.median(own):.0f} ms on the page's own clock")
-    if ready:
-        q = statistics.quantiles(ready, n=20) if len(ready) > 1 else [ready[0]] * 19
-        print(f"{len(ready)} moves (not ending a hand), click to table ready (speed instant): median "
-              f"{statistics.median(ready):.0f} ms, p95 {q[18]:.0f} ms; server's part median "
+    speed = SPEEDS[args.speed]
+    for what, kept in (("all", ready),
+                       ("draws: nobody else moves",
+                        [m["ready"] for m in moves if not m["showdown"] and not m["others"]]),
+                       ("discards, then the opponents' turns",
+                        [m["ready"] for m in moves if not m["showdown"] and m["others"]])):
+        if kept:
+            q = statistics.quantiles(kept, n=20) if len(kept) > 1 else [kept[0]] * 19
+            print(f"{len(kept)} moves ({what}), not ending a hand, click to table ready "
+                  f"(speed {speed}): median {statistics.median(kept):.0f} ms, "
+                  f"p95 {q[18]:.0f} ms")
+    if server:
+        print(f"the server's part of a move (Server-Timing): median "
               f"{statistics.median(server):.0f} ms")
     return 0
 

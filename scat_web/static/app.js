@@ -321,12 +321,19 @@ function badges(state, p) {
   return span;
 }
 
+/** The turn being played counted from 1, as the terminal's title counts it (STATE.turn
+ * counts the turns finished). */
+function turnNumber(s) {
+  const playing = ["draw", "discard", "golf_draw", "golf_place"].includes(s.phase);
+  return playing ? s.turn + 1 : s.turn;
+}
+
 /** Draws `state` on the table (no animation). */
 function render(state) {
   const s = state;
   const knocker = s.knocker !== null && s.knocker !== undefined ? ` · ${nameOf(s, s.knocker)} knocked` : "";
   $("t-title").textContent = `${s.rules.name.replaceAll("_", " ")} rules · hand ${s.hand_number}`
-    + ` · turn ${s.turn} · ${nameOf(s, s.dealer)} ${s.dealer === s.you ? "deal" : "deals"}${knocker}`;
+    + ` · turn ${turnNumber(s)} · ${nameOf(s, s.dealer)} ${s.dealer === s.you ? "deal" : "deals"}${knocker}`;
   $("t-teaching").hidden = !s.teaching;
   document.body.classList.toggle("teaching", !!s.teaching);
 
@@ -708,7 +715,7 @@ function revealHands(result, state) {
     if (!box) continue;
     box.replaceChildren(...hand.map((c) => {
       const card = cardEl(c, { small: true });
-      card.classList.add("reveal");
+      if (speedMs() > 0) card.classList.add("reveal");  // turned over, unless "instant"
       return card;
     }));
   }
@@ -824,7 +831,8 @@ async function play(action) {
     if (next.status === "over") showGameOver(next);
     page.metrics.moves.push({ request: res.ms, server: res.serverMs,
       ready: performance.now() - clicked, animated: performance.now() - drawn,
-      showdown: next.events.some((e) => e.kind === "hand_over") });
+      showdown: next.events.some((e) => e.kind === "hand_over"),
+      others: next.events.filter((e) => e.seat !== next.you && e.kind !== "deal").length });
   } catch (err) {
     say(err.message.startsWith("stale move")
       ? "That move was not sent: the game has moved on since (in another tab?). "
@@ -1073,7 +1081,7 @@ function replayStep(i) {
     table.append(tr);
   }
   const piles = el("p", "piles");
-  piles.append(el("span", null, `Hand ${st.hand_number}, turn ${st.turn} \u00b7 stock ${st.stock} \u00b7 discard pile: `),
+  piles.append(el("span", null, `Hand ${st.hand_number}, turn ${turnNumber(st)} \u00b7 stock ${st.stock} \u00b7 discard pile: `),
     cardRow(st.top_discard ? [st.top_discard] : [], { empty: "empty" }));
   $("r-table").replaceChildren(piles, table);
   const res = $("r-result");
