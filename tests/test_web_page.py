@@ -7,7 +7,9 @@ API says at key points: the hand, the discard pile, the lives in the preset's wo
 showdown, the end. A card clicked during the draw phase and a card typed that is not held
 are refused with a message and change nothing; a reload in the middle of the game comes
 back to the same game; the replay of the finished game, an uploaded save and the results
-page open. Skipped, with the reason, when no chromium binary or no playwright module exists.
+page open. The start form's opponents (the server's choice for the table, or one per seat),
+golf's slots, a tab the game has left behind and a trained opponent's hint are checked the
+same way. Skipped, with the reason, when no chromium binary or no playwright module exists.
 """
 
 from __future__ import annotations
