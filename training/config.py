@@ -92,8 +92,13 @@ def _counts(cfg: Any, names: tuple[str, ...], where: str) -> None:
 
 def _is_weight(value: Any) -> bool:
     """A finite number >= 0 (nan and inf compare in ways that let them through ``< 0``)."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and 0 <= value < float("inf"))
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:  # an int past a float's range would overflow the sum of weights later
+        as_float = float(value)
+    except OverflowError:
+        return False
+    return 0 <= as_float < float("inf")
 
 
 def _common(cfg: Any, where: str) -> None:
