@@ -137,7 +137,10 @@ async def options(request: Request) -> Response:
         rules = Rules.preset(name)
         presets.append({"name": name, "notes": PRESET_NOTES.get(name, ""),
                         "lives_name": rules.lives_name, "start_lives": rules.start_lives,
-                        "calls": list(rules.calls),
+                        "calls": list(rules.calls), "play": rules.play,
+                        "scoring": rules.scoring,
+                        "points_to_win": rules.points_to_win
+                        if rules.scoring == "points" else None,
                         "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS})
     default = await run_in_threadpool(store.default_opponent, 3, Rules())
     return JSONResponse({

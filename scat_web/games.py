@@ -480,7 +480,7 @@ class GameStore:
         event = serialize.move_event(
             seat, action, you=live.human, names=names, rules=save.rules, phase=before.phase,
             top_before=before.top, second_knock=action == KNOCK and before.knocker is not None,
-            hand_number=before.hand_number)
+            hand_number=before.hand_number, golf_cards=before.golf_cards)
         if event is not None:
             pending = live.pending.pop(seat, None)
             if pending is not None:
@@ -636,7 +636,13 @@ class GameStore:
 @dataclass(frozen=True)
 class _Before:
     """What was public just before a decision: the phase it was taken in, the top of the
-    pile (the card a take takes), whether someone had knocked, the hands scored so far."""
+    pile (the card a take takes), whether someone had knocked, the hands scored so far.
+
+    ``golf_cards`` is the one exception, and it is read only after the decision: in golf's
+    place phase, the mover's three slots and the card it holds. A placement turns two of
+    them face up for everyone (the card put in a slot or the slot turned up, and the card
+    sent to the pile), and the event names those two; the hand may be over and dealt
+    again by then, so they are taken before."""
 
     phase: Phase
     top: int | None
@@ -644,11 +650,14 @@ class _Before:
     hand_number: int
     results: int
     terminal: bool
+    golf_cards: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, state: GameState) -> _Before:
+        golf = (tuple(state.hands[state.current_player])
+                if state.phase is Phase.GOLF_PLACE else ())
         return cls(state.phase, state.discard[-1] if state.discard else None, state.knocker,
-                   state.hand_number, len(state.results), state.is_terminal())
+                   state.hand_number, len(state.results), state.is_terminal(), golf)
 
 
 def _action_name(action: object) -> str:
@@ -786,7 +795,7 @@ def replay_payload(save: SavedGame) -> dict[str, Any]:
         event = serialize.move_event(seat, action, you=-1, names=names, rules=save.rules,
                                      phase=b.phase, top_before=b.top,
                                      second_knock=action == KNOCK and b.knocker is not None,
-                                     hand_number=b.hand_number)
+                                     hand_number=b.hand_number, golf_cards=b.golf_cards)
         new = state.results[b.results:]
         steps.append({
             "index": len(steps), "seat": seat, "action": action,

@@ -7,8 +7,10 @@ game, which the person started to see the opponents' hands; :func:`state_payload
 only when ``teaching`` is set, and the saved game says so.
 
 Events (one per public decision, plus hand ends, deals and takeovers) are built here too,
-from the decision, the phase it was taken in and the card it took from the pile, all of it
-public. Texts reuse the terminal game's words (:mod:`scat_cli.tui`,
+from the decision, the phase it was taken in, the card it took from the pile and, for a
+golf move, the cards that move turns face up (the card put in a slot or the slot turned
+up, and the card sent to the pile): public once the move is made, and the event is only
+sent after it. Texts reuse the terminal game's words (:mod:`scat_cli.tui`,
 :mod:`scat_cli.humanio`), turned from rich markup into plain text.
 """
 
@@ -20,11 +22,29 @@ from typing import Any
 from rich.text import Text
 
 from scat_cli.humanio import knock_effect, menu_options
-from scat_cli.tui import action_markup, agent_label, deal_text, explain_result, lives_text
+from scat_cli.tui import (
+    action_markup,
+    agent_label,
+    card_markup,
+    deal_text,
+    explain_result,
+    lives_text,
+    points_text,
+)
 from scat_env import GameState, HandResult, Phase, PlayerView, Rules, card_str
-from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PASS, action_str
+from scat_env.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    GOLF_SLOTS,
+    KNOCK,
+    PASS,
+    PLACE_SLOT,
+    TURN_UP,
+    action_str,
+)
 from scat_env.cards import NUM_CARDS
-from scat_env.rules import PRESET_NOTES
+from scat_env.rules import PRESET_NOTES, lives_label
 from scat_env.scoring import value_of
 from scat_env.showdown import rule_text
 
@@ -42,7 +62,10 @@ def cards(cs: Sequence[int]) -> list[str]:
 
 
 def rules_payload(rules: Rules) -> dict[str, Any]:
-    """The rules in force, in the words the page shows."""
+    """The rules in force, in the words the page shows. ``play`` says how a turn goes
+    (``draw`` and discard, or ``golf``'s slots), ``scoring`` how the game is won (``lives``
+    or ``points``); ``points_to_win`` is the race's goal, ``None`` in a lives game."""
+    race = rules.scoring == "points"
     return {
         "name": rules.name,
         "lives_name": rules.lives_name,
@@ -50,7 +73,44 @@ def rules_payload(rules: Rules) -> dict[str, Any]:
         "start_lives": rules.start_lives,
         "calls": list(rules.calls),
         "pack": len(rules.deck_cards),
+        "play": rules.play,
+        "scoring": rules.scoring,
+        "points_to_win": rules.points_to_win if race else None,
     }
+
+
+def standing_text(rules: Rules, lives: int) -> str:
+    """A seat's lives in the preset's words; in a race to points nobody loses a life, so
+    only whether the seat is still in ("in the race"): its points say the rest."""
+    if rules.scoring == "points":
+        return lives_label(rules, lives)
+    return lives_text(rules, lives)
+
+
+def points_fields(rules: Rules, points: Sequence[int], seat: int) -> dict[str, Any]:
+    """``points`` and ``points_text`` of one seat: its score in a race, ``None`` otherwise."""
+    if not points:
+        return {"points": None, "points_text": None}
+    return {"points": points[seat], "points_text": points_text(rules, points[seat])}
+
+
+def scored_text(result: HandResult, rules: Rules, names: Sequence[str]) -> str:
+    """Who scored in a hand of a race, and where they stand: "Alice scores a point (12 of
+    31 points)."; the race's winner named. Empty for a hand of a lives game."""
+    if not result.points_after:
+        return ""
+    parts = []
+    for s, won in sorted(result.points_won.items()):
+        if won:
+            verb = "score" if names[s] == "You" else "scores"
+            what = "a point" if won == 1 else f"{won} points"
+            parts.append(f"{names[s]} {verb} {what} "
+                         f"({points_text(rules, result.points_after[s])})")
+    text = ("; ".join(parts) + ".") if parts else "Nobody scores."
+    if result.race_winner is not None:
+        who = result.race_winner
+        text += f" {names[who]} {'win' if names[who] == 'You' else 'wins'} the race."
+    return text
 
 
 def result_payload(result: HandResult, rules: Rules, names: Sequence[str]) -> dict[str, Any]:
@@ -58,6 +118,10 @@ def result_payload(result: HandResult, rules: Rules, names: Sequence[str]) -> di
     only the declarers' hands are in it), or the full record for a replay or a teaching
     game. Per-seat tables are keyed by the seat as a string (JSON keys are strings)."""
     lines = explain_result(result, rules, names)
+    scored = scored_text(result, rules, names)
+    if scored:
+        lines.append(scored)
+    race = bool(result.points_after)
     return {
         "hand_number": result.hand_number,
         "dealer": result.dealer,
@@ -72,8 +136,19 @@ def result_payload(result: HandResult, rules: Rules, names: Sequence[str]) -> di
         "lives_after": list(result.lives_after),
         "eliminated": list(result.eliminated),
         "replayed": result.replayed,
+        # a race to points: every seat dealt in with what it scored, every seat's points
+        # after the hand, and the seat the hand made the race's winner; null otherwise
+        "points_won": {str(s): result.points_won.get(s, 0) for s in sorted(result.lives_lost)}
+        if race else None,
+        "points_after": list(result.points_after) if race else None,
+        "race_winner": result.race_winner if race else None,
         "text": " ".join(lines),
     }
+
+
+def slots_payload(slots: Sequence[int | None]) -> list[str | None]:
+    """Golf's slots as the page gets them: a card string, or ``None`` for a face-down card."""
+    return [card_str(c) if c is not None else None for c in slots]
 
 
 def legal_payload(view: PlayerView) -> list[dict[str, Any]]:
@@ -119,7 +194,13 @@ def state_payload(  # the STATE schema is one flat record; each line is one fiel
     rules = view.rules
     you = view.seat
     over = view.phase == Phase.GAME_OVER
-    hand_value = value_of(list(view.hand), rules) if len(view.hand) == 3 else None
+    golf = rules.play == "golf"
+    if golf:  # the hand holds the face-up slots and the card held: only full slots count
+        mine = view.slots[you] if view.slots else ()
+        up = [c for c in mine if c is not None]
+        hand_value = value_of(up, rules) if len(up) == GOLF_SLOTS else None
+    else:
+        hand_value = value_of(list(view.hand), rules) if len(view.hand) == 3 else None
     players = []
     for s in range(view.num_players):
         entry: dict[str, Any] = {
@@ -128,12 +209,17 @@ def state_payload(  # the STATE schema is one flat record; each line is one fiel
             "agent": YOU if s == you else specs[s],
             "label": "" if s == you else agent_label(specs[s]),
             "lives": view.lives[s],
-            "lives_text": lives_text(rules, view.lives[s]),
+            "lives_text": standing_text(rules, view.lives[s]),
             "out": not view.active[s],
             "known": cards(view.known_cards[s]),
+            # golf: the three slots in order as the view shows them, a face-down card
+            # (unseen by everyone, its owner included) as null; [] in other games
+            "slots": slots_payload(view.slots[s]) if view.slots else [],
+            **points_fields(rules, view.points, s),
         }
         if teaching and hands is not None and s != you:
-            entry["hand"] = cards(sorted(hands[s]))
+            # golf: the slots in their order (the seat holds no fourth card between turns)
+            entry["hand"] = cards(hands[s][:GOLF_SLOTS] if golf else sorted(hands[s]))
         players.append(entry)
     last = view.last_result
     if teaching and full_result is not None:
@@ -170,11 +256,18 @@ def state_payload(  # the STATE schema is one flat record; each line is one fiel
 # -- events -------------------------------------------------------------------------------
 def move_event(seat: int, action: int, *, you: int, names: Sequence[str], rules: Rules,
                phase: Phase, top_before: int | None, second_knock: bool,
-               hand_number: int) -> dict[str, Any] | None:
+               hand_number: int, golf_cards: Sequence[int] = ()) -> dict[str, Any] | None:
     """The public event of one decision, or ``None`` when nobody else sees it (an
-    opponent keeping a new 31 quiet: even that a decision was asked tells it holds 31)."""
+    opponent keeping a new 31 quiet: even that a decision was asked tells it holds 31).
+
+    ``golf_cards``: for a golf placement, the mover's three slots in order and the card it
+    held, as they were before the move (:func:`golf_event` names the two the move turns
+    face up)."""
     if phase is Phase.DECLARE and action == PASS and seat != you:
         return None
+    if PLACE_SLOT <= action < TURN_UP + GOLF_SLOTS:
+        return golf_event(seat, action, names=names, golf_cards=golf_cards,
+                          hand_number=hand_number)
     mine = seat == you
     card: int | None = None
     if action == DRAW_STOCK:
@@ -209,6 +302,35 @@ def move_event(seat: int, action: int, *, you: int, names: Sequence[str], rules:
         text = plain(action_markup(seat, action, names, top_before)) + "."
     return {"kind": kind, "seat": seat, "action": action, "card": card_str(card)
             if card is not None else None, "hand_number": hand_number, "text": text}
+
+
+def golf_event(seat: int, action: int, *, names: Sequence[str], golf_cards: Sequence[int],
+               hand_number: int) -> dict[str, Any]:
+    """A golf placement. Both cards it names are face up once it is made, for everyone
+    (002, RULES.md (w)): ``place`` puts the card held face up in face-down slot ``slot``
+    (``card``) and sends the card that lay there, never seen before, face up onto the pile
+    (``discarded``); ``turn_up`` discards the card drawn (``discarded``) and turns slot
+    ``slot`` face up (``card``). The words are the terminal's log ("put the 7♣ in a slot",
+    "discarded the 8♥", "turned up the K♠"), with the slot numbered from 1 as its menu
+    numbers them."""
+    if len(golf_cards) != GOLF_SLOTS + 1:
+        raise ValueError(f"a golf move needs the mover's {GOLF_SLOTS} slots and the card "
+                         f"held, got {len(golf_cards)} cards")
+    held = golf_cards[GOLF_SLOTS]
+    who = names[seat]
+    if action < TURN_UP:
+        slot = action - PLACE_SLOT
+        kind, card, discarded = "place", held, golf_cards[slot]
+        text = (f"{who} put the {plain(card_markup(card))} in slot {slot + 1} and "
+                f"discarded the {plain(card_markup(discarded))} that lay there.")
+    else:
+        slot = action - TURN_UP
+        kind, card, discarded = "turn_up", golf_cards[slot], held
+        text = (f"{who} discarded the {plain(card_markup(discarded))} and turned up the "
+                f"{plain(card_markup(card))} in slot {slot + 1}.")
+    return {"kind": kind, "seat": seat, "action": action, "card": card_str(card),
+            "slot": slot, "discarded": card_str(discarded), "hand_number": hand_number,
+            "text": text}
 
 
 def hand_over_event(result: HandResult, rules: Rules, names: Sequence[str]) -> dict[str, Any]:
@@ -247,15 +369,26 @@ def summary_payload(results: Sequence[HandResult], you: int, num_players: int,
     """The end-of-game numbers of the terminal's summary (:func:`scat_cli.tui.summary_view`)."""
     from scat_cli.tui import finishing_order
 
-    place = finishing_order(results, num_players, winner).get(you)
+    race = bool(results and results[-1].points_after)
+    if race:
+        # Nobody goes out of a race: places by the final points, ties sharing a place,
+        # the race's winner first.
+        final = results[-1].points_after
+        place: int | None = 1 if you == winner else 1 + sum(
+            1 for s in range(num_players) if final[s] > final[you] or s == winner)
+        lost = sum(1 for r in results if you in r.lives_lost and not r.points_won.get(you))
+    else:
+        place = finishing_order(results, num_players, winner).get(you)
+        lost = sum(1 for r in results if r.lives_lost.get(you, 0))
     return {
         "hands": len(results),
         "thirty_ones": sum(1 for r in results if r.reason in ("thirty_one", "dealt_thirty_one")),
         "knocks": len(knocks),
         "your_knocks": sum(1 for s in knocks if s == you),
         "your_lives_lost": sum(r.lives_lost.get(you, 0) for r in results),
-        "your_hands_lost": sum(1 for r in results if r.lives_lost.get(you, 0)),
+        "your_hands_lost": lost,
         "your_31s": sum(1 for r in results if you in r.declarers),
+        "your_points": results[-1].points_after[you] if race else None,
         "place": place,
         "winner": winner,
     }
@@ -267,16 +400,26 @@ def full_state(state: GameState, names: Sequence[str]) -> dict[str, Any]:
     games. Never sent for a game in progress otherwise."""
     rules = state.rules
     over = state.is_terminal()
+    golf = rules.play == "golf"
+    race = rules.scoring == "points"
     players = []
     for s in range(state.num_players):
         hand = sorted(state.hands[s]) if state.active[s] or over else []
+        # golf: the slots in order, every card shown (the replay is face up), and which
+        # of them the table saw face up at this step
+        slots = list(state.hands[s][:GOLF_SLOTS]) if golf and hand else []
+        counted = slots if golf else hand
         players.append({
             "seat": s,
             "lives": state.lives[s],
-            "lives_text": lives_text(rules, state.lives[s]),
+            "lives_text": standing_text(rules, state.lives[s]),
             "out": not state.active[s],
             "hand": cards(hand),
-            "value": value_of(hand, rules) if len(hand) == 3 else None,
+            "value": value_of(counted, rules) if len(counted) == 3 else None,
+            "slots": cards(slots),
+            "face_up": [bool(state.face_up[s] >> i & 1) for i in range(GOLF_SLOTS)]
+            if slots else [],
+            **points_fields(rules, state.points if race else (), s),
         })
     return {
         "phase": str(state.phase),

@@ -8,6 +8,7 @@ nothing: the tests compare the saved file's bytes and the game's STATE before an
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 import warnings
@@ -121,6 +122,11 @@ def test_options_list_every_preset_the_agents_and_the_default_opponent(client):
     assert {a["spec"] for a in o["agents"]} >= {"ppo:scat_ppo_set", "expert", "greedy"}
     assert o["default_rules"] == "standard" and o["default_opponent"] == "ppo:scat_ppo_set"
     assert (o["min_players"], o["max_players"]) == (2, 10)
+    by_name = {p["name"]: p for p in o["presets"]}  # how a turn goes and how a game is won
+    assert (by_name["golf"]["play"], by_name["golf"]["scoring"]) == ("golf", "lives")
+    assert by_name["french_canadian"]["scoring"] == "points"
+    assert by_name["french_canadian"]["points_to_win"] == 31
+    assert by_name["standard"]["points_to_win"] is None
 
 
 def test_a_new_game_is_at_the_persons_first_decision_with_the_agents_moves_before_it(client):
@@ -495,6 +501,166 @@ def test_a_teaching_flag_edited_into_a_sealed_save_is_refused(home):
         _error(second.get(f"/api/games/{game['id']}"), 409, "changed")
 
 
+# -- golf and the race to points ------------------------------------------------------------------
+def _play_through(client: TestClient, game: dict[str, Any], seed: int,
+                  check: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The game to its end, the person playing random legal moves; ``check(state, events)``
+    on every STATE. Returns the last STATE and every event."""
+    rng = random.Random(seed)
+    events = list(game["events"])
+    check(game, game["events"])
+    for _ in range(2000):
+        if game["status"] != "playing":
+            break
+        game = _move(client, game, rng.choice(game["legal"])["action"])
+        events += game["events"]
+        check(game, game["events"])
+    assert game["status"] == "over"
+    return game, events
+
+
+def _golf_state_is_coherent(game: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Slots as the person's view shows them: three per seat still in, face-down ones null;
+    the person's face-up slots are their hand (plus the card held), an opponent's its known
+    cards; a golf move's event says what is now face up in that slot and on the pile."""
+    assert game["rules"]["play"] == "golf" and game["rules"]["points_to_win"] is None
+    for p in game["players"]:
+        assert p["points"] is None and p["points_text"] is None
+        if not p["slots"]:
+            assert p["out"]
+            continue
+        assert len(p["slots"]) == 3
+        up = [c for c in p["slots"] if c is not None]
+        if p["seat"] == game["you"]:
+            held = game["drawn"] or game["taken"]
+            assert sorted(up + ([held] if held else [])) == sorted(game["hand"])
+        else:
+            assert sorted(up) == sorted(p["known"])
+    if game["status"] == "playing":
+        assert game["phase"] in ("golf_draw", "golf_place")
+        assert None in game["players"][game["you"]]["slots"]  # a slot left to play
+    for e in events:
+        assert e["kind"] in ("deal", "draw_stock", "draw_discard", "place", "turn_up",
+                             "hand_over", "game_over", "takeover"), e
+        if e["kind"] in ("place", "turn_up"):
+            assert e["action"] - (61 if e["kind"] == "place" else 64) == e["slot"]
+            assert e["card"] and e["discarded"] and e["card"] != e["discarded"]
+            assert e["card"] in e["text"].replace("♣", "C").replace("♦", "D") \
+                .replace("♥", "H").replace("♠", "S")
+            if e["hand_number"] == game["hand_number"] and e is events[-1]:
+                assert game["players"][e["seat"]]["slots"][e["slot"]] == e["card"]
+                assert game["top_discard"] == e["discarded"]
+
+
+def test_a_whole_golf_game_through_the_api_shows_the_slots_and_ends_with_a_winner(client,
+                                                                                  home):
+    game = _new(client, players=3, rules="golf", opponents=["random", "greedy"])
+    assert game["players"][0]["slots"] == [None, None, None]
+    for p in game["players"]:  # one slot face up for each turn played before the person's
+        turns = sum(1 for e in game["events"] if e["seat"] == p["seat"]
+                    and e["kind"] in ("place", "turn_up"))
+        assert 3 - p["slots"].count(None) == turns
+    placed = {"place": 0, "turn_up": 0}
+
+    def check(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        _golf_state_is_coherent(state, events)
+        for e in events:
+            placed[e["kind"]] = placed.get(e["kind"], 0) + 1
+            if e["kind"] == "place" and e["seat"] == 0 and state["seq"] and e is events[0]:
+                assert e["card"] == last["held"]  # the card the person held went in
+        last["held"] = state["drawn"] or state["taken"]
+
+    last: dict[str, Any] = {"held": None}
+    over, events = _play_through(client, game, 5, check)
+    assert placed["place"] and placed["turn_up"]
+    assert len(over["winner"]) == 1
+    winner = over["players"][over["winner"][0]]
+    assert not winner["out"] and all(p["out"] for p in over["players"] if p is not winner)
+    assert over["result"]["reason"] == "face_up" and over["result"]["points_won"] is None
+    assert [e["kind"] for e in events[-2:]] == ["hand_over", "game_over"]
+
+    replay = client.get(f"/api/games/{over['id']}/replay").json()
+    for step in replay["steps"]:
+        for p in step["state"]["players"]:  # the replay is face up: every slot has its card
+            if p["slots"]:
+                assert len(p["slots"]) == 3 and None not in p["slots"]
+                assert len(p["face_up"]) == 3
+    first = replay["steps"][0]["state"]["players"]
+    assert all(p["face_up"] == [False, False, False] for p in first)
+    ended = [s for s in replay["steps"] if s["results"]]
+    for step in ended[:-1]:  # a hand ends with every card of it face up
+        before = replay["steps"][step["index"] - 1]["state"]["players"]
+        assert all(sum(p["face_up"]) >= 2 for p in before if p["slots"])
+    with _client(home) as again:  # a restarted server rebuilds the golf events from the save
+        assert again.get(f"/api/games/{over['id']}").json()["game"] == \
+            client.get(f"/api/games/{over['id']}").json()["game"]
+
+
+def test_a_golf_game_resumed_mid_hand_rebuilds_its_slots_and_events(home):
+    with _client(home) as first:
+        game = _new(first, players=2, rules="golf", opponents="random")
+        for _ in range(3):
+            game = _move(first, game)
+        before = first.get(f"/api/games/{game['id']}").json()["game"]
+    assert any(e["kind"] in ("place", "turn_up") for e in before["events"])
+    with _client(home) as second:
+        assert second.get(f"/api/games/{game['id']}").json()["game"] == before
+
+
+def test_a_whole_points_race_through_the_api_scores_points_and_ends_at_the_goal(client):
+    game = _new(client, players=3, rules="french_canadian", opponents=["greedy", "random"])
+    goal = game["rules"]["points_to_win"]
+    assert game["rules"]["scoring"] == "points" and goal == 31
+    seen: dict[int, dict[str, Any]] = {}
+
+    def check(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        for p in state["players"]:
+            assert p["slots"] == [] and not p["out"]
+            assert p["points_text"] == f"{p['points']} of {goal} points"
+            assert p["lives_text"] == "in the race"
+        for e in events:
+            if e["kind"] == "hand_over":
+                seen[e["result"]["hand_number"]] = e["result"]
+        if state["result"] is not None:  # points change only when a hand is scored
+            assert state["result"]["points_after"] == [p["points"] for p in state["players"]]
+
+    over, _ = _play_through(client, game, 7, check)
+    points = [0, 0, 0]
+    for number in sorted(seen):  # each hand adds what it says it scored
+        result = seen[number]
+        for key, won in result["points_won"].items():
+            assert won in (0, 1) and key in result["lives_lost"]
+            points[int(key)] += won
+        assert result["points_after"] == points
+        assert set(result["lives_lost"].values()) == {0}
+    final = [p["points"] for p in over["players"]]
+    assert final == points
+    winner = over["winner"][0]
+    assert final[winner] >= goal and final.count(max(final)) == 1 and final[winner] == max(final)
+    assert over["result"]["race_winner"] == winner
+    assert "wins the race" in over["result"]["text"] or "win the race" in over["result"]["text"]
+    summary = over["summary"]
+    assert summary["your_points"] == final[0]
+    assert summary["place"] == 1 + sum(1 for s in range(3) if final[s] > final[0])
+    assert summary["your_hands_lost"] == sum(
+        1 for r in seen.values() if "0" in r["lives_lost"] and not r["points_won"]["0"])
+
+    replay = client.get(f"/api/games/{over['id']}/replay").json()
+    last = replay["steps"][-1]["state"]["players"]
+    assert [p["points"] for p in last] == final and all(p["slots"] == [] for p in last)
+
+
+def test_a_lives_game_sends_no_points_and_no_slots(client):
+    game = _finish(client, _new(client, players=2, opponents="random"))
+    assert game["rules"]["play"] == "draw" and game["rules"]["scoring"] == "lives"
+    assert game["rules"]["points_to_win"] is None
+    assert all(p["slots"] == [] and p["points"] is None and p["points_text"] is None
+               for p in game["players"])
+    result = game["result"]
+    assert result["points_won"] is None and result["points_after"] is None
+    assert result["race_winner"] is None and game["summary"]["your_points"] is None
+
+
 # -- the page and the transport ------------------------------------------------------------------
 def test_the_page_is_served_with_its_security_headers(client):
     page = client.get("/")
@@ -544,6 +710,17 @@ def test_the_api_reference_names_every_route_and_every_field(client):
                hint_game["legal"][0], client.get("/api/stats").json()["opponents"][0],
                client.get("/api/games").json()["games"][0],
                client.get("/api/options").json()["presets"][0]]
+    golf, events = _play_through(client, _new(client, players=2, rules="golf",
+                                              opponents="random"), 3, lambda s, e: None)
+    race = _finish(client, _new(client, players=2, rules="french_canadian",
+                                opponents="random"))
+    golf_replay = client.get(f"/api/games/{golf['id']}/replay").json()
+    records += [golf["players"][1], race["players"][1], race["result"], race["summary"],
+                golf_replay["steps"][1]["state"]["players"][1]]
+    for kind in ("place", "turn_up"):  # each golf move's event, as a game sends it
+        sent = [e for e in events if e["kind"] == kind]
+        assert sent and f"`{kind}`" in doc, kind
+        records.append(sent[0])
     for record in records:
         for key in record:
             assert f'"{key}"' in doc or f"`{key}`" in doc, key
