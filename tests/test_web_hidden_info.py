@@ -4,10 +4,12 @@ Two checks on each game, over several presets and table sizes.
 
 **Now.** After every answer the server gives, the game's state is replaced by one where
 every card the person has not seen yet (the opponents' cards not taken from the pile, the
-stock in any order, the person's own cards before looking in a throw-down) is dealt
+stock in any order, the person's own cards before looking in a throw-down, and in golf
+every face-down card, the person's own included: nobody has seen those) is dealt
 differently and the generator is reseeded; the person's view is the same, and so must be
 the STATE and the hint the server builds from it. This catches a payload that reads an
-opponent's hand, the stock or the seed even when those cards are shown later.
+opponent's hand, the stock, a face-down slot or the seed even when those cards are shown
+later.
 
 **The whole game.** A game is played through the HTTP API (opponents real agents, the person a fixed rule that
 reads only the payloads), then played again with every card the person never saw moved to
@@ -18,9 +20,17 @@ each move's answer, each reload, each hint) must then be byte for byte the same 
 server that let an opponent's card, the stock's order, the seed or a count of hidden
 decisions into any payload would differ.
 
+**Each move.** The whole-game check cannot move a card that is shown later (in golf every
+card of a hand ends face up), so an event naming a card before it is public would pass it.
+So the game is played again on the engine, and before each decision every card the person
+has not seen by the end of that decision (in this hand) is dealt anew among its places;
+the events the server builds for that decision must be the same. An event naming a
+face-down slot, a stock draw or an opponent's hidden card differs.
+
 Only swaps that leave the game the same for the person are used (checked on the engine
 first: the same decisions stay legal and the person's :class:`~scat_env.PlayerView` is
-equal at every step), and the test checks that most hands really were changed.
+equal at every step), and the test checks that most hands (and most decisions) really
+were changed.
 """
 
 from __future__ import annotations
@@ -42,14 +52,19 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from agents.base import Agent  # noqa: E402
 from scat_env import GameState, PlayerView, Rules, make_view  # noqa: E402
+from scat_env.actions import GOLF_SLOTS, PLACE_SLOT, TURN_UP  # noqa: E402
 from scat_web.app import create_app  # noqa: E402
-from scat_web.games import GameStore, WebSave  # noqa: E402
+from scat_web.games import GameStore, WebSave, _Before  # noqa: E402
 
 HUMAN = 0
 
 #: (rules, players, opponent spec, seed): the standard game at several table sizes, with the
-#: trained set (hints then carry its ranking), and presets with calls.
+#: trained set (hints then carry its ranking), presets with calls, golf (face-down slots,
+#: the person's own among them) and a race to points.
 CASES = [
+    ("golf", 3, "expert", 21),
+    ("golf", 2, "random", 22),
+    ("french_canadian", 3, "greedy", 23),
     ("standard", 3, "ppo:scat_ppo_set", 11),
     ("standard", 2, "expert", 12),
     ("standard", 6, "greedy", 13),
@@ -106,33 +121,48 @@ def _walk(json_value: Any) -> Iterator[tuple[str, Any]]:
             yield from _walk(v)
 
 
-def _swapped(state: GameState, you: int, rng: random.Random) -> GameState:
+def _seen_by(state: GameState, you: int, seat: int, card: int) -> bool:
+    """Whether ``you`` has seen ``card`` where it lies now, in ``seat``'s hand: a card
+    taken from the pile or lying face up (``known``), the person's own hand once looked at;
+    in golf, of the person's own cards only the face-up slots and the card held this turn
+    (the face-down slots are unseen by their owner too)."""
+    if state.known[seat] >> card & 1:
+        return True
+    if seat != you:
+        return False
+    if state.rules.play == "golf":
+        return state.current_player == you and card == state.drawn
+    return state.looked[seat]
+
+
+def _swapped(state: GameState, you: int, rng: random.Random) -> tuple[GameState, int]:
     """``state`` with every card ``you`` has not seen dealt anew among the same places,
-    and another generator (the seed deals every later hand)."""
+    and another generator (the seed deals every later hand); also how many of ``you``'s
+    own places took another card."""
     new = state.clone()
     places: list[tuple[list[int], int]] = []
     for seat in range(new.num_players):
         hand = new.hands[seat]
         for i, card in enumerate(hand):
-            if seat == you and new.looked[seat] or new.known[seat] >> card & 1:
-                continue
-            places.append((hand, i))
+            if not _seen_by(new, you, seat, card):
+                places.append((hand, i))
     places += [(new.stock, i) for i in range(len(new.stock))]
     cards = [where[i] for where, i in places]
     rng.shuffle(cards)
     for (where, i), card in zip(places, cards, strict=True):
         where[i] = card
     new.rng = random.Random(rng.random())
-    return new
+    own = sum(a != b for a, b in zip(state.hands[you], new.hands[you], strict=True))
+    return new, own
 
 
-def _same_now(store: GameStore, game_id: str, rng: random.Random) -> int:
+def _same_now(store: GameStore, game_id: str, rng: random.Random) -> tuple[int, int]:
     """STATE and hint built from a state whose unseen cards were dealt anew are the same;
-    returns how many cards moved."""
+    returns how many cards moved, and how many of them in the person's own hand."""
     live = store.get(game_id)
     with live.lock:
         real = live.state
-        other = _swapped(real, HUMAN, rng)
+        other, own = _swapped(real, HUMAN, rng)
         assert make_view(other, HUMAN) == make_view(real, HUMAN)
         turn = not real.is_terminal() and real.current_player == HUMAN
         payloads = []
@@ -147,22 +177,25 @@ def _same_now(store: GameStore, game_id: str, rng: random.Random) -> int:
     hidden = [c for s in range(real.num_players) for c in real.hands[s]] + real.stock
     return sum(a != b for a, b in zip(
         hidden, [c for s in range(other.num_players) for c in other.hands[s]] + other.stock,
-        strict=True))
+        strict=True)), own
 
 
 def _play(client: TestClient, rules: str, players: int, spec: str, seed: int,
-          store: GameStore | None = None) -> tuple[str, list[str], int]:
+          store: GameStore | None = None) -> tuple[str, list[str], tuple[int, int]]:
     """One game through the API; the person plays the hint's move or a random legal one,
     decided from the payloads alone. Returns the game id, every payload (the id removed: a
-    random handle, not a card) and, with ``store``, how many cards :func:`_same_now` moved."""
+    random handle, not a card) and, with ``store``, how many cards :func:`_same_now` moved
+    in all and in the person's own hand."""
     rng = random.Random(seed)
     sent: list[str] = []
-    swaps, cards_moved = random.Random(-seed), [0]
+    swaps, cards_moved = random.Random(-seed), [0, 0]
 
     def note(response: Any, game_id: str) -> dict[str, Any]:
         assert response.status_code in (200, 201), response.text
         if store is not None:
-            cards_moved[0] += _same_now(store, game_id, swaps)
+            moved, own = _same_now(store, game_id, swaps)
+            cards_moved[0] += moved
+            cards_moved[1] += own
         body = response.json()
         state = body.get("game", body)
         if state.get("status", "playing") == "playing":
@@ -187,18 +220,23 @@ def _play(client: TestClient, rules: str, players: int, spec: str, seed: int,
                             json={"action": action, "seq": game["seq"]})
         game = note(moved, game_id)["game"]
     note(client.get(f"/api/games/{game_id}"), game_id)
-    return game_id, sent, cards_moved[0]
+    return game_id, sent, (cards_moved[0], cards_moved[1])
 
 
 def _views(state: GameState, actions: list[tuple[int, int]],
            discards: dict[int, set[int]] | None = None) -> Iterator[PlayerView]:
     """The person's view before the first decision and after each one; ``discards`` gets
     each hand's discarded cards (the one that makes a 31 ends the hand at once, so no
-    view shows it on the pile, but everyone saw it discarded)."""
+    view shows it on the pile, but everyone saw it discarded; likewise the card golf's
+    last placement sends face up onto the pile, and the card it puts face up)."""
     yield make_view(state, HUMAN)
-    for _, action in actions:
+    for seat, action in actions:
         if discards is not None and action < 52:
             discards.setdefault(state.hand_number, set()).add(action)
+        if discards is not None and PLACE_SLOT <= action < TURN_UP + GOLF_SLOTS:
+            slot = (action - PLACE_SLOT) % GOLF_SLOTS  # the slot's card and the card held
+            discards.setdefault(state.hand_number, set()).update(
+                (state.hands[seat][slot], state.hands[seat][GOLF_SLOTS]))
         state.apply_action(action)
         yield make_view(state, HUMAN)
 
@@ -263,6 +301,54 @@ def _hidden_swaps(save: WebSave, rng: random.Random) -> tuple[list[list[int]], i
     return decks, swapped, candidates
 
 
+def _same_events(store: GameStore, game_id: str, rng: random.Random) -> tuple[int, int]:
+    """Each decision of the finished game ``game_id`` makes the same events whatever the
+    cards the person has not seen by the end of it are (module docstring, "Each move").
+    Returns the decisions checked with a card moved, and all decisions."""
+    live = store.get(game_id)
+    state = live.save.new_state()
+    seen: dict[int, set[int]] = {}
+    _seen(make_view(state, HUMAN), state.hand_number, seen)
+    checked = 0
+    for seat, action in live.save.actions:
+        after = state.clone()
+        public: dict[int, set[int]] = {}
+        for view in _views(after, [(seat, action)], public):
+            _seen(view, view.hand_number, seen)
+        for hand, cards in public.items():
+            seen.setdefault(hand, set()).update(cards)
+        known = seen.get(state.hand_number, set())
+        places = [(s, i) for s in range(state.num_players)
+                  for i, c in enumerate(state.hands[s]) if c not in known]
+        places += [(-1, i) for i, c in enumerate(state.stock) if c not in known]
+        real: list[dict[str, Any]] = []
+        store._events_of(live, after, seat, action, _Before.of(state), real)
+        for _ in range(12):
+            other = state.clone()
+            where = [other.stock if s < 0 else other.hands[s] for s, _ in places]
+            cards = [w[i] for w, (_, i) in zip(where, places, strict=True)]
+            rng.shuffle(cards)
+            if len(places) < 2 or cards == [w[i] for w, (_, i) in zip(where, places,
+                                                                       strict=True)]:
+                continue
+            for w, (_, i), card in zip(where, places, cards, strict=True):
+                w[i] = card
+            before = _Before.of(other)
+            try:
+                other.apply_action(action)
+            except ValueError:  # the decision depends on a swapped card: try another deal
+                continue
+            if make_view(other, HUMAN) != make_view(after, HUMAN):
+                continue  # the person would see the change (a 31 made, say)
+            events: list[dict[str, Any]] = []
+            store._events_of(live, other, seat, action, before, events)
+            assert json.dumps(events) == json.dumps(real), (seat, action, real, events)
+            checked += 1
+            break
+        state = after
+    return checked, len(live.save.actions)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SCAT_HOME", str(tmp_path / "home"))
@@ -275,8 +361,12 @@ def test_every_payload_is_the_same_whatever_the_unseen_cards_are(
         seed: int) -> None:
     first = GameStore(home / "a", seed_source=lambda: seed)
     with TestClient(create_app(home / "a", store=first), base_url="http://127.0.0.1") as client:
-        game_id, sent, moved = _play(client, rules, players, spec, seed, store=first)
+        game_id, sent, (moved, own) = _play(client, rules, players, spec, seed, store=first)
     assert moved > 0
+    if rules == "golf":  # the person's own face-down cards were among those moved
+        assert own > 0
+    checked, decisions = _same_events(first, game_id, random.Random(seed))
+    assert checked >= 0.5 * decisions, (checked, decisions)
     save = first.get(game_id).save
     decks, swapped, candidates = _hidden_swaps(save, random.Random(seed))
     assert candidates and swapped >= 0.5 * candidates, (swapped, candidates)
