@@ -63,6 +63,15 @@ def known_actions(policy: Any) -> int:
     return int(getattr(policy, "num_actions", NUM_ACTIONS))
 
 
+def read_pieces(policy: Any) -> tuple[str, ...]:
+    """The observation pieces beyond the lives game's that a policy reads (every member of a
+    set reads the same input)."""
+    members = getattr(policy, "policies", None)
+    if members:
+        return read_pieces(members[0])
+    return tuple(getattr(policy, "extra", ()))
+
+
 class PolicyAgent(Agent):
     """Plays a numpy policy (anything with ``logits(obs, mask)``) on padded observations."""
 
@@ -87,13 +96,17 @@ class PolicyAgent(Agent):
         if num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"this table has {num_players}")
-        extra = extra_pieces(rules)
-        if extra:
-            # Its input is the draw-and-discard observation of a lives game; these rules
-            # add pieces after it (points, face-down slots) that it was never trained on.
-            raise ValueError(f"{self.name} reads the observation of the draw-and-discard game "
-                             f"with lives; these rules ({rules.name}) add "
-                             f"{', '.join(p.name for p in extra)}, which it has never read")
+        extra = tuple(p.name for p in extra_pieces(rules))
+        reads = read_pieces(self.policy)
+        if extra != reads:
+            # The pieces a family adds after the lives game's observation (points, face-down
+            # slots) are part of the input: another family's input is another size and sense.
+            def words(names: tuple[str, ...]) -> str:
+                return ", ".join(names) if names else "nothing"
+            trained = ("the observation of the draw-and-discard game with lives" if not reads
+                       else f"the observation with {words(reads)} added")
+            raise ValueError(f"{self.name} reads {trained}; these rules ({rules.name}) add "
+                             f"{words(extra)}" + (", which it has never read" if extra else ""))
         if rules.play == "golf" and known_actions(self.policy) < NUM_ACTIONS:
             raise ValueError(f"{self.name} knows {known_actions(self.policy)} actions; golf "
                              f"needs all {NUM_ACTIONS} (its slot choices are {PLACE_SLOT}.."

@@ -28,7 +28,7 @@ import numpy as np
 from scat_env.actions import NUM_ACTIONS
 
 from .base import Agent
-from .neural.encoding import policy_observation_size
+from .neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from .neural.policy_file import (
     ACTION_WIDTHS,
     MAX_HIDDEN,
@@ -57,6 +57,7 @@ class SB3File:
     vf_arch: list[int]
     max_players: int
     actions: int = NUM_ACTIONS
+    extra: tuple[str, ...] = ()  # the pieces a family of rules adds (encoding.EXTRA_PIECES)
     optimizer: dict[str, Any] | None = None
     num_timesteps: int = 0
     n_updates: int = 0
@@ -66,8 +67,8 @@ class SB3File:
         import gymnasium as gym
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-        obs = gym.spaces.Box(0.0, 1.0, (policy_observation_size(self.max_players),),
-                             dtype=np.float32)
+        size = policy_observation_size(self.max_players, extra=pieces_named(self.extra))
+        obs = gym.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
         policy = MaskableActorCriticPolicy(obs, gym.spaces.Discrete(self.actions), lambda _: 0.0,
                                            net_arch={"pi": self.pi_arch, "vf": self.vf_arch})
         policy.load_state_dict(self.weights)
@@ -127,8 +128,22 @@ def _expected_shapes(obs: int, pi: list[int], vf: list[int], actions: int
     return shapes
 
 
-def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int, int]:
-    """(policy layers, value layers, table size, actions) of SB3 MLP weights, every tensor
+def input_layout(obs: int) -> tuple[int, tuple[str, ...]] | None:
+    """(table size, extra pieces) of an SB3 policy's input size, or None. An SB3 zip records
+    no architecture of ours, so the input size tells both: each player more adds far more
+    entries (a 52-card block per opponent) than any family's pieces, so no two readings
+    share a size (a test checks every pair)."""
+    lo, hi = PLAYERS_RANGE
+    for extra in FAMILY_PIECES:
+        for n in range(lo, hi + 1):
+            if policy_observation_size(n, extra=pieces_named(extra)) == obs:
+                return n, extra
+    return None
+
+
+def _check_weights(weights: Any, where: str
+                   ) -> tuple[list[int], list[int], int, int, tuple[str, ...]]:
+    """(policy layers, value layers, table size, actions, extra pieces) of SB3 MLP weights, every tensor
     checked: names, float32, shapes that chain, a scat observation in, scat actions out (the
     draw-and-discard game's, or the whole action space), finite."""
     import torch
@@ -141,10 +156,10 @@ def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int,
         raise ValueError(f"{where}: policy.pth holds no MlpPolicy weights "
                          "(mlp_extractor.policy_net.0.weight)")
     obs = int(first.shape[1])
-    lo, hi = PLAYERS_RANGE
-    players = next((n for n in range(lo, hi + 1) if policy_observation_size(n) == obs), None)
-    if players is None:
+    found = input_layout(obs)
+    if found is None:
         raise ValueError(f"{where}: observation size {obs} matches no scat table size")
+    players, extra = found
     pi = _layers(weights, "mlp_extractor.policy_net", obs, where)
     vf = _layers(weights, "mlp_extractor.value_net", obs, where)
     out = weights.get("action_net.bias")
@@ -163,7 +178,7 @@ def _check_weights(weights: Any, where: str) -> tuple[list[int], list[int], int,
                              f"float32{list(shape)}")
         if not bool(torch.isfinite(t).all()):
             raise ValueError(f"{where}: {name} holds a value that is not finite")
-    return pi, vf, players, actions
+    return pi, vf, players, actions, extra
 
 
 def _counter(data: dict[str, Any], key: str, where: str) -> int:
@@ -190,8 +205,8 @@ def read_sb3_zip(path: str | os.PathLike[str], optimizer: bool = False) -> SB3Fi
     with zf:
         try:
             weights = _torch_member(zf, "policy.pth", where)
-            pi, vf, players, actions = _check_weights(weights, where)
-            out = SB3File(weights, pi, vf, players, actions)
+            pi, vf, players, actions, extra = _check_weights(weights, where)
+            out = SB3File(weights, pi, vf, players, actions, extra)
             if optimizer:
                 out.optimizer = _torch_member(zf, "policy.optimizer.pth", where)
                 if not isinstance(out.optimizer, dict):
@@ -214,7 +229,8 @@ class SB3Policy:
     """Adapter giving an SB3 (Maskable) actor-critic policy the ``logits(obs, mask)``
     interface."""
 
-    def __init__(self, policy: Any, num_actions: int = NUM_ACTIONS) -> None:
+    def __init__(self, policy: Any, num_actions: int = NUM_ACTIONS,
+                 extra: tuple[str, ...] = ()) -> None:
         import torch
 
         self.policy = policy
@@ -222,6 +238,7 @@ class SB3Policy:
         # How many actions the network scores: read by agents.policy.known_actions, which
         # refuses a preset whose calls a draw-and-discard (56-output) network cannot make.
         self.num_actions = num_actions
+        self.extra = extra  # read by agents.policy.read_pieces
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         torch = self.torch
@@ -247,7 +264,7 @@ def _load_sb3(path: str) -> tuple[SB3Policy, int]:
         raise ValueError(f"sb3:{path} needs stable-baselines3 and sb3-contrib "
                          "(pip install 'scat-env[train]')") from None
     loaded = read_sb3_zip(path)
-    return SB3Policy(loaded.build_policy(), loaded.actions), loaded.max_players
+    return SB3Policy(loaded.build_policy(), loaded.actions, loaded.extra), loaded.max_players
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:

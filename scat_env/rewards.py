@@ -128,7 +128,9 @@ def hand_rewards(
     to every other seat. ``reward="hand"``: minus the lives lost (a points game: plus the
     points won). When
     ``shaping_coef`` is non-zero the shaping term named by ``shaping`` (one of
-    :data:`SHAPINGS`) is added. A game cut short by the turn cap pays no hand for it: the
+    :data:`SHAPINGS`) is added; in a points game, where nobody loses a life, either shaping
+    pays points as :func:`hand_shaping` pays lives, with the sign turned: ``coef * (points I
+    won - mean points won by the others)``. A game cut short by the turn cap pays no hand for it: the
     caller settles truncation, which no hand decides.
     """
     if reward not in REWARD_MODES:
@@ -156,7 +158,10 @@ def hand_rewards(
                 out[s] = -float(lost)
     if shaping_coef:
         check_shaping(shaping)
-        if shaping == "win_chance":
+        if result.points_after:
+            won = result.points_won
+            extra = hand_shaping({s: -won.get(s, 0) for s in result.lives_lost}, shaping_coef)
+        elif shaping == "win_chance":
             extra = win_chance_shaping(result, num_players, shaping_coef)
         else:
             extra = hand_shaping(result.lives_lost, shaping_coef)

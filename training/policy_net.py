@@ -79,8 +79,9 @@ class PolicyNet(nn.Module):
 
     def __init__(self, obs_size: int, hidden: int = 256, layers: int = 2,
                  max_players: int = DEFAULT_MAX_PLAYERS, advice: bool = False,
-                 advice_gain: float = 3.0) -> None:
+                 advice_gain: float = 3.0, extra: tuple[str, ...] = ()) -> None:
         super().__init__()
+        self.extra = tuple(extra)  # the family's observation pieces at the input's end
         self.obs_size, self.hidden, self.layers = obs_size, hidden, layers
         self.max_players = max_players
         self.advice = advice
@@ -120,6 +121,8 @@ class PolicyNet(nn.Module):
                 "max_players": self.max_players}
         if self.advice:  # only when set: files written before the option stay identical
             arch["advice"] = 1
+        if self.extra:  # likewise: a lives game's file has no such field
+            arch["extra"] = list(self.extra)
         return arch
 
 
@@ -217,7 +220,7 @@ def load_file(path: str | os.PathLike[str], kinds: tuple[str, ...] = (POLICY_KIN
 def build_net(data: dict[str, Any], path: str = "?") -> PolicyNet:
     arch = data["arch"]
     net = PolicyNet(arch["obs_size"], arch["hidden"], arch["layers"], data["max_players"],
-                    advice=bool(arch.get("advice", 0)))
+                    advice=bool(arch.get("advice", 0)), extra=tuple(arch.get("extra", ())))
     _load_weights(net, data["state_dict"], repr(path))
     return net
 

@@ -37,6 +37,7 @@ from agents.neural.encoding import policy_observation_size
 from agents.neural.forward import NumpyPolicy
 from scat_env import Rules
 from scat_env.engine import short_repr
+from scat_env.observation import extra_pieces
 
 from .config import PPOConfig, make_rules
 from .policy_net import (
@@ -186,8 +187,10 @@ class Learner:
 def build_learner(cfg: PPOConfig, warm: bool) -> Learner:
     """A fresh, seeded learner (``warm``: started from ``cfg.init_from`` when it names a file)."""
     torch.manual_seed(cfg.seed)  # before the network exists: its init must be seeded too
-    net = PolicyNet(policy_observation_size(cfg.max_players, cfg.advice), cfg.hidden,
-                    cfg.layers, cfg.max_players, advice=cfg.advice, advice_gain=cfg.advice_gain)
+    extra = extra_pieces(make_rules(cfg.rules))  # the family's pieces (points, golf slots)
+    net = PolicyNet(policy_observation_size(cfg.max_players, cfg.advice, extra), cfg.hidden,
+                    cfg.layers, cfg.max_players, advice=cfg.advice, advice_gain=cfg.advice_gain,
+                    extra=tuple(p.name for p in extra))
     if cfg.init_from and warm:
         warm_start(net, load_file(cfg.init_from), cfg.init_from, seed=cfg.seed)
     critic = None
@@ -411,7 +414,7 @@ def evaluate_now(learner: Learner, cfg: PPOConfig, rules: Rules, seed: int) -> d
     """The quick in-training evaluation of the current policy (argmax play, seats rotated)."""
     from .evaluate import evaluate_policy
 
-    pol = NumpyPolicy(learner.net.state_dict(), cfg.layers, cfg.max_players)
+    pol = NumpyPolicy(learner.net.state_dict(), cfg.layers, cfg.max_players, learner.net.extra)
     return evaluate_policy(pol, cfg.max_players, rules, cfg.eval_opponents, cfg.eval_players,
                            cfg.eval_games, seed=seed)
 

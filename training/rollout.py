@@ -50,7 +50,7 @@ from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env import engine as _engine
 from scat_env.actions import NUM_ACTIONS
-from scat_env.engine import HandResult, Phase, short_repr
+from scat_env.engine import HandResult, Phase, PointsHandResult, short_repr
 from scat_env.rewards import hand_rewards
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.view import make_view
@@ -745,6 +745,15 @@ DERIVED_FIELDS = ("rules",) + tuple(f.name for f in dataclasses.fields(GameState
 LOG_KINDS = tuple(v for k, v in vars(_engine).items() if k.startswith("EV_"))
 #: Fields of a stored game, in :class:`~scat_env.engine.GameState`'s declaration order.
 GAME_FIELDS = tuple(f.name for f in dataclasses.fields(GameState) if f.name not in DERIVED_FIELDS)
+#: The private fields of a points race and of golf, stored under their property's name only
+#: in a game of that family: a lives game's stored form stays exactly as it was.
+FAMILY_FIELDS = {"points": "_scores", "face_up": "_face_up"}
+
+
+def family_fields(rules: Rules) -> tuple[str, ...]:
+    """The stored names of :data:`FAMILY_FIELDS` a game under ``rules`` carries."""
+    return ((("points",) if rules.scoring == "points" else ())
+            + (("face_up",) if rules.play == "golf" else ()))
 
 
 def _plain(value: Any) -> Any:
@@ -774,6 +783,8 @@ def game_plain(state: GameState) -> dict[str, Any]:
                          for res in value]
         else:
             out[name] = _plain(value)
+    for name in family_fields(state.rules):
+        out[name] = list(getattr(state, FAMILY_FIELDS[name]))
     return out
 
 
@@ -782,7 +793,8 @@ def game_from_plain(plain: Any, rules: Rules, what: str) -> GameState:
     cards of the pack each exactly once, lives, phases); one ``ValueError`` names the
     first bad field."""
     r = _Reader("rollout state")
-    plain = r.mapping(plain, what, GAME_FIELDS)
+    extra = family_fields(rules)
+    plain = r.mapping(plain, what, GAME_FIELDS + extra)
     n = r.integer(plain["num_players"], f"{what}.num_players", MIN_PLAYERS, MAX_PLAYERS)
     state = GameState(n, rules, seed=0,
                       single_hand=r.boolean(plain["single_hand"], f"{what}.single_hand"))
@@ -804,7 +816,8 @@ def game_from_plain(plain: Any, rules: Rules, what: str) -> GameState:
         "lives": lambda v, w: r.seq(v, w, n, n, lambda x, ww: r.integer(x, ww, 0, lives)),
         "active": lambda v, w: r.seq(v, w, n, n, r.boolean),
         "results": lambda v, w: r.seq(v, w, 0, 100_000,
-                                      lambda x, ww: result_from_plain(x, ww, r, n, lives, card)),
+                                      lambda x, ww: result_from_plain(x, ww, r, n, lives, card,
+                                                                      points=rules.scoring == "points")),
         "hand_number": lambda v, w: r.integer(v, w, 0, 10**9),
         "dealer": seat,
         "hands": lambda v, w: r.seq(v, w, n, n, lambda x, ww: r.seq(x, ww, 0, 4, card)),
@@ -824,12 +837,19 @@ def game_from_plain(plain: Any, rules: Rules, what: str) -> GameState:
         "last_seat": lambda v, w: None if v is None else seat(v, w),
         "taken": lambda v, w: None if v is None else card(v, w),
         "drawn": lambda v, w: None if v is None else card(v, w),
+        # a points race: points per seat (a hand scores at most a point a seat); golf: per
+        # seat, a bit per face-up slot
+        "points": lambda v, w: r.seq(v, w, n, n,
+                                     lambda x, ww: r.integer(x, ww, 0, rules.points_to_win + n)),
+        "face_up": lambda v, w: r.seq(v, w, n, n, lambda x, ww: r.integer(x, ww, 0, 7)),
     }
     missing = set(GAME_FIELDS) - set(readers)  # (readers of fields an engine lacks: unused)
     if missing:  # a field added to GameState that this reader does not know
         raise ValueError(f"rollout state: this scat-env cannot read the game field(s) {sorted(missing)}")
     for name in GAME_FIELDS:
         setattr(state, name, readers[name](plain[name], f"{what}.{name}"))
+    for name in extra:
+        setattr(state, FAMILY_FIELDS[name], readers[name](plain[name], f"{what}.{name}"))
     check_game(state, rules, what)
     return state
 
@@ -866,11 +886,13 @@ def log_entry(value: Any, what: str, r: _Reader, seat: Callable[[Any, str], int]
 
 
 def result_from_plain(plain: Any, what: str, r: _Reader, n: int, lives: int,
-                      card: Callable[[Any, str], int]) -> HandResult:
-    """A scored hand, each field checked (seats of the table, cards of the pack, lives)."""
+                      card: Callable[[Any, str], int], points: bool = False) -> HandResult:
+    """A scored hand, each field checked (seats of the table, cards of the pack, lives); a
+    :class:`PointsHandResult` with ``points`` (a race to points)."""
     from scat_env.showdown import RULES
 
-    names = tuple(f.name for f in dataclasses.fields(HandResult))
+    kind = PointsHandResult if points else HandResult
+    names = tuple(f.name for f in dataclasses.fields(kind))
     plain = r.mapping(plain, what, names)
 
     def seat(v: Any, w: str) -> int:
@@ -894,9 +916,13 @@ def result_from_plain(plain: Any, what: str, r: _Reader, n: int, lives: int,
         "replayed": lambda v, w: r.boolean(v, w),
         "lives_after": lambda v, w: tuple(r.seq(v, w, n, n, lambda x, ww: r.integer(x, ww, 0, lives))),
         "rule": lambda v, w: r.text(v, w, RULES),
+        "points_won": lambda v, w: table(v, w, lambda x, ww: r.integer(x, ww, 0, 10**6)),
+        "points_after": lambda v, w: tuple(r.seq(v, w, n, n,
+                                                 lambda x, ww: r.integer(x, ww, 0, 10**6))),
+        "race_winner": lambda v, w: None if v is None else seat(v, w),
     }
     missing = set(names) - set(readers)
     if missing:
         raise ValueError(f"rollout state: this scat-env cannot read the hand-result field(s) "
                          f"{sorted(missing)}")
-    return HandResult(**{name: readers[name](plain[name], f"{what}.{name}") for name in names})
+    return kind(**{name: readers[name](plain[name], f"{what}.{name}") for name in names})

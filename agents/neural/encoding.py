@@ -10,6 +10,14 @@ the game (lives 0, not active, no known cards), which is what it is for play: tu
 skips it. The default ``max_players`` is 6 (observation 556, plus the 52 ``discard_values``
 below); larger tables raise ValueError.
 
+A family of rules that adds pieces to the observation (points in a race to points, the
+face-down slots of golf: :func:`scat_env.observation.extra_pieces`) has them padded to
+``max_players`` seats the same way and appended at the very end of the input, after the
+advice block: every offset the network's skip terms and the symmetry averaging read stays
+where it is in every family, and a policy of the lives game reads exactly the input it
+always did. A policy file names the pieces it reads (``arch["extra"]``), so a policy is
+refused rules whose observation it does not know.
+
 The train/serve switch (:func:`policy_view`) lives here too, next to the encoding it feeds.
 """
 
@@ -20,12 +28,17 @@ from functools import cache
 import numpy as np
 
 from agents.expert import ADVICE_SIZE, ExpertAgent
+from agents.knowledge import golf_choices
 from scat_env import active_view
 from scat_env.actions import CORE_ACTIONS
 from scat_env.observation import (
+    GOLF_PIECES,
     PIECES,
     POINT_SCALE,
+    POINTS_PIECES,
     ObservationEncoder,
+    Piece,
+    extra_pieces,
     layout,
     observation_size,
     observed_values,
@@ -95,15 +108,61 @@ def _padding_index(num_players: int, max_players: int) -> np.ndarray:
     return index
 
 
+#: Every piece a family of rules may add, by name (what ``arch["extra"]`` lists).
+EXTRA_PIECES: dict[str, Piece] = {p.name: p for p in POINTS_PIECES + GOLF_PIECES}
+#: The extra pieces of each family of rules: the lives game, a race to points, golf.
+FAMILY_PIECES: tuple[tuple[str, ...], ...] = (
+    (), tuple(p.name for p in POINTS_PIECES), tuple(p.name for p in GOLF_PIECES))
+
+
+#: Golf's choices, the last entries of a golf policy's input: the expected final value (/41)
+#: of each choice open to me (:func:`agents.knowledge.golf_choices`: the face-down cards that
+#: stay down counted as random unseen cards), 0 where it is closed. Why: a golf choice is
+#: worth what it does to a hand scored by suit or by rank, a sum over the unseen cards that
+#: a network learns slowly from one-hots; a short run without these inputs learned nothing
+#: (it drew and kept every stock card: no better than ``random``; ``docs/TRAINING.md``).
+GOLF_CHOICES = ("take", "stock", "place", "turn")
+
+
+def choice_size(extra: tuple[Piece, ...]) -> int:
+    """Entries of :data:`GOLF_CHOICES` in the input of a policy reading ``extra`` (golf's
+    face-down slots mark the golf family)."""
+    return len(GOLF_CHOICES) if any(p.name == "face_down" for p in extra) else 0
+
+
+def extra_names(rules: Rules) -> tuple[str, ...]:
+    """The names of the pieces ``rules`` add to the observation (empty for a lives game)."""
+    return tuple(p.name for p in extra_pieces(rules))
+
+
+def pieces_named(names: tuple[str, ...] | list[str]) -> tuple[Piece, ...]:
+    """The extra pieces of a policy file's ``arch["extra"]``, in order; ValueError names an
+    unknown one."""
+    unknown = [n for n in names if n not in EXTRA_PIECES]
+    if unknown:
+        raise ValueError(f"unknown observation piece(s) {unknown}; this scat-env knows "
+                         f"{sorted(EXTRA_PIECES)}")
+    return tuple(EXTRA_PIECES[n] for n in names)
+
+
+def extra_size(max_players: int, extra: tuple[Piece, ...]) -> int:
+    """Entries of the extra pieces padded to ``max_players`` seats."""
+    return sum(p.size(max_players) for p in extra)
+
+
 def advice_offset(max_players: int) -> int:
     """Where the advice inputs start: after the padded observation and ``discard_values``."""
     return observation_size(max_players) + EXTRA_SIZE
 
 
-def policy_observation_size(max_players: int, advice: bool = False) -> int:
+def policy_observation_size(max_players: int, advice: bool = False,
+                            extra: tuple[Piece, ...] = ()) -> int:
     """Size of the policy input: the padded observation plus :data:`EXTRA_SIZE`, plus
-    :data:`~agents.expert.ADVICE_SIZE` expert-advice inputs when ``advice``."""
-    return advice_offset(max_players) + (ADVICE_SIZE if advice else 0)
+    :data:`~agents.expert.ADVICE_SIZE` expert-advice inputs when ``advice``, plus the
+    ``extra`` pieces of the rules' family padded to ``max_players`` (and golf's
+    :data:`GOLF_CHOICES`)."""
+    return (advice_offset(max_players) + (ADVICE_SIZE if advice else 0)
+            + extra_size(max_players, extra) + choice_size(extra))
 
 
 def skip_indices(max_players: int) -> tuple[int, int, int]:
@@ -154,7 +213,11 @@ class PaddedEncoder:
         self.max_players = max_players
         self.base_size = observation_size(max_players)
         self.advice_at = advice_offset(max_players)
-        self.size = policy_observation_size(max_players, advice)
+        self.extra = extra_pieces(rules)
+        self.extra_at = policy_observation_size(max_players, advice)
+        self.size = policy_observation_size(max_players, advice, self.extra)
+        self.choices_at = (self.extra_at + extra_size(max_players, self.extra)
+                           if choice_size(self.extra) else None)
         self._advisor = ExpertAgent() if advice else None
         self._table = observed_values(rules)
         self._encoders: dict[int, tuple[ObservationEncoder, np.ndarray]] = {}
@@ -162,7 +225,13 @@ class PaddedEncoder:
     def _for(self, n: int) -> tuple[ObservationEncoder, np.ndarray]:
         entry = self._encoders.get(n)
         if entry is None:
-            entry = (ObservationEncoder(n, self.rules), padding_index(n, self.max_players))
+            index = padding_index(n, self.max_players)
+            if self.extra:  # the family's pieces, padded the same way, at the very end
+                big = layout(self.max_players, self.extra)
+                index = np.concatenate([index] + [
+                    self.extra_at + np.arange(big[p.name].start, big[p.name].start + p.size(n))
+                    for p in self.extra])
+            entry = (ObservationEncoder(n, self.rules), index)
             self._encoders[n] = entry
         return entry
 
@@ -181,5 +250,10 @@ class PaddedEncoder:
                     a, b, d = (x for x in hand if x != c)
                     out[base + c] = t[a * 2704 + b * 52 + d] * POINT_SCALE
         if self._advisor is not None:
-            self._advisor.advice(view, out[self.advice_at:])
+            self._advisor.advice(view, out[self.advice_at:self.extra_at])
+        if self.choices_at is not None and view.phase in ("golf_draw", "golf_place"):
+            est = golf_choices(view)
+            at = self.choices_at
+            for i, name in enumerate(GOLF_CHOICES):
+                out[at + i] = est.get(name, 0.0) * POINT_SCALE
         return out

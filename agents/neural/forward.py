@@ -37,7 +37,7 @@ class NumpyPolicy:
     """
 
     def __init__(self, state_dict: Mapping[str, Any], layers: int,
-                 max_players: int = DEFAULT_MAX_PLAYERS) -> None:
+                 max_players: int = DEFAULT_MAX_PLAYERS, extra: tuple[str, ...] = ()) -> None:
         def arr(key: str) -> np.ndarray:
             return _array(state_dict[key])
 
@@ -56,6 +56,9 @@ class NumpyPolicy:
         self.advice = "advice_gain" in state_dict
         self.advice_gain = float(arr("advice_gain")) if self.advice else 0.0
         self.advice_at = advice_offset(max_players)
+        # The pieces a family of rules adds that the input ends with (encoding.EXTRA_PIECES):
+        # agents.policy refuses rules whose family adds others.
+        self.extra = tuple(extra)
 
     def skip(self, obs: np.ndarray) -> np.ndarray:
         """The skip terms of the network for a batch ``(B, obs)``."""

@@ -44,7 +44,7 @@ import numpy as np
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, PASS
 from scat_env.yamlfile import one_line
 
-from .encoding import policy_observation_size
+from .encoding import EXTRA_PIECES, pieces_named, policy_observation_size
 from .forward import NumpyPolicy
 
 POLICY_KIND = "scat-policy"
@@ -86,7 +86,9 @@ class PolicyFile(NamedTuple):
 
     def policy(self) -> NumpyPolicy:
         """The numpy network that plays this file."""
-        return NumpyPolicy(self.arrays, self.metadata["arch"]["layers"], self.max_players)
+        arch = self.metadata["arch"]
+        return NumpyPolicy(self.arrays, arch["layers"], self.max_players,
+                           tuple(arch.get("extra", ())))
 
 
 def expected_shapes(arch: Mapping[str, int], num_actions: int = NUM_ACTIONS
@@ -142,7 +144,12 @@ def check_arch(metadata: Mapping[str, Any], where: str) -> dict[str, int]:
         raise ValueError(f"{where} was trained for {metadata.get('num_actions')!r} actions, "
                          f"this scat-env has {NUM_ACTIONS} ({CORE_ACTIONS} without the calls "
                          f"of the variations)")
-    want = policy_observation_size(maxp, bool(arch.get("advice", 0)))
+    extra = arch.get("extra", [])
+    if (not isinstance(extra, list) or len(extra) > len(EXTRA_PIECES)
+            or not all(isinstance(n, str) and n in EXTRA_PIECES for n in extra)):
+        raise ValueError(f"{where}: architecture field 'extra' is {str(extra)[:80]!r}, "
+                         f"expected a list of observation pieces from {sorted(EXTRA_PIECES)}")
+    want = policy_observation_size(maxp, bool(arch.get("advice", 0)), pieces_named(extra))
     if arch.get("obs_size") != want:
         raise ValueError(f"{where}: observation size {arch.get('obs_size')!r} does not match "
                          f"this scat-env's encoder for {maxp} players ({want})")

@@ -99,8 +99,13 @@ class EnsemblePolicy:
         if len(advice) > 1:
             raise ValueError(f"{name}: an ensemble cannot mix policies with and without "
                              "the expert-advice inputs")
+        extra = {tuple(getattr(p, "extra", ())) for p in policies}
+        if len(extra) > 1:
+            raise ValueError(f"{name}: an ensemble cannot mix policies that read different "
+                             f"observations (pieces {sorted(extra)})")
         self.policies = policies
         self.advice = advice.pop()
+        self.extra = extra.pop()
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         total = self.policies[0].logits(obs, mask)
