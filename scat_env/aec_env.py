@@ -88,6 +88,29 @@ what that agent saw: every hand after a showdown, but after a declared or dealt 
 declarers' hands and the agent's own (:meth:`HandResult.seen_by
 <scat_env.engine.HandResult.seen_by>`).
 
+**Infos for tensor libraries** (``infos="flat"``; the default ``"rich"`` is the above).
+Libraries that stack infos into tensors (TorchRL reads their keys and shapes at ``reset``)
+need every info to hold the same keys from ``reset`` on, numbers only. With
+``infos="flat"`` each holds exactly :data:`FLAT_INFO_KEYS`: ``lives``, ``points`` (0
+outside a points race), ``active`` (1 while the seat is in the game), ``hand_number`` (hands
+dealt so far, the one being played included), then what the last step scored:
+``hands_ended`` (hands it ended, usually 0 or 1), ``lives_lost`` and ``points_won`` (this
+seat's, summed over those hands), and ``illegal_move`` (the offender's seat after an
+illegal move under ``env()``, else -1). A truncation adds no key: the truncation flags say
+it. The rich record is always one call away, in either mode:
+``env.unwrapped.hand_results(agent)`` lists every hand scored since ``reset``, each the
+``"hand_result"`` dict above as that agent saw it.
+
+**Eliminated seats** (``eliminated="leave"`` by default, or ``"stay"``). By default a seat
+put out of the game is terminated at the step that eliminates it and leaves ``agents`` at
+its next (dead) step, PettingZoo's convention. Libraries that hold one slot per agent for
+the whole episode (TorchRL's ``PettingZooWrapper`` for AEC envs) cannot step a dead agent
+off mid-game. With ``eliminated="stay"`` the seat stays in ``agents`` until the game ends:
+it is never selected, its mask is all zeros, it is still paid at the step that eliminates
+it, and it is terminated together with everyone when the game ends (or, at the turn cap,
+terminated while the seats still in are truncated). Rewards, observations and the moves
+of the seats in play are exactly those of the default.
+
 **Illegal actions.** ``raw_env`` raises ``ValueError`` naming the action and the legal ones;
 ``env()`` ends the game instead, the offender receiving -1 and everyone else 0, like
 PettingZoo's ``TerminateIllegalWrapper``.
@@ -113,7 +136,9 @@ change, so that a result or a trained policy names the version it was made with.
   exactly as it was for every other preset; infos hold ``"points"`` in a points game and
   ``hand_result`` gains ``points_won``, ``points_after`` and ``race_winner`` there. A 31
   kept quiet (``undeclared_31``) no longer shows: the other seats see an ordinary turn and
-  the log holds no pass. Outcomes of every v1 preset are unchanged.
+  the log holds no pass. Outcomes of every v1 preset are unchanged. The options ``infos``
+  and ``eliminated`` came while the id stayed v2: their defaults are the env as it was, and
+  their other values change no observation, mask, reward or outcome.
 """
 
 from __future__ import annotations
@@ -136,6 +161,14 @@ from .rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, Rules
 from .view import PlayerView, make_view
 
 _KNOWN_OPTIONS = ("deck", "dealer")
+
+#: ``infos=`` modes: the rich default, or the same numeric keys from ``reset`` on.
+INFO_MODES = ("rich", "flat")
+#: ``eliminated=`` modes: an eliminated seat leaves ``agents`` at once, or stays till the end.
+ELIMINATED_MODES = ("leave", "stay")
+#: The keys of every info with ``infos="flat"``, in order (see the module docstring).
+FLAT_INFO_KEYS = ("lives", "points", "active", "hand_number", "hands_ended", "lives_lost",
+                  "points_won", "illegal_move")
 
 #: The full state of :meth:`raw_env.state`, for centralised critics: seats are absolute.
 STATE_PIECES: tuple[Piece, ...] = (
@@ -182,6 +215,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         max_turns: int = DEFAULT_MAX_TURNS,
         render_reveal: bool = False,
         illegal_action: str = "raise",
+        infos: str = "rich",
+        eliminated: str = "leave",
     ) -> None:
         super().__init__()
         if isinstance(num_players, bool) or not isinstance(num_players, int):
@@ -206,6 +241,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if not isinstance(infos, str) or infos not in INFO_MODES:
+            raise ValueError(f"infos must be one of {INFO_MODES}, got {infos!r}")
+        if not isinstance(eliminated, str) or eliminated not in ELIMINATED_MODES:
+            raise ValueError(f"eliminated must be one of {ELIMINATED_MODES}, got {eliminated!r}")
         self.rules = _resolve_rules(rules)
         self.num_players = num_players
         self.render_mode = render_mode
@@ -214,6 +253,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.max_turns = max_turns
         self.render_reveal = render_reveal
         self.illegal_action = illegal_action
+        self.info_mode = infos
+        self.eliminated_mode = eliminated
+        # Both checked once here, not per step: the default path stays as fast as it was.
+        self._flat = infos == "flat"
+        self._stay = eliminated == "stay"
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self._names = self.possible_agents
@@ -360,6 +404,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
         return make_view(self._state, seat)
 
+    def hand_results(self, agent: str | int) -> list[dict[str, Any]]:
+        """Every hand scored since ``reset``, in order, as ``agent`` (a name or a seat) saw it.
+
+        Each is the dict that the default infos carry as ``"hand_result"`` (hands and values
+        only as that seat saw them). With ``infos="flat"`` this is where the rich record is
+        read; it is kept for the whole game, not only for the step that scored the hand.
+        """
+        if self._state is None:
+            raise RuntimeError("scat_env: call reset() before hand_results()")
+        seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
+        return [r.seen_by(seat).to_dict(self._names) for r in self._state.results]
+
     def state(self) -> np.ndarray:
         """Full state for centralised critics: every hand, the stock and the public table,
         laid out as :data:`STATE_PIECES` (seats absolute)."""
@@ -418,11 +474,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         for res in new:
             for s, r in hand_rewards(res, n, reward=self.reward_mode).items():
                 rewards[names[s]] = rewards.get(names[s], 0.0) + r
-            for s in res.eliminated:
-                self.terminations[names[s]] = True
+            if not self._stay:
+                for s in res.eliminated:
+                    self.terminations[names[s]] = True
         if state.is_terminal():  # the game is over, or the single hand is
             for a in self.agents:
                 self.terminations[a] = True
+        if self._flat:
+            self._flat_results(new)
+            return rewards
         seat_of = self.agent_name_mapping
         points = state._points
         for a in self.agents:
@@ -440,17 +500,50 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._infos_have_result = True
         return rewards
 
+    def _flat_results(self, new: list[Any]) -> None:
+        """``infos="flat"``: the hands a step scored as numbers, the keys those of every step."""
+        state = self._state
+        assert state is not None
+        seat_of = self.agent_name_mapping
+        for a in self.agents:
+            seat = seat_of[a]
+            info = self._base_info(seat)
+            info["hands_ended"] = len(new)
+            info["lives_lost"] = sum(r.lives_lost.get(seat, 0) for r in new)
+            info["points_won"] = sum(r.points_won.get(seat, 0) for r in new)
+            self.infos[a] = info
+        self._infos_have_result = True
+
     def _base_info(self, seat: int) -> dict[str, Any]:
         """What every info holds: the seat's lives, and in a points game its points (its
         lives never change there: nobody is put out of a points race)."""
         state = self._state
         assert state is not None
+        if self._flat:
+            # Every key from reset on, numbers only: a library that stacks infos into
+            # tensors (TorchRL) reads their layout from the first reset.
+            return {
+                "lives": state.lives[seat],
+                "points": state.points[seat] if state._points else 0,
+                "active": int(state.active[seat]),
+                "hand_number": state.hand_number,
+                "hands_ended": 0,
+                "lives_lost": 0,
+                "points_won": 0,
+                "illegal_move": -1,
+            }
         if state._points:
             return {"lives": state.lives[seat], "points": state.points[seat]}
         return {"lives": state.lives[seat]}
 
     def _truncate(self) -> None:
         """Turn cap reached: everyone still in is truncated; game rewards stay zero-sum."""
+        if self._stay:
+            # Seats eliminated earlier stayed in agents: their games ended, they are not cut.
+            active = self._state.active  # type: ignore[union-attr]
+            for a in self.agents:
+                if not active[self.agent_name_mapping[a]]:
+                    self.terminations[a] = True
         for a in self.agents:
             if not self.terminations[a]:
                 self.truncations[a] = True
@@ -462,6 +555,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             for a in live:
                 self.rewards[a] += share
             self._rewards_dirty = True
+        if self._flat:
+            return  # the truncation flags say it; flat infos keep their keys
         for a in self.agents:
             self.infos[a] = dict(self.infos[a], truncated_by="max_turns")
 
@@ -484,9 +579,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = -1.0
+        offender = self.agent_name_mapping[agent] if self._flat else agent
         for a in self.agents:
             self._cumulative_rewards[a] += self.rewards[a]
-            self.infos[a] = dict(self.infos[a], illegal_move=agent)
+            self.infos[a] = dict(self.infos[a], illegal_move=offender)
         self._rewards_dirty = True
         self._illegal_ended = True
         self._deads_step_first()
