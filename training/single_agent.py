@@ -24,6 +24,14 @@ learning) or ``win_chance`` (the change in the learner's expected game result gi
 everyone's lives, which adds up to the game result). A game cut by ``max_turns`` turns in one
 hand is *truncated* with no result.
 
+Gymnasium: importing this module registers the env as :data:`ENV_ID` (``"scat_env/Scat-v0"``),
+so any single-agent library can build it by name, keyword arguments going to the
+constructor: ``import training.single_agent`` then ``gymnasium.make("scat_env/Scat-v0",
+num_players=3, opponents=["expert"])``, or without the import
+``gymnasium.make("training.single_agent:scat_env/Scat-v0")``. The registration lives here,
+not in ``scat_env``, because the env plays opponents from :mod:`agents`, a layer above the
+engine.
+
 Illegal actions: masked learners never send one. An unmasked learner (or ``check_env``)
 that does gets a random legal action played instead, ``info["illegal_action"] = True`` and
 ``illegal_penalty`` added to the reward, so the env never crashes mid-rollout.
@@ -49,7 +57,7 @@ from scat_env.view import make_view
 class ScatSingleAgentEnv(gym.Env):
     """One learner seat against a pool of opponents; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
 
     def __init__(
         self,
@@ -188,3 +196,17 @@ class ScatSingleAgentEnv(gym.Env):
         assert state is not None
         return {"seat": self.seat, "num_players": state.num_players, "lives": list(state.lives),
                 "winner": state.winner}
+
+
+#: The Gymnasium id of :class:`ScatSingleAgentEnv` (see the module docstring).
+ENV_ID = "scat_env/Scat-v0"
+
+
+def register_gymnasium() -> None:
+    """Register :data:`ENV_ID` with Gymnasium; importing this module calls it. Registering
+    again (a reload) is a no-op, not Gymnasium's "overriding environment" warning."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="training.single_agent:ScatSingleAgentEnv")
+
+
+register_gymnasium()
