@@ -43,6 +43,8 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
 
     from agents.expert import ADVICE_SIZE
 
+    if view.phase in ("golf_draw", "golf_place"):
+        return golf_hint(agent, view)
     notes = np.zeros(ADVICE_SIZE, dtype=np.float32)
     action = agent.advice(view, notes)
     legal = view.legal_actions
@@ -84,3 +86,29 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
     move = {DRAW_STOCK: "draw from the stock", DRAW_DISCARD: f"take the {top}",
             KNOCK: "knock", END_PLAY: "end the play"}[action]
     return " ".join(facts + [f"The expert would {move}."])
+
+
+def golf_hint(agent: ExpertAgent, view: PlayerView) -> str:
+    """Golf: what each choice open makes the final hand worth on average (the cards left
+    face down counted as any unseen card), the numbers the expert decides by."""
+    from agents.knowledge import golf_choices
+
+    est = golf_choices(view)
+    action = agent.act(view)
+    facts: list[str] = []
+    if view.phase == "golf_draw":
+        if "take" in est:
+            facts.append(f"Taking the {_sym(view.top_discard)} makes your hand worth "  # type: ignore[arg-type]
+                         f"{est['take']:.1f} on average")
+        if "stock" in est:
+            facts.append(f"a stock draw {est['stock']:.1f}" if facts else
+                         f"A stock draw makes your hand worth {est['stock']:.1f} on average")
+        move = "draw from the stock" if action == DRAW_STOCK else f"take the {_sym(view.top_discard)}"  # type: ignore[arg-type]
+    else:
+        held = _sym(view.drawn_card) if view.drawn_card is not None else "the card"
+        facts.append(f"Keeping the {held} makes your hand worth {est.get('place', 0):.1f} "
+                     "on average")
+        if "turn" in est:
+            facts.append(f"discarding it and turning a slot up {est['turn']:.1f}")
+        move = action_str(action)
+    return "; ".join(facts) + f". The expert would {move}."

@@ -1,0 +1,49 @@
+"""The hint key (``h`` in ``scat play``, the page's hint): a sentence for every decision of
+every preset, and golf's in golf's own terms."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from agents.expert import ExpertAgent
+from agents.knowledge import golf_choices
+from scat_cli.hints import hint
+from scat_env import GameState, Rules
+from scat_env.rules import PRESETS
+from scat_env.view import make_view
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_decision_of_every_preset_gets_a_hint(preset):
+    rules = Rules.preset(preset)
+    expert = ExpertAgent()
+    rng = random.Random(1)
+    state = GameState(3, rules, seed=4)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        view = make_view(state, state.current_player)
+        text = hint(expert, view)
+        assert text.endswith(".") and ("The expert would" in text
+                                       or text.startswith("Discard the")), text
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_a_golf_hint_gives_the_worth_of_each_choice_and_the_experts_move():
+    rules = Rules.preset("golf")
+    expert = ExpertAgent()
+    state = GameState(3, rules, seed=2)
+    phases = set()
+    for _ in range(12):
+        view = make_view(state, state.current_player)
+        text = hint(expert, view)
+        numbers = [float(x) for x in re.findall(r"\d+\.\d", text)]
+        want = [round(v, 1) for k, v in golf_choices(view).items()]
+        assert sorted(numbers) == sorted(want), (text, golf_choices(view))
+        assert text.endswith(".") and "The expert would" in text
+        phases.add(view.phase)
+        state.apply_action(expert.act(view))
+    assert phases == {"golf_draw", "golf_place"}
