@@ -254,8 +254,11 @@ async function startGame(ev) {
     page.lastAction = {};
     $("log").replaceChildren();
     hidePanels();
-    // the table as dealt: the person's cards are theirs to see while the others move
-    const empty = { ...data.game, discard_pile: [], top_discard: null, events: [], legal: [] };
+    // the table as dealt: the person's cards are theirs to see while the others move; no
+    // card known yet, every golf slot face down (the opponents' first moves turn them up)
+    const empty = { ...data.game, discard_pile: [], top_discard: null, events: [], legal: [],
+      players: data.game.players.map((p) => ({ ...p, known: [],
+        slots: (p.slots || []).map(() => null) })) };
     render(empty);
     await animate(empty, data.game, data.game.events);
     page.game = data.game;
@@ -395,6 +398,8 @@ function render(state) {
   $("hint-button").hidden = !(s.status === "playing" && s.legal.length);
   $("last-result-button").hidden = !s.result;
   document.body.dataset.phase = s.phase;
+  $("keys").hidden = isGolf(s);
+  $("keys-golf").hidden = !isGolf(s);
 }
 
 /** A race to points shows points where a lives game shows lives. */
@@ -405,8 +410,24 @@ function hasPoints(s) {
 function scoreText(s, p) {
   if (p.points_text) return p.points_text;
   if (p.points === undefined || p.points === null) return p.lives_text;
+  return pointsText(s, p.points);
+}
+
+/** "12 of 31 points", as the server's points_text writes it. */
+function pointsText(s, points) {
   const goal = s.rules.points_to_win;
-  return goal ? `${p.points} of ${goal} points` : `${p.points} points`;
+  return goal ? `${points} of ${goal} point${goal === 1 ? "" : "s"}` : `${points} points`;
+}
+
+/** A race's showdown: every seat's points at the table as the hand left them (a lives
+ * game's lives are in the showdown's "Now" column, in the preset's words only at the end). */
+function showPoints(result, state) {
+  if (!result.points_after) return;
+  result.points_after.forEach((points, seat) => {
+    const box = seat === state.you ? $("me-lives")
+      : document.querySelector(`#opponents [data-seat="${seat}"] .lives`);
+    if (box) box.textContent = pointsText(state, points);
+  });
 }
 
 /** Golf: three slots a player turns face up one a turn, instead of a hand of three. */
@@ -421,9 +442,7 @@ function isGolf(s) {
 function opponentCards(s, p) {
   const small = { small: true };
   if (p.hand) return p.hand.map((c) => cardEl(c, small));
-  if (Array.isArray(p.slots) && p.slots.length) {
-    return p.slots.map((c) => (c ? cardEl(c, small) : backEl(small)));
-  }
+  if (Array.isArray(p.slots) && p.slots.length) return p.slots.map((c, i) => slotCard(c, i, false));
   const out = p.known.map((c) => {
     const k = cardEl(c, small);
     k.classList.add("known");
@@ -458,16 +477,14 @@ function handCards(s) {
 /** Golf: the person's three slots (a click puts the card held into a face-down one) and
  * the card held this turn. Without the slots in STATE, the face-up cards come first. */
 function golfHand(s, me) {
+  if (me.out) return s.hand.map((c) => cardEl(c));  // no slots: the hand it went out with
   const held = s.drawn || s.taken;
   const slots = Array.isArray(me.slots) && me.slots.length ? me.slots : (() => {
     const up = s.hand.filter((c) => c !== held);
     return [...up, ...Array(Math.max(0, 3 - up.length)).fill(null)];
   })();
   const out = slots.map((c, i) => {
-    const slot = c ? cardEl(c, { tag: "button" }) : el("button", "card back");
-    slot.type = "button";
-    slot.classList.add("slot");
-    slot.dataset.slot = i;
+    const slot = slotCard(c, i, true);
     const place = s.legal.find((m) => m.action === GOLF.PLACE + i);
     if (place && !c) {
       slot.classList.add("playable");
@@ -483,6 +500,25 @@ function golfHand(s, me) {
     out.push(box);
   }
   return out;
+}
+
+/** Golf: slot `i` holding `card` (null: face down). The person's own are buttons (a click
+ * puts the card held there); an opponent's are small. */
+function slotCard(card, i, own) {
+  const small = { small: true };
+  const slot = own ? (card ? cardEl(card, { tag: "button" }) : el("button", "card back"))
+    : (card ? cardEl(card, small) : backEl(small));
+  if (own) slot.type = "button";
+  slot.classList.add("slot");
+  slot.dataset.slot = i;
+  return slot;
+}
+
+/** Golf: slot `i` of `seat` on the table, or null (a seat that is out, a teaching game's
+ * opponent shown by its hand). */
+function slotEl(state, seat, i) {
+  const box = seat === state.you ? $("hand") : seatEl(seat);
+  return box ? box.querySelector(`[data-slot="${i}"]`) : null;
 }
 
 function promptFor(s) {
@@ -540,6 +576,14 @@ function logEvent(e, state) {
   }
 }
 
+/** The card an event puts on the discard pile: a discard's card, and in golf the card a
+ * `place` takes out of its slot or the card drawn that a `turn_up` discards. */
+function discardedBy(e) {
+  if (e.kind === "discard") return e.card;
+  if (e.kind === "place" || e.kind === "turn_up") return e.discarded;
+  return null;
+}
+
 /** The pile and stock after each event: forward from `prev` up to the last deal, then
  * backward from `next` (which is exact for the hand being played). */
 function snapshots(prev, next, events) {
@@ -551,7 +595,7 @@ function snapshots(prev, next, events) {
   for (let i = 0; i < lastDeal; i += 1) {
     const e = events[i];
     if (e.kind === "deal") { pile = []; stock = null; }
-    if (e.kind === "discard") pile.push(e.card);
+    if (discardedBy(e)) pile.push(discardedBy(e));
     if (e.kind === "draw_discard") pile.pop();
     if (e.kind === "draw_stock" && stock !== null) stock -= 1;
     out[i] = { pile: [...pile], stock };
@@ -561,7 +605,7 @@ function snapshots(prev, next, events) {
   for (let i = events.length - 1; i >= Math.max(lastDeal, 0); i -= 1) {
     out[i] = { pile: [...pile], stock };
     const e = events[i];
-    if (e.kind === "discard") pile.pop();
+    if (discardedBy(e)) pile.pop();
     if (e.kind === "draw_discard") pile.push(e.card);
     if (e.kind === "draw_stock") stock += 1;
   }
@@ -587,16 +631,63 @@ async function fly(from, to, card, ms) {
   moving.remove();
 }
 
+/** Golf at the table: a `place` flies the card held into its slot and the card that lay
+ * there onto the pile; a `turn_up` flies the card drawn onto the pile and turns the slot
+ * face up. The slot shows its card from then on, the person's own included, so a showdown
+ * that follows shows the slots as they ended. */
+async function golfMove(e, state, ms) {
+  const own = e.seat === state.you;
+  const slot = slotEl(state, e.seat, e.slot);
+  const held = own ? $("hand").querySelector(".held-box .card") : null;
+  const from = held || seatEl(e.seat);
+  if (held) held.classList.add("leaving");
+  if (e.kind === "place") {
+    await Promise.all([fly(from, slot, e.card, ms), fly(slot, $("discard"), e.discarded, ms)]);
+  } else {
+    await fly(from, $("discard"), e.discarded, ms);
+  }
+  if (own) $("hand").querySelector(".held-box")?.remove();
+  if (!slot) return;
+  const up = slotCard(e.card, e.slot, own);
+  if (e.kind === "turn_up" && ms > 0) up.classList.add("reveal");
+  slot.replaceWith(up);
+  if (!own) countFaceUp(e.seat);
+}
+
+/** Golf: an opponent's "N face up" line as its slots on the table now say. */
+function countFaceUp(seat) {
+  const box = seatEl(seat);
+  const line = box && box.parentElement.querySelector(":scope > .known");
+  if (!line) return;
+  const n = box.querySelectorAll("[data-slot][data-card]").length;
+  line.replaceChildren(...(n ? [el("span", "muted", `${n} face up`)] : []));
+}
+
+/** Golf: a new hand's slots face down at every seat dealt in; `result` is the hand just
+ * ended, whose `lives_after` says who is out (null: nobody left since the table was drawn). */
+function dealSlots(state, result) {
+  for (const p of state.players) {
+    const own = p.seat === state.you;
+    const box = own ? $("hand") : seatEl(p.seat);
+    if (!box || !box.querySelector("[data-slot]")) continue;
+    const out = result && result.lives_after[p.seat] === 0;
+    box.replaceChildren(...(out ? [] : [0, 1, 2].map((i) => slotCard(null, i, own))));
+    if (!own) countFaceUp(p.seat);
+  }
+}
+
 /** Shows `events` one by one at the chosen speed, from the table of `prev` to `next`. */
 async function animate(prev, next, events) {
   const snaps = snapshots(prev, next, events);
   const hand = [...prev.hand];
+  let handEnded = null;  // the last hand_over's result, for who a golf deal leaves out
   if (events.some((e) => e.seat !== next.you && e.kind !== "deal")) {
     $("prompt").textContent = "The other players are moving.";
     $("hand-value").textContent = "";
     $("actions").replaceChildren();
     $("hint-button").hidden = true;
     document.querySelectorAll("#hand .card").forEach((c) => c.classList.remove("playable", "drawn"));
+    for (const pile of [$("stock"), $("discard")]) pile.classList.remove("playable");
   }
   for (let i = 0; i < events.length; i += 1) {
     const e = events[i];
@@ -616,6 +707,9 @@ async function animate(prev, next, events) {
       setPiles(pile, snaps[i].stock);
       await fly($("discard"), seatEl(e.seat), e.card, flyMs);
     }
+    if (e.kind === "place" || e.kind === "turn_up") await golfMove(e, next, flyMs);
+    if (e.kind === "deal" && isGolf(next)) dealSlots(next, handEnded);
+    if (e.kind === "hand_over") handEnded = e.result;
     if (e.kind === "discard") {
       if (e.seat === next.you) {
         const k = hand.indexOf(e.card);
@@ -707,12 +801,19 @@ function showdownPanel(result, state, finalLives) {
   return box;
 }
 
-/** The opponents' hands the result shows, turned face up in their places at the table. */
+/** The opponents' hands the result shows, turned face up in their places at the table; in
+ * golf every seat's slots, the person's own included, in their order. */
 function revealHands(result, state) {
   for (const [seat, hand] of Object.entries(result.hands)) {
-    if (Number(seat) === state.you) continue;
     const box = seatEl(Number(seat));
     if (!box) continue;
+    if (box.querySelector("[data-slot]")) {
+      revealSlots(box, hand, Number(seat) === state.you);
+      if (Number(seat) !== state.you) countFaceUp(Number(seat));
+      continue;
+    }
+    if (Number(seat) === state.you) continue;
+    box.parentElement.querySelector(":scope > .known")?.replaceChildren();
     box.replaceChildren(...hand.map((c) => {
       const card = cardEl(c, { small: true });
       if (speedMs() > 0) card.classList.add("reveal");  // turned over, unless "instant"
@@ -721,8 +822,28 @@ function revealHands(result, state) {
   }
 }
 
+/** Golf: a showdown's slots face up where they lie. Every slot is face up by the hand's end
+ * under the rules; should one still show a card back, the result's cards that no slot shows
+ * fill the face-down ones. Nobody holds a card at a showdown. */
+function revealSlots(box, hand, own) {
+  box.querySelector(".held-box")?.remove();
+  const slots = [...box.querySelectorAll("[data-slot]")];
+  const rest = [...hand];
+  for (const slot of slots) {
+    const k = rest.indexOf(slot.dataset.card);
+    if (k >= 0) rest.splice(k, 1);
+  }
+  for (const slot of slots) {
+    if (slot.dataset.card || !rest.length) continue;
+    const up = slotCard(rest.shift(), Number(slot.dataset.slot), own);
+    if (speedMs() > 0) up.classList.add("reveal");
+    slot.replaceWith(up);
+  }
+}
+
 function showShowdown(result, state, finalLives) {
   revealHands(result, state);
+  showPoints(result, state);
   const panel = $("showdown");
   panel.replaceChildren(showdownPanel(result, state, finalLives));
   const go = el("button", "primary", state.status === "over" && finalLives
@@ -756,14 +877,15 @@ function showGameOver(s) {
   const sm = s.summary || {};
   const ord = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
   const dl = el("dl", "summary");
+  const golf = isGolf(s);  // golf has no knocking and no 31 declared: those rows say nothing
   const rows = [
     ["Your place", sm.place ? ord(sm.place) : "\u2013"],
-    ["Hands played", sm.hands], ["31s", sm.thirty_ones],
-    ["Knocks", `${sm.knocks} (yours: ${sm.your_knocks})`],
+    ["Hands played", sm.hands], golf ? null : ["31s", sm.thirty_ones],
+    golf ? null : ["Knocks", `${sm.knocks} (yours: ${sm.your_knocks})`],
     [hasPoints(s) ? "Hands you lost" : "Lives you lost", hasPoints(s) ? sm.your_hands_lost
       : `${sm.your_lives_lost} in ${sm.your_hands_lost} hand${sm.your_hands_lost === 1 ? "" : "s"}`],
-    ["Your 31s", sm.your_31s],
-  ];
+    golf ? null : ["Your 31s", sm.your_31s],
+  ].filter(Boolean);
   for (const [k, v] of rows) dl.append(el("dt", null, k), el("dd", null, v ?? "\u2013"));
   panel.append(dl);
   panel.append(standings(s));
@@ -1051,9 +1173,14 @@ function replayStep(i) {
   $("r-pos").textContent = `step ${k + 1} of ${n}`;
   $("r-text").textContent = step.text || "";
   document.body.dataset.replayStep = k;
+  const golf = st.players.some((p) => Array.isArray(p.slots) && p.slots.length > 0);
+  const race = st.players.some((p) => p.points !== undefined && p.points !== null);
   const table = el("table", "replay-table");
   const head = el("tr");
-  for (const h of ["Player", "Hand (face up)", "Value", "Lives"]) head.append(el("th", null, h));
+  const cards = golf ? "Slots (dimmed: face down at this step)" : "Hand (face up)";
+  for (const h of ["Player", cards, "Value", race ? "Points" : "Lives"]) {
+    head.append(el("th", null, h));
+  }
   table.append(head);
   for (const p of st.players) {
     const info = r.players[p.seat] || { name: `seat ${p.seat}`, agent: "" };
@@ -1069,15 +1196,19 @@ function replayStep(i) {
     if (st.knocker === p.seat) who.append(el("span", "badge knocked", "knocked"));
     if (p.out) who.append(el("span", "badge out", "out"));
     const hand = el("td");
-    hand.append(cardRow(p.hand, { empty: p.out ? "out" : "\u2013" }));
-    if (st.drawn && st.to_move === p.seat) {  // the card just drawn, ringed as at the table
-      const drawn = hand.querySelector(`[data-card="${st.drawn}"]`);
-      if (drawn) {
+    const holding = st.drawn && st.to_move === p.seat ? st.drawn : null;
+    if (golf && p.slots && p.slots.length) {
+      hand.append(replaySlots(p, holding));
+    } else {
+      hand.append(cardRow(p.hand, { empty: p.out ? "out" : "\u2013" }));
+      const drawn = holding && hand.querySelector(`[data-card="${holding}"]`);
+      if (drawn) {  // the card just drawn, ringed as at the table
         drawn.classList.add("drawn");
         drawn.title = "just drawn";
       }
     }
-    tr.append(who, hand, el("td", "num", p.value ?? "\u2013"), el("td", null, p.lives_text));
+    const standing = race && !p.out ? (p.points_text ?? p.lives_text) : p.lives_text;
+    tr.append(who, hand, el("td", "num", p.value ?? "\u2013"), el("td", null, standing));
     table.append(tr);
   }
   const piles = el("p", "piles");
@@ -1093,6 +1224,28 @@ function replayStep(i) {
   $("r-first").disabled = k === 0;
   $("r-next").disabled = k === n - 1;
   $("r-last").disabled = k === n - 1;
+}
+
+/** A golf seat in the replay: its three slots in order, every card shown (the game is
+ * over) but those the table had not seen yet at this step dimmed, and the card it holds
+ * mid-turn ringed beside them, as at the table. */
+function replaySlots(p, holding) {
+  const row = cardRow(p.slots);
+  row.classList.add("slots");
+  [...row.children].forEach((card, i) => {
+    card.dataset.slot = i;
+    if (!(p.face_up || [])[i]) {
+      card.classList.add("face-down");
+      card.title = `slot ${i + 1}: face down at this step`;
+    }
+  });
+  if (holding) {
+    const held = cardEl(holding, { small: true });
+    held.classList.add("drawn", "held");
+    held.title = "held: drawn this turn, to be placed or discarded";
+    row.append(el("span", "held-label", "holding"), held);
+  }
+  return row;
 }
 
 /** Steps the replay on by itself at the table's speed (at least a third of a second a
