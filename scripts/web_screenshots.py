@@ -8,13 +8,19 @@ policy set; ``--opponents greedy`` for another), and writes into ``docs/img/``:
 - ``web_showdown.png``: a showdown (desktop);
 - ``web_phone.png``: the table at phone width (390 px).
 
+With ``--variants`` it also plays golf and a race to points (``french_canadian``) against
+random opponents and writes ``web_golf_turn.png`` (a golf turn, the card held beside the
+person's slots), ``web_golf_showdown.png``, ``web_race_showdown.png`` and
+``web_golf_replay.png`` (the finished golf game's replay at a step where a card is held and
+slots lie face down).
+
 It also prints the page's own timings (``window.scatMetrics``): page load, from navigation
 to the table drawn for a game in progress, and each move from the click to the table ready
 again, with the opponents' moves shown at the "instant" speed so that only the page and the
 server are timed (``--speed 2`` times them at the page's default pace instead). Uses the system ``chromium`` through Playwright (never downloads one)::
 
     python scripts/web_screenshots.py [--out docs/img] [--moves 40] [--opponents SPEC]
-                                      [--speed 0-4] [--chromium PATH]
+                                      [--speed 0-4] [--chromium PATH] [--variants]
 """
 
 from __future__ import annotations
@@ -87,6 +93,90 @@ def my_move(page: Any, rng_step: int) -> None:
         page.locator("#actions button").first.click()
 
 
+def new_game_by_form(page: Any, url: str, rules: str, opponents: str = "random") -> None:
+    """A 3-player game of ``rules`` from the start form, shown at the "instant" speed."""
+    page.goto(url + "#new")
+    page.wait_for_selector("#f-opponents option", state="attached")
+    page.evaluate("(() => { const s = document.getElementById('speed'); s.value = '0';"
+                  " s.dispatchEvent(new Event('input')); })()")
+    page.fill("#f-players", "3")
+    page.select_option("#f-opponents", opponents)
+    page.select_option("#f-rules", rules)
+    page.click("#f-start")
+    page.wait_for_selector("#view-table:not([hidden])")
+    page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']", timeout=20000)
+
+
+def golf_move(page: Any, step: int) -> None:
+    """One golf decision by clicking: the stock (now and then the pile), then a face-down
+    slot or, every other turn, the first "discard it and turn a slot up" button."""
+    phase = page.get_attribute("body", "data-phase")
+    if phase == "golf_draw":
+        take = step % 3 == 0 and page.locator("#discard.playable").count()
+        page.click("#discard" if take else "#stock")
+    elif phase == "golf_place":
+        turn = page.locator("#actions [data-action='64'], #actions [data-action='65'], "
+                            "#actions [data-action='66']")
+        if step % 2 and turn.count():
+            turn.first.click()
+        else:
+            page.locator("#hand .slot.playable").first.click()
+    else:
+        page.locator("#actions button").first.click()
+
+
+def variant_shots(browser: Any, url: str, out: Path) -> list[str]:
+    """Golf mid-turn, a golf showdown, a race's showdown and a golf replay; the files."""
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    written = []
+    new_game_by_form(page, url, "golf")
+    step, turn_shot, showdown_shot = 0, False, False
+    while page.get_attribute("body", "data-status") != "over" and step < 400:
+        if page.get_attribute("body", "data-showdown") == "1":
+            if not showdown_shot:
+                page.locator("#showdown").scroll_into_view_if_needed()
+                page.screenshot(path=str(out / "web_golf_showdown.png"), full_page=True)
+                written.append("web_golf_showdown.png")
+                showdown_shot = True
+            page.click("#showdown-continue")
+        else:
+            golf_move(page, step)
+            step += 1
+        page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']", timeout=20000)
+        if (not turn_shot and step >= 3 and page.get_attribute("body", "data-phase") == "golf_place"
+                and page.get_attribute("body", "data-showdown") != "1"):
+            page.screenshot(path=str(out / "web_golf_turn.png"), full_page=True)
+            written.append("web_golf_turn.png")
+            turn_shot = True
+    if page.get_attribute("body", "data-status") == "over":
+        page.click("#open-replay")
+        page.wait_for_selector("#view-replay:not([hidden]) .replay-table")
+        steps = page.evaluate("document.getElementById('r-slider').max")
+        # the first step where a seat holds a card and some slot is still face down
+        for k in range(int(steps) + 1):
+            page.evaluate(f"document.getElementById('r-slider').value = {k};"
+                          "document.getElementById('r-slider').dispatchEvent(new Event('input'))")
+            if page.locator(".replay-table .held").count() and \
+                    page.locator(".replay-table .face-down").count() >= 3 and k > 6:
+                break
+        page.screenshot(path=str(out / "web_golf_replay.png"), full_page=True)
+        written.append("web_golf_replay.png")
+    new_game_by_form(page, url, "french_canadian")
+    for _ in range(400):
+        if page.get_attribute("body", "data-showdown") == "1":
+            page.locator("#showdown").scroll_into_view_if_needed()
+            page.screenshot(path=str(out / "web_race_showdown.png"), full_page=True)
+            written.append("web_race_showdown.png")
+            break
+        if page.locator("#actions [data-action='54']").count():
+            page.click("#actions [data-action='54']")  # knock: a short hand
+        else:
+            my_move(page, 0)
+        page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']", timeout=20000)
+    page.close()
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "img"))
@@ -96,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speed", type=int, choices=range(5), default=0,
                     help="the page's speed slider: 0 instant (default) .. 4 very slow")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--variants", action="store_true",
+                    help="also golf and a race to points (four more screenshots)")
     args = ap.parse_args(argv)
     try:
         from playwright.sync_api import sync_playwright
@@ -161,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                 loads.append((time.perf_counter() - started) * 1000)
                 own.append(phone.evaluate("window.scatMetrics.load"))
             phone.screenshot(path=str(out / "web_phone.png"), full_page=True)
+            variants = variant_shots(browser, url, out) if args.variants else []
             browser.close()
     finally:
         proc.terminate()
@@ -169,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     # a move that ended a hand waited for the person to close the showdown: not timed
     ready = [m["ready"] for m in moves if not m["showdown"]]
     server = [m["server"] for m in moves if m["server"] is not None]
-    print(f"screenshots in {out}: web_turn.png web_showdown.png web_phone.png")
+    print(f"screenshots in {out}: web_turn.png web_showdown.png web_phone.png "
+          + " ".join(variants))
     print(f"page load of a game in progress, navigation to table ready, 5 loads: median "
           f"{statistics.median(loads):.0f} ms as Playwright sees it, "
           f"{statistics.median(own):.0f} ms on the page's own clock")

@@ -10,7 +10,12 @@ back to the same game; the replay of the finished game, an uploaded save and the
 page open. The start form's opponents (the server's choice for the table, or one per seat),
 golf's slots (a whole golf game by clicking, every seat's slots checked against STATE at
 each turn), a race to points (the points at the table and in the showdown), a tab the game
-has left behind and a trained opponent's hint are checked the same way. Skipped, with the reason, when no chromium binary or no playwright module exists.
+has left behind and a trained opponent's hint are checked the same way. Golf is also played
+with its moves animated: the cards that fly and the discard pile shown after every event
+follow the server's events, and a showdown shows the slots as the hand ended. The replays of
+a golf game (slots in order, the face-down ones marked, the card held) and of a race (the
+points) show what the replay's FULLSTATE says at every step. Skipped, with the reason, when
+no chromium binary or no playwright module exists.
 """
 
 from __future__ import annotations
@@ -59,6 +64,26 @@ class Server:
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=10) as r:
             return json.loads(r.read())
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        req = urllib.request.Request(self.url.rstrip("/") + path, data=json.dumps(body).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())
+
+    def play_through_api(self, body: dict[str, Any], until: str) -> dict[str, Any]:
+        """A game made and played through the API, the person choosing a legal move by a
+        fixed rule (the first hand is short: knocking when it may), until ``until`` is
+        ``"hand"`` (the first hand is over) or ``"game"``; its last STATE."""
+        game = self.post("/api/games", body)["game"]
+        for n in range(2000):
+            if game["status"] == "over" or (until == "hand" and game["result"]):
+                return game
+            legal = [m["action"] for m in game["legal"]]
+            action = 54 if 54 in legal else legal[(n * 7) % len(legal)]
+            game = self.post(f"/api/games/{game['id']}/move",
+                             {"action": action, "seq": game["seq"]})["game"]
+        raise AssertionError("the game did not end")
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -547,3 +572,196 @@ def test_a_hint_against_a_trained_policy_shows_its_likeliest_moves(
     for i, move in enumerate(hint["top"]):
         assert shown.nth(i).inner_text().split()[0] == f"{int(move['p'] * 100 + 0.5)}%"  # Math.round
         assert move["label"] in shown.nth(i).inner_text()
+
+
+#: Watches the table while moves are animated: every value the discard pile's top takes
+#: (each record's old value, then the value now) and every card that flies (null: a back).
+WATCH_TABLE = """() => {
+  const seen = { tops: [], flown: [] };
+  const pile = new MutationObserver((records) => {
+    for (const r of records) seen.tops.push(r.oldValue);
+  });
+  pile.observe(document.getElementById("discard"),
+               { attributes: true, attributeFilter: ["data-top"], attributeOldValue: true });
+  const fly = new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) seen.flown.push(n.dataset ? n.dataset.card || null : null);
+    }
+  });
+  fly.observe(document.getElementById("fly-layer"), { childList: true });
+  window.scatWatch = () => {
+    pile.takeRecords().forEach((r) => seen.tops.push(r.oldValue));
+    fly.takeRecords().forEach((r) => r.addedNodes.forEach(
+      (n) => seen.flown.push(n.dataset ? n.dataset.card || null : null)));
+    pile.disconnect();
+    fly.disconnect();
+    return { tops: [...seen.tops, document.getElementById("discard").dataset.top],
+             flown: seen.flown };
+  };
+}"""
+
+
+def squeeze(values: list[Any]) -> list[Any]:
+    """``values`` without a value repeated right after itself."""
+    return [v for i, v in enumerate(values) if i == 0 or v != values[i - 1]]
+
+
+def expected_table(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    """The discard pile's top after each of ``after``'s events, from ``before``'s pile, and
+    the cards that fly, as the events say: a draw from the stock flies a back (the person's
+    own the card drawn), a take its card, a discard its card, a golf ``place`` the card put
+    into the slot and then the card that lay there, a ``turn_up`` the card drawn. The pile
+    the events build must be the one the server ends with."""
+    pile = list(before["discard_pile"])
+    tops, flown = [pile[-1] if pile else ""], []
+    events = after["events"]
+    for i, e in enumerate(events):
+        if e["kind"] == "draw_stock":
+            last_own = e["seat"] == after["you"] and i == len(events) - 1
+            flown.append(after["drawn"] if last_own else None)
+        elif e["kind"] == "draw_discard":
+            assert pile and pile[-1] == e["card"], (pile, e)
+            pile.pop()
+            flown.append(e["card"])
+        elif e["kind"] == "discard":
+            pile.append(e["card"])
+            flown.append(e["card"])
+        elif e["kind"] == "place":
+            pile.append(e["discarded"])
+            flown += [e["card"], e["discarded"]]
+        elif e["kind"] == "turn_up":
+            pile.append(e["discarded"])
+            flown.append(e["discarded"])
+        tops.append(pile[-1] if pile else "")
+    assert pile == after["discard_pile"]
+    return squeeze(tops), flown
+
+
+def golf_slots_from(events: list[dict[str, Any]], seats: int) -> list[list[str | None]]:
+    """Every seat's slots as this hand's events left them (None: never turned up)."""
+    slots: list[list[str | None]] = [[None] * 3 for _ in range(seats)]
+    for e in events:
+        if e["kind"] in ("place", "turn_up"):
+            slots[e["seat"]][e["slot"]] = e["card"]
+    return slots
+
+
+def test_golf_moves_fly_their_cards_and_the_pile_follows_every_event_to_the_showdown(
+        page: Any, server: Server) -> None:
+    page.goto(server.url + "#new")
+    page.wait_for_selector("#f-opponents option", state="attached")
+    page.fill("#f-players", "3")
+    page.select_option("#f-opponents", "random")
+    page.select_option("#f-rules", "golf")
+    page.click("#f-start")
+    page.wait_for_selector("#view-table:not([hidden])")
+    page.locator("#speed").fill("1")  # "fast": every move flies
+    ready(page)
+    game = page.get_attribute("body", "data-game")
+    state = server.get(f"/api/games/{game}")["game"]
+    hand_events = list(state["events"])  # this hand's, from its deal
+    checked: set[str] = set()
+    for decision in range(12):
+        assert page.get_attribute("body", "data-showdown") != "1"
+        legal = {m["action"] for m in state["legal"]}
+        turn = decision // 2  # the person's turns: stock, pile, stock, pile...
+        if state["phase"] == "golf_draw":
+            target = "#discard" if turn % 2 and 53 in legal else "#stock"
+        elif state["taken"] or turn % 4 == 2:  # into a slot by a click on it
+            target = "#hand .slot.playable"
+        else:  # the card drawn discarded, a slot turned up, by its button
+            target = "#actions button[data-action='64'], #actions button[data-action='65'], " \
+                     "#actions button[data-action='66']"
+        page.evaluate(WATCH_TABLE)
+        with page.expect_response(lambda r: r.url.endswith("/move")) as answer:
+            page.locator(target).first.click()
+        after = answer.value.json()["game"]
+        ready(page)
+        seen = page.evaluate("window.scatWatch()")
+        kinds = [e["kind"] for e in after["events"]]
+        if "hand_over" in kinds:
+            # the showdown waits for the person: the slots are those the hand ended with
+            assert page.get_attribute("body", "data-showdown") == "1"
+            ended = hand_events + after["events"][:kinds.index("hand_over")]
+            final = golf_slots_from(ended, len(state["players"]))
+            assert slots_on_screen(page, "#hand .slot") == final[0]
+            assert page.locator("#hand .held").count() == 0
+            for seat in range(1, len(final)):
+                assert slots_on_screen(
+                    page, f"#opponents [data-seat='{seat}'] .cards .card") == final[seat]
+            assert checked >= {"draw_stock", "draw_discard", "place", "turn_up"}, checked
+            return
+        tops, flown = expected_table(state, after)
+        assert squeeze(seen["tops"]) == tops, after["events"]
+        assert seen["flown"] == flown, after["events"]
+        check_golf_table(page, server.get(f"/api/games/{game}")["game"])  # and its log
+        checked.update(kinds)
+        hand_events += after["events"]
+        state = after
+    raise AssertionError("no golf hand ended in 12 of the person's decisions")
+
+
+def replay_rows(page: Any) -> list[dict[str, Any]]:
+    """The replay table's rows: the cards shown (slots first), which are marked face down,
+    the card held, the value and the last column."""
+    return page.eval_on_selector_all(".replay-table tr:not(:first-child)", """rows => rows.map(
+      (r) => ({
+        cards: [...r.cells[1].querySelectorAll(".card:not(.held)")].map((c) => c.dataset.card),
+        faceDown: [...r.cells[1].querySelectorAll(".card:not(.held)")].map(
+          (c) => c.classList.contains("face-down")),
+        held: r.cells[1].querySelector(".card.held")?.dataset.card ?? null,
+        ringed: r.cells[1].querySelector(".card.drawn")?.dataset.card ?? null,
+        value: r.cells[2].innerText, last: r.cells[3].innerText }))""")
+
+
+def test_a_golf_replay_shows_the_slots_in_order_marks_the_face_down_and_the_card_held(
+        page: Any, server: Server) -> None:
+    final = server.play_through_api({"players": 2, "opponents": "random", "rules": "golf"},
+                                    until="game")
+    replay = server.get(f"/api/games/{final['id']}/replay")
+    page.goto(server.url + f"#replay={final['id']}")
+    page.wait_for_selector("#view-replay:not([hidden]) .replay-table")
+    heads = page.eval_on_selector_all(".replay-table th", "els => els.map(e => e.innerText)")
+    assert heads[1].startswith("Slots") and heads[3] == "Lives"
+    held_seen, down_seen = 0, 0
+    for k, step in enumerate(replay["steps"]):
+        if k:
+            page.keyboard.press("ArrowRight")
+        assert page.get_attribute("body", "data-replay-step") == str(k)
+        st = step["state"]
+        for p, row in zip(st["players"], replay_rows(page), strict=True):
+            if p["out"]:
+                continue
+            assert row["cards"] == p["slots"], (k, p)  # slot order, never sorted
+            assert row["faceDown"] == [not up for up in p["face_up"]], (k, p)
+            holding = st["drawn"] if st["drawn"] and st["to_move"] == p["seat"] else None
+            assert row["held"] == holding and row["ringed"] == holding, (k, p)
+            assert row["last"] == p["lives_text"]
+            held_seen += holding is not None
+            down_seen += sum(row["faceDown"])
+    assert held_seen and down_seen
+
+
+def test_a_race_replay_shows_every_players_points(page: Any, server: Server) -> None:
+    # a teaching game's replay is open while it is played: one hand is enough
+    state = server.play_through_api({"players": 3, "opponents": "random",
+                                     "rules": "french_canadian", "teaching": True}, until="hand")
+    replay = server.get(f"/api/games/{state['id']}/replay")
+    page.goto(server.url + f"#replay={state['id']}")
+    page.wait_for_selector("#view-replay:not([hidden]) .replay-table")
+    heads = page.eval_on_selector_all(".replay-table th", "els => els.map(e => e.innerText)")
+    assert heads == ["Player", "Hand (face up)", "Value", "Points"]
+    scored = False
+    for k, step in enumerate(replay["steps"]):
+        if k:
+            page.keyboard.press("ArrowRight")
+        rows = replay_rows(page)
+        for p, row in zip(step["state"]["players"], rows, strict=True):
+            assert row["last"] == p["points_text"], (k, p)
+            assert sorted(row["cards"]) == sorted(p["hand"])
+            scored = scored or p["points"] > 0
+    assert scored, "the hand played scores a point for someone"
+    page.keyboard.press("Home")
+    page.click("#r-showdown")  # the hand's end: what each scored, in the showdown's columns
+    assert page.eval_on_selector_all("#r-result th", "els => els.map(e => e.innerText)") == \
+        ["Player", "Hand", "Value", "Scored", "Points"]
