@@ -56,7 +56,9 @@ from .tui import (
     card_markup,
     deal_text,
     default_names,
+    golf_move_text,
     help_view,
+    is_golf_move,
     make_console,
     menu_view,
     seats_by_spec,
@@ -246,12 +248,15 @@ class PlaySession:
                 action = self._agent_move(seat)
             top_before = state.discard[-1] if state.discard else None
             second = state.knocker is not None  # a knock now is a second knock
+            # Golf: the mover's slots and the card it holds, named once the move turns
+            # them face up.
+            hand_before = tuple(state.hands[seat]) if is_golf_move(action) else None
             state.apply_action(action)
             self.game.record(state, seat, action)
             self.save()
             if private and seat != self.human and action == PASS:
                 continue
-            self._announce(seat, action, top_before, second)
+            self._announce(seat, action, top_before, second, hand_before)
 
     def _agent_move(self, seat: int) -> int:
         """The move of the agent at ``seat``; an agent that breaks is replaced, not quoted.
@@ -288,10 +293,12 @@ class PlaySession:
                        "broke); the last good save is kept")
 
     def _announce(self, seat: int, action: int, top_before: int | None,
-                  second: bool = False) -> None:
+                  second: bool = False, hand_before: tuple[int, ...] | None = None) -> None:
         state = self.state
         if seat == self.human:
-            if action == DRAW_STOCK:
+            if hand_before is not None:  # golf: both cards named are face up now
+                self.print(f"You {golf_move_text(action, hand_before, card_markup)}.")
+            elif action == DRAW_STOCK:
                 self.print(f"You drew the {card_markup(state.drawn)} from the stock.")
             elif action == DRAW_DISCARD:
                 self.print(f"You took the {card_markup(top_before)}.")  # type: ignore[arg-type]
@@ -303,7 +310,7 @@ class PlaySession:
             else:  # a call some rules offer
                 self.print(f"You chose: {escape(action_str(action))}.")
         else:
-            self.print(action_markup(seat, action, self.names, top_before))
+            self.print(action_markup(seat, action, self.names, top_before, hand_before))
         last = state.results[-1] if state.results else None
         if (action < 52 and last is not None and last.reason == "thirty_one"
                 and seat in last.declarers and len(state.results) > self._shown):

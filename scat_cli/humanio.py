@@ -27,9 +27,9 @@ from scat_env import (
     card_str,
     parse_card,
 )
-from scat_env.actions import action_short, action_str
-from scat_env.cards import NUM_CARDS
-from scat_env.scoring import value_of
+from scat_env.actions import GOLF_SLOTS, PLACE_SLOT, TURN_UP, action_short, action_str
+from scat_env.cards import NUM_CARDS, RANK_NAMES
+from scat_env.scoring import TRIPS_BASE, value_of
 
 #: Meta commands that do not change the game.
 HELP, HINT, QUIT, MENU = "help", "hint", "quit", "menu"
@@ -78,6 +78,23 @@ def sym(card: int) -> str:
     return card_str(card, symbols=True)
 
 
+def value_text(value: float, rules: Rules) -> str:
+    """A hand's value as the players count it.
+
+    The poker tie-break (``poker_tiebreak``) rides on the value as a fraction below one
+    (:func:`scat_env.scoring.poker_fraction`): the players count the points, ``int(value)``,
+    and :func:`tie_break_text` says where the ranks told equal hands apart. Three of a kind
+    that beats 31 (``trips_beat_31``) is named, not counted ("three 7s"). Anything else is
+    the number itself: 30.5 for three of a kind where it counts 30.5.
+    """
+    if rules.trips_beat_31 and value >= TRIPS_BASE:
+        rank = RANK_NAMES[int(value - TRIPS_BASE)]
+        return "three aces" if rank == "A" else f"three {rank}s"
+    if rules.poker_tiebreak:
+        return str(int(value))
+    return f"{value:g}"
+
+
 def _hand_text(cards: Sequence[int]) -> str:
     return " ".join(sym(c) for c in cards)
 
@@ -111,18 +128,41 @@ def menu_options(view: PlayerView) -> list[MenuOption]:
                 continue
             keep = [c for c in view.hand if c != card]
             value = value_of(keep, view.rules)
-            label = f"Discard {sym(card)}  -> keep {_hand_text(keep)} = {value:g}"
+            label = (f"Discard {sym(card)}  -> keep {_hand_text(keep)} = "
+                     f"{value_text(value, view.rules)}")
             if card == view.drawn_card:
                 label += "  (the card you drew)"
             options.append(MenuOption(len(options) + 1, card_str(card), card, label))
     # The calls some rules offer (a hammer, a throw-down, sudden death, declaring 31, or
-    # passing on them): listed by their own words, typed by their short names.
+    # passing on them) and golf's slot moves: listed by their own words, typed by their
+    # short names.
     listed = {o.action for o in options}
+    golf = _golf_labels(view)
     for action in legal:
         if action >= NUM_CARDS and action not in listed:
             options.append(MenuOption(len(options) + 1, action_short(action), action,
-                                      action_str(action).capitalize()))
+                                      golf.get(action) or action_str(action).capitalize()))
     return options
+
+
+def _golf_labels(view: PlayerView) -> dict[int, str]:
+    """Golf's menu in the cards' own names: "Take the Q♣ from the discard pile", "Put the
+    7♥ in face-down slot 2" (the card held, which this seat has seen). Empty elsewhere."""
+    if view.phase == "golf_draw":
+        labels = {DRAW_STOCK: f"Draw from the stock ({view.stock_size} left)"}
+        if view.top_discard is not None:
+            labels[DRAW_DISCARD] = f"Take the {sym(view.top_discard)} from the discard pile"
+        return labels
+    if view.phase != "golf_place":
+        return {}
+    held = view.drawn_card if view.drawn_card is not None else view.taken_card
+    if held is None:
+        return {}
+    labels = {}
+    for i in range(GOLF_SLOTS):
+        labels[PLACE_SLOT + i] = f"Put the {sym(held)} in face-down slot {i + 1}"
+        labels[TURN_UP + i] = f"Discard the {sym(held)} and turn slot {i + 1} face up"
+    return labels
 
 
 def knock_effect(rules: Rules, second: bool = False) -> str:
@@ -154,7 +194,8 @@ def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
         return "These rules do not allow a knock once the stock is exhausted."
     value = value_of(list(view.hand), rules)
     if rules.min_knock and value < rules.min_knock:
-        return f"These rules need a hand of at least {rules.min_knock} to knock; yours is {value:g}."
+        return (f"These rules need a hand of at least {rules.min_knock} to knock; yours is "
+                f"{value_text(value, rules)}.")
     if rules.knock_needs_flush:
         return "These rules need three cards of one suit to knock."
     return "You cannot knock now."

@@ -28,6 +28,7 @@ from .tui import (
     agent_label,
     card_markup,
     deal_text,
+    is_golf_move,
     make_console,
     seats_by_spec,
     showdown_view,
@@ -110,11 +111,14 @@ class Viewer:
                 self.console.rule(deal_text(self.names, state.hand_number, state.dealer),
                                   style="dim")
                 self._table(state)
-            elif state.phase is Phase.DRAW and (seat == self.seat or self.reveal) and not turn_lines:
+            elif (state.phase in (Phase.DRAW, Phase.GOLF_DRAW)
+                  and (seat == self.seat or self.reveal) and not turn_lines):
                 self._table(state)
             top_before = state.discard[-1] if state.discard else None
+            # Golf: the cards a slot move turns face up, named in its line.
+            hand_before = tuple(state.hands[seat]) if is_golf_move(action) else None
             state.apply_action(action)
-            line = action_markup(seat, action, self.names, top_before)
+            line = action_markup(seat, action, self.names, top_before, hand_before)
             if action == DRAW_STOCK and (self.reveal or seat == self.seat):
                 line = line.replace("drew from the stock",
                                     f"drew the {card_markup(state.drawn)} from the stock")

@@ -13,7 +13,8 @@ what the terminal tests read and what ``docs/PLAY.md`` captures.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -23,12 +24,12 @@ from rich.table import Table
 from rich.text import Text
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, HandResult, PlayerView, Rules
-from scat_env.actions import action_str
-from scat_env.cards import CARD_SUIT, NUM_CARDS, card_str
+from scat_env.actions import GOLF_SLOTS, PLACE_SLOT, TURN_UP, action_str
+from scat_env.cards import CARD_POINTS, CARD_RANK, CARD_SUIT, NUM_CARDS, card_str
 from scat_env.rules import lives_label
 from scat_env.scoring import value_of
 
-from .humanio import MenuOption
+from .humanio import MenuOption, value_text
 
 RED_SUITS = (1, 2)  # diamonds, hearts
 OPPONENT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan")
@@ -75,9 +76,46 @@ def cards_markup(cards: Sequence[int], mark: int | None = None) -> str:
     return " ".join(parts) or "-"
 
 
-def action_markup(seat: int, action: int, names: Sequence[str], top_before: int | None) -> str:
-    """A log line in plain words: "Bob drew from the stock", "You took the K♥"."""
+def golf_move_text(action: int, hand_before: Sequence[int],
+                   card: Callable[[int], str] = lambda c: card_str(c, symbols=True),
+                   *, past: bool = True) -> str:
+    """A golf move in words, naming its cards: "put the Q♣ in slot 1, the 2♥ that lay there
+    to the pile", "discarded the 5♦ and turned up the J♠ in slot 2".
+
+    ``hand_before`` is the mover's three slots and the card it holds, before the move. Both
+    cards the words name are face up once the move is made (the card placed and the one it
+    replaced, or the card discarded and the one turned up), so the line tells every seat
+    only what the table sees. ``card`` formats a card (markup on the game screen, plain in
+    ``scat watch``); ``past=False`` words it as an order ("discard the 5♦ and turn up ...").
+    """
+    held = hand_before[GOLF_SLOTS]
+    if PLACE_SLOT <= action < PLACE_SLOT + GOLF_SLOTS:
+        slot = action - PLACE_SLOT
+        return (f"put the {card(held)} in slot {slot + 1}, the {card(hand_before[slot])} "
+                "that lay there to the pile")
+    if not TURN_UP <= action < TURN_UP + GOLF_SLOTS:
+        raise ValueError(f"not a golf slot action: {action_str(action)}")
+    slot = action - TURN_UP
+    discard, turn = ("discarded", "turned") if past else ("discard", "turn")
+    return (f"{discard} the {card(held)} and {turn} up the {card(hand_before[slot])} "
+            f"in slot {slot + 1}")
+
+
+def is_golf_move(action: int) -> bool:
+    """A golf slot action (:data:`~scat_env.actions.PLACE_SLOT` or
+    :data:`~scat_env.actions.TURN_UP` and the slots after them)."""
+    return PLACE_SLOT <= action < TURN_UP + GOLF_SLOTS
+
+
+def action_markup(seat: int, action: int, names: Sequence[str], top_before: int | None,
+                  hand_before: Sequence[int] | None = None) -> str:
+    """A log line in plain words: "Bob drew from the stock", "You took the K♥".
+
+    ``hand_before``, the mover's cards before a golf move (its slots and the card held),
+    lets the line name the cards the move turned face up (:func:`golf_move_text`)."""
     who = f"[bold]{escape(names[seat])}[/]"
+    if hand_before is not None and is_golf_move(action):
+        return f"{who} {golf_move_text(action, hand_before, card_markup)}"
     if action == DRAW_STOCK:
         return f"{who} drew from the stock"
     if action == DRAW_DISCARD:
@@ -90,6 +128,17 @@ def action_markup(seat: int, action: int, names: Sequence[str], top_before: int 
     if action >= NUM_CARDS:  # a call some rules offer: a hammer, a throw-down, a pass...
         return f"{who} chose: {escape(action_str(action))}"
     return f"{who} discarded the {card_markup(action)}"
+
+
+def counting_cards(cards: Sequence[int]) -> list[int]:
+    """The cards of ``cards`` that count under the poker tie-break, highest first: those of
+    the best suit, by points then by ranks (the order :func:`scat_env.scoring.poker_fraction`
+    compares)."""
+    suits = {CARD_SUIT[c] for c in cards}
+    best = max(suits, key=lambda suit: (
+        sum(CARD_POINTS[c] for c in cards if CARD_SUIT[c] == suit),
+        sorted((CARD_RANK[c] for c in cards if CARD_SUIT[c] == suit), reverse=True)))
+    return sorted((c for c in cards if CARD_SUIT[c] == best), key=lambda c: -CARD_RANK[c])
 
 
 def deal_text(names: Sequence[str], hand_number: int, dealer: int) -> str:
@@ -174,12 +223,12 @@ def _cards_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] 
     elif s == view.seat:
         cards = cards_markup(view.hand, mark=view.drawn_card)
         if len(view.hand) == 3:
-            cards += f" = [bold cyan]{value_of(list(view.hand), rules):g}[/]"
+            cards += f" = [bold cyan]{value_text(value_of(list(view.hand), rules), rules)}[/]"
     elif revealed is not None and s in revealed:
         hand = sorted(revealed[s])
         cards = cards_markup(hand)
         if len(hand) == 3:
-            cards += f" = {value_of(hand, rules):g}"
+            cards += f" = {value_text(value_of(hand, rules), rules)}"
     else:
         size = 4 if s == view.current_player and view.phase == "discard" else 3
         known = list(view.known_cards[s])
@@ -193,15 +242,30 @@ def _cards_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] 
 
 
 def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
-    """This hand's public log, one line per turn: "Bob: stock, discarded 7♣"."""
+    """This hand's public log, one line per turn: "Bob: stock, discarded 7♣".
+
+    A golf turn ends with its slot move: a card put in a slot sends the slot's card to the
+    pile ("put the Q♠ in a slot, the K♣ to the pile"); a drawn card discarded is followed
+    by the slot turned up ("discarded the 3♠, turned up the J♠"), on the same line.
+    """
+    golf = bool(view.slots)
     lines: list[str] = []
     current: list[str] = []
     seat_of_current = -1
+    placed = False
     for seat, kind, card in view.log:
         if kind in ("draw_stock", "take"):
             current = ["drew from the stock" if kind == "draw_stock"
                        else f"took the {card_markup(card)}"]
             seat_of_current = seat
+            placed = False
+        elif kind == "discard" and golf and seat_of_current == seat:
+            if placed:  # the card that lay in the slot: the turn is over
+                current.append(f"the {card_markup(card)} to the pile")
+                lines.append(f"{escape(names[seat])}: " + ", ".join(current))
+                current, seat_of_current, placed = [], -1, False
+            else:  # the drawn card: a slot is turned up next
+                current.append(f"discarded the {card_markup(card)}")
         elif kind == "discard":
             if seat_of_current == seat and current:
                 current.append(f"discarded the {card_markup(card)}")
@@ -212,6 +276,7 @@ def _turn_lines(view: PlayerView, names: Sequence[str]) -> list[str]:
         elif kind == "place":  # golf: the held card into a slot; the slot's card follows
             current = (current or []) + [f"put the {card_markup(card)} in a slot"]
             seat_of_current = seat
+            placed = True
         elif kind == "turn_up":  # golf: after discarding the drawn card
             current.append(f"turned up the {card_markup(card)}")
             lines.append(f"{escape(names[seat])}: " + ", ".join(current))
@@ -335,15 +400,16 @@ def menu_view(view: PlayerView, options: Sequence[MenuOption]) -> RenderableType
             head += f" (not the {card_markup(view.taken_card)} you took)"
         head += "."
     lines = [head]
+    width = max([3, *(len(opt.key) for opt in options)])  # "stock", "place1": in line
     for opt in options:
         label = escape(opt.label)
-        for card in (view.hand if view.phase == "discard" else ()):  # colour the cards
+        for card in (view.hand if view.phase in ("discard", "golf_place") else ()):
             label = label.replace(card_str(card, symbols=True), card_markup(card))
-        if view.top_discard is not None and view.phase == "draw":
+        if view.top_discard is not None and view.phase in ("draw", "golf_draw"):
             label = label.replace(card_str(view.top_discard, symbols=True),
                                   card_markup(view.top_discard))
         key = opt.key.lower()
-        lines.append(f"  [bold cyan]{opt.number}[/]  [cyan]{key:>3}[/]  {label}")
+        lines.append(f"  [bold cyan]{opt.number}[/]  [cyan]{key:>{width}}[/]  {label}")
     lines.append("  [dim]? help   h hint   q quit (saves the game)[/]")
     return Text.from_markup("\n".join(lines))
 
@@ -379,42 +445,138 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
     return lines
 
 
+def scored_text(result: HandResult, rules: Rules, names: Sequence[str]) -> str:
+    """Who scored in a hand of a race to points, and where they stand: "Alice scores a
+    point (12 of 31 points)."; the race's winner named. Empty for a hand of a lives game."""
+    if not result.points_after:
+        return ""
+    parts = []
+    for s, won in sorted(result.points_won.items()):
+        if won:
+            verb = "score" if names[s] == "You" else "scores"
+            what = "a point" if won == 1 else f"{won} points"
+            parts.append(f"{names[s]} {verb} {what} "
+                         f"({points_text(rules, result.points_after[s])})")
+    text = ("; ".join(parts) + ".") if parts else "Nobody scores."
+    if result.race_winner is not None:
+        who = result.race_winner
+        text += f" {names[who]} {'win' if names[who] == 'You' else 'wins'} the race."
+    return text
+
+
+def tie_break_text(result: HandResult, rules: Rules, names: Sequence[str]) -> str:
+    """Where the poker tie-break (``poker_tiebreak``, 002 Jeffrey Jacobs) told apart hands
+    of equal points at the level that decided the hand, in words: "Tied at 30, told apart
+    as in poker by the cards that count: A♥ 10♥ 9♥ (You) beats K♠ Q♠ J♠ (Bob)." Empty
+    where it decided nothing: other rules, a declared 31, no tie.
+
+    The deciding level is the highest hand in a race and under gin's knock, the lowest in
+    a lives game.
+    """
+    if not rules.poker_tiebreak or result.declarers or len(result.values) < 2:
+        return ""
+    values = result.values
+    high = rules.scoring == "points" or rules.knock_mode == "gin"
+    points = int(max(values.values()) if high else min(values.values()))
+    tied = sorted((s for s, v in values.items() if int(v) == points),
+                  key=lambda s: (-values[s], s))
+    if len(tied) < 2 or values[tied[0]] == values[tied[-1]]:
+        return ""
+    text = ""
+    for i, s in enumerate(tied):
+        if i:
+            text += " ties with " if values[s] == values[tied[i - 1]] else " beats "
+        shown = " ".join(card_str(c, symbols=True) for c in counting_cards(result.hands[s]))
+        text += f"{shown} ({names[s]})"
+    return f"Tied at {points}, told apart as in poker by the cards that count: {text}."
+
+
+@dataclass(frozen=True)
+class ShowdownRow:
+    """One seat's line of a showdown in plain words: the terminal colours it, ``scat
+    watch`` prints it as it is."""
+
+    seat: int
+    knocked: bool
+    hand: tuple[int, ...] | None  # sorted; None: the hand was not shown (after a 31)
+    value: str  # as the players count it (:func:`value_text`); "" when not shown
+    change: int  # points scored in a race, lives lost otherwise
+    standing: str  # after the hand: "12 of 31 points", "2 pennies, 3 lives left"
+    mark: str  # "best": the hand that scored (a race, a 31); "worst": one that paid; ""
+    out: bool  # no lives left after the hand
+
+
+def showdown_rows(result: HandResult, rules: Rules) -> list[ShowdownRow]:
+    """The seats dealt into the hand, in seat order, as :func:`showdown_view` shows them.
+
+    In a race to points the change is what each seat scored and the standing its points;
+    in a lives game, the lives lost and the lives left. The hands marked are the ones the
+    rule acted on: the scorers and declarers (``best``), those who paid (``worst``)."""
+    race = bool(result.points_after)
+    rows = []
+    for s in sorted(result.lives_lost):
+        shown = s in result.hands
+        if race:
+            change = result.points_won.get(s, 0)
+            standing = points_text(rules, result.points_after[s])
+            mark = "best" if change else ""
+        else:
+            change = result.lives_lost.get(s, 0)
+            standing = lives_text(rules, result.lives_after[s])
+            mark = "best" if s in result.declarers else "worst" if change and shown else ""
+        rows.append(ShowdownRow(
+            seat=s,
+            knocked=s == result.knocker,
+            hand=tuple(sorted(result.hands[s])) if shown else None,
+            value=value_text(result.values[s], rules) if shown else "",
+            change=change,
+            standing=standing,
+            mark=mark,
+            out=not race and result.lives_after[s] <= 0,
+        ))
+    return rows
+
+
+def showdown_explained(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
+    """The lines under a showdown's table: the rule and who paid (:func:`explain_result`),
+    who scored in a race (:func:`scored_text`), and where the poker tie-break decided
+    (:func:`tie_break_text`)."""
+    lines = explain_result(result, rules, names)
+    lines += [t for t in (scored_text(result, rules, names),
+                          tie_break_text(result, rules, names)) if t]
+    return lines
+
+
 def showdown_view(result: HandResult, rules: Rules, names: Sequence[str]) -> RenderableType:
-    """The hands shown with their values, what each player lost and why.
+    """The hands shown with their values, what each player lost or scored, and why.
 
     ``result`` is the record as its viewer saw it (:meth:`HandResult.seen_by`): after a
     declared 31 the other hands were never shown, so their rows say so instead of a hand.
+    A race to points has a Scored and a Points column where a lives game has Lost and Now.
     """
+    race = bool(result.points_after)
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="dim")
     table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=20)
     table.add_column("Hand", no_wrap=True)
     table.add_column("Value", justify="right", no_wrap=True)
-    table.add_column("Lost", justify="right", no_wrap=True)
-    table.add_column("Now", no_wrap=True)
-    low = min(result.values.values(), default=0)
-    thirty_one = bool(result.declarers)
-    for s in sorted(result.lives_lost):
-        lost = result.lives_lost.get(s, 0)
-        now = lives_text(rules, result.lives_after[s])
-        if s not in result.hands:
-            table.add_row(escape(names[s]), "[dim](not shown)[/]", "",
-                          f"[bold red]-{lost}[/]" if lost else "[dim]0[/]", escape(now))
+    table.add_column("Scored" if race else "Lost", justify="right", no_wrap=True)
+    table.add_column("Points" if race else "Now", no_wrap=True)
+    for row in showdown_rows(result, rules):
+        name = escape(names[row.seat]) + (" [yellow](knocked)[/]" if row.knocked else "")
+        if race:
+            change = f"[bold green]+{row.change}[/]" if row.change else "[dim]0[/]"
+            won = row.seat == result.race_winner
+            standing = f"[bold green]{escape(row.standing)}[/]" if won else escape(row.standing)
+        else:
+            change = f"[bold red]-{row.change}[/]" if row.change else "[dim]0[/]"
+            standing = f"[bold red]{escape(row.standing)}[/]" if row.out else escape(row.standing)
+        if row.hand is None:
+            table.add_row(name, "[dim](not shown)[/]", "", change, standing)
             continue
-        value = result.values[s]
-        vtxt = f"{value:g}"
-        if s in result.declarers:
-            vtxt = f"[bold green]{vtxt}[/]"
-        elif value == low and not thirty_one:
-            vtxt = f"[bold red]{vtxt}[/]"
-        name = escape(names[s]) + (" [yellow](knocked)[/]" if s == result.knocker else "")
-        table.add_row(
-            name,
-            cards_markup(sorted(result.hands[s])),
-            vtxt,
-            f"[bold red]-{lost}[/]" if lost else "[dim]0[/]",
-            f"[bold red]{escape(now)}[/]" if result.lives_after[s] <= 0 else escape(now),
-        )
-    why = [escape(line) for line in explain_result(result, rules, names)]
+        style = {"best": "bold green", "worst": "bold red"}.get(row.mark)
+        value = f"[{style}]{escape(row.value)}[/]" if style else escape(row.value)
+        table.add_row(name, cards_markup(row.hand), value, change, standing)
+    why = [escape(line) for line in showdown_explained(result, rules, names)]
     body = Group(table, Text.from_markup("\n".join(why)))
     return Panel(body, title=f"Showdown · hand {result.hand_number}", title_align="left",
                  box=box.ROUNDED, expand=False, border_style="magenta")
@@ -435,38 +597,64 @@ def finishing_order(results: Sequence[HandResult], num_players: int,
     return places
 
 
+def race_places(results: Sequence[HandResult], num_players: int,
+                winner: int | None) -> dict[int, int]:
+    """Place of each seat in a race to points: nobody goes out, so the final points rank
+    them, ties sharing a place, the race's winner first."""
+    final = results[-1].points_after if results else (0,) * num_players
+    return {s: 1 if s == winner else 1 + sum(1 for t in range(num_players)
+                                              if final[t] > final[s] or t == winner)
+            for s in range(num_players)}
+
+
 def summary_view(results: Sequence[HandResult], names: Sequence[str], winner: int | None,
                  rules: Rules, human_seat: int | None, knocks: Sequence[int]) -> RenderableType:
     """The end-of-game panel: the winner, the game in numbers, and your own record.
 
     ``knocks`` lists the knocking seat of every knock made (from the decisions), since a
-    hand result names only the knock that ended it.
+    hand result names only the knock that ended it. A race to points lists the final
+    points and your record counts the hands you scored; golf, which has no knock and no
+    31, counts only the hands.
     """
     n = len(names)
+    race = bool(results and results[-1].points_after)
+    golf = rules.play == "golf"
     thirty_ones = sum(1 for r in results if r.reason in ("thirty_one", "dealt_thirty_one"))
     lines = []
     if winner is not None:
         who = "You win!" if winner == human_seat else f"{names[winner]} wins the game."
         lines.append(f"[bold green]{escape(who)}[/]")
-    lines.append(
-        f"Hands played: {len(results)}   31s: {thirty_ones}   knocks: {len(knocks)}"
-    )
+    counts = f"Hands played: {len(results)}"
+    if not golf:
+        counts += f"   31s: {thirty_ones}   knocks: {len(knocks)}"
+    lines.append(counts)
+    if race:
+        final = results[-1].points_after
+        order = sorted(range(n), key=lambda s: (s != winner, -final[s], s))
+        lines.append("Points: " + ", ".join(f"{escape(names[s])} {final[s]}" for s in order)
+                     + f" (first to {rules.points_to_win} wins).")
     if human_seat is not None:
         me = human_seat
-        hurt = [r for r in results if r.lives_lost.get(me, 0)]
-        lost = sum(r.lives_lost.get(me, 0) for r in results)
-        mine_31 = sum(1 for r in results if me in r.declarers)
-        my_knocks = [r for r in results if r.knocker == me]
-        failed = sum(1 for r in my_knocks if r.lives_lost.get(me, 0))
-        place = finishing_order(results, n, winner).get(me)
-        played = sum(1 for r in results if me in r.hands)
-        rec = (
-            f"Your record: lost lives in {len(hurt)} of {played} hands "
-            f"({lost} li{'fe' if lost == 1 else 'ves'} in all), "
-            f"31s: {mine_31}, knocks: {sum(1 for s in knocks if s == me)}"
-        )
-        if my_knocks:
-            rec += f" ({failed} cost you)"
+        played = sum(1 for r in results if me in r.lives_lost)
+        if race:
+            scored = [r for r in results if r.points_won.get(me, 0)]
+            rec = (f"Your record: scored in {len(scored)} of {played} hands "
+                   f"({points_text(rules, results[-1].points_after[me])})")
+        else:
+            hurt = [r for r in results if r.lives_lost.get(me, 0)]
+            lost = sum(r.lives_lost.get(me, 0) for r in results)
+            rec = (f"Your record: lost lives in {len(hurt)} of {played} hands "
+                   f"({lost} li{'fe' if lost == 1 else 'ves'} in all)")
+        if not golf:
+            my_knocks = [r for r in results if r.knocker == me]
+            rec += (f", 31s: {sum(1 for r in results if me in r.declarers)}, "
+                    f"knocks: {sum(1 for s in knocks if s == me)}")
+            if my_knocks and race:
+                rec += f" ({sum(1 for r in my_knocks if r.points_won.get(me, 0))} scored)"
+            elif my_knocks:
+                rec += f" ({sum(1 for r in my_knocks if r.lives_lost.get(me, 0))} cost you)"
+        place = (race_places(results, n, winner) if race
+                 else finishing_order(results, n, winner)).get(me)
         if place:
             rec += f", finished {_ordinal(place)} of {n}"
         lines.append(escape(rec) + ".")
@@ -490,6 +678,10 @@ def help_view(rules: Rules) -> RenderableType:
         "  ?          this help                 q  quit: the game is saved, to resume"
     )
     r = rules
+    if r.play == "golf":
+        return _golf_help(r)
+    if r.scoring == "points":
+        return _race_help(r, keys)
     bits = [
         "[bold]The game[/]",
         "  Hold three cards; a hand is worth the points of its best suit (A 11, K Q J 10, "
@@ -527,5 +719,60 @@ def help_view(rules: Rules) -> RenderableType:
         extras.append("no knock once the stock is exhausted")
     if extras:
         bits.append("  House rules in play: " + "; ".join(extras) + ".")
+    return Panel(Text.from_markup(keys + "\n\n" + "\n".join(bits)), title="Help",
+                 title_align="left", box=box.ROUNDED, expand=False)
+
+
+def _race_help(r: Rules, keys: str) -> RenderableType:
+    """A race to points (002 French Canadian): the best hand scores, nobody loses a life."""
+    bits = [
+        "[bold]The game[/] (a race to points)",
+        "  Hold three cards; a hand is worth the points of its best suit (A 11, K Q J 10, "
+        "others their pips), or its best single card. 31 is the best hand.",
+        "  Each turn: draw (stock or discard pile), then discard one card. You may not "
+        "discard the card you just took from the pile.",
+        "  Knock instead of drawing when you think you hold the highest hand: everyone "
+        "else gets one more turn, then all hands are shown and the highest scores a point "
+        "(tied with the knocker, the others tied score it; other ties each score).",
+        "  Make 31 and it is declared at once: a point to you.",
+        "  When the stock runs out you may keep taking the discard, or end the play.",
+        f"  Nobody is ever out: the first to {r.points_to_win} points wins.",
+    ]
+    extras = []
+    if r.knock_needs_flush:
+        extras.append("knock needs three of one suit")
+    if r.poker_tiebreak:
+        extras.append("equal hands are told apart as in poker, by the ranks of the cards "
+                      "that count, highest first")
+    if extras:
+        bits.append("  House rules in play: " + "; ".join(extras) + ".")
+    return Panel(Text.from_markup(keys + "\n\n" + "\n".join(bits)), title="Help",
+                 title_align="left", box=box.ROUNDED, expand=False)
+
+
+def _golf_help(r: Rules) -> RenderableType:
+    """Golf (002 Mike Armstrong): three face-down cards turned up one a turn."""
+    keys = (
+        "[bold]Keys[/]\n"
+        "  1 2 3 ...  that move of the menu     s       draw from the stock\n"
+        "  d          take the top discard      place2  put the card in slot 2\n"
+        "  h          hint: the expert's move   turn2   discard it, turn slot 2 up\n"
+        "  ?          this help                 q       quit: saved, to resume\n"
+        "  Enter      the table and menu again"
+    )
+    bits = [
+        "[bold]The game[/] (golf)",
+        "  Your three cards lie face down in a row: nobody may look at them, you included.",
+        "  Each turn: take the top discard and put it face up in place of a face-down card "
+        "(that card goes to the pile); or draw from the stock and do the same, or discard "
+        "the card drawn and turn one of your face-down cards up.",
+        "  Once every card is face up, hands are compared: a hand counts the cards of its "
+        "best suit or of its best rank, whichever is more (8♥ 8♣ 5♥ is 16). The lowest "
+        "hand loses a life; there is no knocking and no 31 to declare.",
+        f"  Everyone starts with {escape(lives_label(r, r.start_lives))}, then the bus"
+        + (": only one player at a time may ride it, another who loses the last quarter "
+           "meanwhile is out at once" if r.one_on_the_bus else "")
+        + ". The last player in wins.",
+    ]
     return Panel(Text.from_markup(keys + "\n\n" + "\n".join(bits)), title="Help",
                  title_align="left", box=box.ROUNDED, expand=False)

@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import replace
 
 import pytest
+from conftest import knock_game
 
 from agents.expert import ExpertAgent
 from agents.registry import _FACTORIES, register
+from scat_cli.game import PlaySession, new_game
 from scat_cli.humanio import InputError, knock_effect, menu_options, parse_command
 from scat_cli.main import main
 from scat_cli.savegame import parse_action
-from scat_env import GameState, Rules
+from scat_cli.tui import make_console, showdown_view
+from scat_env import GameState, Rules, cards_str, parse_card
 from scat_env.actions import DECLARE, KNOCK, PASS, SUDDEN_DEATH
 from scat_env.engine import Phase
 from scat_env.view import make_view
@@ -182,6 +186,89 @@ def test_golf_at_the_terminal_shows_the_slots_face_down_and_the_held_card(
     assert "?? ?? ??" in out and "holding" in out
     assert "put the" in out and "in a slot" in out
     assert "Place it face up in a face-down slot" in out
+    # every slot move, the person's and the opponents', names the cards it turned face up
+    card = r"(10|[2-9JQKA])[♣♦♥♠]"
+    assert re.search(rf"^(> )?You put the {card} in slot [123], the {card} that lay there "
+                     r"to the pile\.$", out, re.M)
+    for name in ("Alice", "Bob"):
+        assert re.search(rf"^{name} (put the {card} in slot [123], the {card} that lay there "
+                         rf"to the pile|discarded the {card} and turned up the {card} in "
+                         r"slot [123])$", out, re.M)
+    assert "chose: " not in out
+
+
+class _Checked:
+    """An agent that runs ``check`` before each move: the screen so far, read at that point."""
+
+    def __init__(self, inner, check) -> None:  # type: ignore[no-untyped-def]
+        self.inner, self.check = inner, check
+
+    def act(self, view):  # type: ignore[no-untyped-def]
+        self.check()
+        return self.inner.act(view)
+
+
+def test_golf_at_the_terminal_never_names_a_card_still_face_down(tmp_path, capsys):
+    """What the person reads names a card only once it is face up (002 golf: nobody looks at
+    a face-down card, its owner included): never a card in a face-down slot, in the stock,
+    or an opponent's card drawn from the stock and not yet placed or discarded."""
+    game = new_game(3, ["expert", "expert"], Rules.preset("golf"), seed=8, name="You")
+    session: PlaySession
+    checked = {"chunks": 0, "cards": 0}
+    hand_seen = [0]
+    leaks: list[str] = []
+
+    def check() -> None:
+        text = capsys.readouterr().out
+        state = session.state
+        if state.hand_number != hand_seen[0]:  # the text ends a hand: all of it face up
+            hand_seen[0] = state.hand_number
+            return
+        hidden = set(state.stock)
+        for seat, hand in enumerate(state.hands):
+            hidden |= {c for i, c in enumerate(hand[:3]) if not state.face_up[seat] >> i & 1}
+            if seat != 0 and len(hand) == 4 and not state.known[seat] >> hand[3] & 1:
+                hidden.add(hand[3])  # drawn from the stock: its holder alone has seen it
+        named = {parse_card(m.group(0)) for m in re.finditer(r"(10|[2-9JQKA])[♣♦♥♠]", text)}
+        if named & hidden:  # kept, not raised: an agent that raises is replaced
+            leaks.append(f"{cards_str(sorted(named & hidden))} in {text!r}")
+        checked["chunks"] += 1
+        checked["cards"] += len(named)
+
+    def answer(prompt: str) -> str:
+        check()
+        return "1"
+
+    session = PlaySession(game, tmp_path / "g.json", color=False, fast=True, width=100,
+                          input_fn=answer)
+    session.agents = [a if a is None else _Checked(a, check) for a in session.agents]
+    assert session.run() == 0
+    assert leaks == []
+    assert checked["chunks"] > 30 and checked["cards"] > 100
+    assert not game.replacements  # every check ran inside the agents it wraps
+
+
+def test_a_jacobs_showdown_counts_points_and_says_where_the_tie_break_decided():
+    """002 Jeffrey Jacobs: equal hands are told apart as in poker. A-10-9 and K-Q-J of one
+    suit both count 30; the screen says 30 for both, not the tie-break's fraction, and says
+    why A-10-9 scored. A race has no lives: what each scored and its points instead."""
+    rules = Rules.preset("french_canadian_jacobs")
+    state = knock_game(["AH 10H 9H", "KS QS JS", "QD 9D 8D"], rules=rules)
+    result = state.results[-1]
+    assert result.points_won == {0: 1} and int(result.values[0]) == int(result.values[1])
+    console = make_console(color=False, width=100)
+    with console.capture() as cap:
+        console.print(showdown_view(result.seen_by(0), rules, ["You", "Bob", "Cy"]))
+    out = cap.get()
+    assert "of 31 points" in out and "30.97" not in out
+    assert not re.search(r"\d\.\d", out), out
+    assert re.search(r"│ You \(knocked\)\s+9♥ 10♥ A♥\s+30\s+\+1\s+1 of 31 points", out)
+    assert re.search(r"│ Bob\s+J♠ Q♠ K♠\s+30\s+0\s+0 of 31 points", out)
+    assert "Scored" in out and "Points" in out
+    assert "Lost" not in out and "lives left" not in out
+    assert "Tied at 30, told apart as in poker" in out
+    words = " ".join(out.replace("│", " ").split())  # the panel's lines joined again
+    assert "A♥ 10♥ 9♥ (You) beats K♠ Q♠ J♠ (Bob)." in words
 
 
 def test_a_points_race_shows_points_not_lives(tmp_path, monkeypatch, capsys):
