@@ -1,8 +1,11 @@
 """``scat watch``: agents play one game while you watch, one line per action.
 
 The table is drawn (``scat_env.render.render_table``) at the start of every hand and at the
-end of the game; every decision gets a line; every scored hand says what happened and which
-rule applied. ``--reveal`` shows every hand (and the card drawn from the stock).
+end of the game; every decision gets a line (golf's slot moves name the cards they turn face
+up); every scored hand says what happened, which rule applied, and the hands shown with
+their values and what each lost or scored (after a declared 31 only the declarers' hands:
+the others were never shown). ``--reveal`` shows every hand (and the card drawn from the
+stock).
 At a terminal each action is followed by a short pause so a person can follow;
 ``--fast`` (or output to a pipe or file) plays straight through.
 """
@@ -14,8 +17,13 @@ import os
 import random
 import sys
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .errors import CliError
+
+if TYPE_CHECKING:
+    from scat_env import HandResult, Rules
 
 #: Seconds between actions when watching at a terminal.
 TERMINAL_DELAY = 0.4
@@ -55,14 +63,51 @@ def seat_names(specs: list[str]) -> list[str]:
     return names
 
 
+def showdown_lines(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
+    """What the table saw of a scored hand, in plain text under its one-line summary: the
+    rule applied, then each seat dealt in with its hand and value (as the players count
+    them, :func:`scat_cli.tui.value_text`), its lives lost or points scored, and where it
+    stands; and where the poker tie-break decided, how.
+
+    The hands are the public view of the result (:meth:`HandResult.seen_by` of no seat): all
+    of them at a showdown, only the declarers' after a declared 31.
+    """
+    from scat_env.cards import card_str
+    from scat_env.showdown import rule_text
+
+    from .tui import showdown_rows, tie_break_text
+
+    shown = result.seen_by(None)
+    race = bool(result.points_after)
+    rows = showdown_rows(shown, rules)
+    who = [names[r.seat] + (" (knocked)" if r.knocked else "") for r in rows]
+    hands = [" ".join(card_str(c, symbols=True) for c in r.hand) if r.hand is not None
+             else "(not shown)" for r in rows]
+    changes = [f"+{r.change}" if race and r.change else f"-{r.change}" if r.change else "0"
+               for r in rows]
+    w_who, w_hand = max(map(len, who)), max(map(len, hands))
+    w_value, w_change = max(len(r.value) for r in rows), max(map(len, changes))
+    lines = [f"  rule: {rule_text(result.rule)}"]
+    for r, name, hand, change in zip(rows, who, hands, changes, strict=True):
+        lines.append(f"  {name:<{w_who}}  {hand:<{w_hand}}  {r.value:>{w_value}}  "
+                     f"{change:>{w_change}}  {r.standing}".rstrip())
+    tie = tie_break_text(shown, rules, names)
+    if tie:
+        lines.append(f"  {tie}")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     from agents.match import play_game
     from agents.registry import make_agent
     from scat_env import GameState, Rules, action_str
     from scat_env.actions import DRAW_STOCK
     from scat_env.cards import card_str
+    from scat_env.engine import Phase
     from scat_env.render import render_table
     from training.tournament import parse_specs
+
+    from .tui import golf_move_text, is_golf_move
 
     specs = parse_specs(args.agents)
     if not 2 <= len(specs) <= 10:
@@ -92,17 +137,27 @@ def run(args: argparse.Namespace) -> int:
     # The same seed gives play_game the same first deal: draw it before play starts.
     show(GameState(len(specs), rules, seed=seed, single_hand=args.single_hand))
     scored = 0
+    # Golf: the mover's slots and the card it holds once it has drawn, so that its slot
+    # move can name the cards it turns face up (on_step sees the state after each move).
+    held: tuple[int, ...] = ()
 
     def on_step(state: GameState, seat: int, action: int) -> None:
-        nonlocal scored
-        what = action_str(action, symbols=True)
+        nonlocal scored, held
+        if is_golf_move(action) and held:
+            what = golf_move_text(action, held, past=False)
+        else:
+            what = action_str(action, symbols=True)
         if action == DRAW_STOCK and args.reveal:
             what += f" ({card_str(state.drawn, symbols=True)})"
+        held = (tuple(state.hands[state.current_player])
+                if state.phase is Phase.GOLF_PLACE else ())
         print(f"  {names[seat]}: {what}", file=out)
         new_results = state.results[scored:]
         scored = len(state.results)
         for result in new_results:
             print("* " + result.describe(names), file=out)
+            for line in showdown_lines(result, rules, names):
+                print(line, file=out)
         if new_results or args.tables:
             print(file=out)
             show(state)
