@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, PlayerView, card_str
 from scat_env.actions import CORE_ACTIONS, action_str
+from scat_env.render import value_text
 from scat_env.scoring import value_of
 
 if TYPE_CHECKING:
@@ -49,7 +50,9 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
     action = agent.advice(view, notes)
     legal = view.legal_actions
     rules = view.rules
+    race = rules.scoring == "points"  # only the highest hand scores; nobody loses a life
     value = value_of(list(view.hand), rules) if len(view.hand) == 3 else None
+    shown = value_text(value, rules) if value is not None else "?"
     top = _sym(view.top_discard) if view.top_discard is not None else "top discard"
     facts: list[str] = []
     if action not in (DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY) and not 0 <= action < 52:
@@ -59,30 +62,35 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
     if view.phase == "discard":
         kept = [c for c in view.hand if c != action]
         return (f"Discard the {_sym(action)}: you keep "
-                f"{' '.join(_sym(c) for c in kept)}, worth {value_of(kept, rules):g}.")
+                f"{' '.join(_sym(c) for c in kept)}, worth {value_text(value_of(kept, rules), rules)}.")
     # A knock is worth a sentence when the expert knocks or when it is a close call (a
     # knock that fails more often than not is noise in a hint).
-    if KNOCK in legal and (action == KNOCK or (notes[P_SOLE] >= 0.3 if rules.knock_mode == "gin"
+    highest = race or rules.knock_mode == "gin"  # the knocker wants the highest hand
+    if KNOCK in legal and (action == KNOCK or (notes[P_SOLE] >= 0.3 if highest
                                                else notes[P_SOLE] <= 0.5)):
-        if rules.knock_mode == "gin":
-            facts.append(f"If you knock now with {value:g}, you hold the highest hand "
+        if race:
+            facts.append(f"If you knock now with {shown}, every other hand ends below yours "
+                         f"{_pct(notes[P_SOLE])} of the time (a tie goes to the others).")
+        elif rules.knock_mode == "gin":
+            facts.append(f"If you knock now with {shown}, you hold the highest hand "
                          f"{_pct(notes[P_SOLE])} of the time.")
         else:
             caught = 1.0 - float(notes[P_NONE_BELOW])
-            facts.append(f"If you knock now with {value:g}, you end up lowest alone "
+            facts.append(f"If you knock now with {shown}, you end up lowest alone "
                          f"{_pct(notes[P_SOLE])} of the time"
                          + (f" and tied for lowest another {_pct(caught - notes[P_SOLE])}"
                             if caught > notes[P_SOLE] + 0.005 else "") + ".")
     if action != KNOCK and view.knocker is not None and DRAW_STOCK in legal:
         take = (f"; taking the {top}, {_pct(notes[LOSE_TAKE])}"
                 if DRAW_DISCARD in legal else "")
-        facts.append(f"This is your last turn. Drawing from the stock loses you a life "
-                     f"{_pct(notes[LOSE_STOCK])} of the time{take}.")
+        facts.append("This is your last turn. Drawing from the stock "
+                     + ("leaves you without the point " if race else "loses you a life ")
+                     + f"{_pct(notes[LOSE_STOCK])} of the time{take}.")
     elif action != KNOCK and DRAW_STOCK in legal:
         take = (f"; taking the {top} is worth {notes[TAKE] * SCALE:.1f}"
                 if DRAW_DISCARD in legal else "")
         facts.append(f"Counting what a hand may still become, a stock draw is worth "
-                     f"{notes[STOCK] * SCALE:.1f} on average{take} (you hold {value:g}).")
+                     f"{notes[STOCK] * SCALE:.1f} on average{take} (you hold {shown}).")
     move = {DRAW_STOCK: "draw from the stock", DRAW_DISCARD: f"take the {top}",
             KNOCK: "knock", END_PLAY: "end the play"}[action]
     return " ".join(facts + [f"The expert would {move}."])

@@ -28,8 +28,9 @@ from scat_env import (
     parse_card,
 )
 from scat_env.actions import GOLF_SLOTS, PLACE_SLOT, TURN_UP, action_short, action_str
-from scat_env.cards import NUM_CARDS, RANK_NAMES
-from scat_env.scoring import TRIPS_BASE, value_of
+from scat_env.cards import NUM_CARDS
+from scat_env.render import value_text as _value_text
+from scat_env.scoring import value_of
 
 #: Meta commands that do not change the game.
 HELP, HINT, QUIT, MENU = "help", "hint", "quit", "menu"
@@ -78,21 +79,9 @@ def sym(card: int) -> str:
     return card_str(card, symbols=True)
 
 
-def value_text(value: float, rules: Rules) -> str:
-    """A hand's value as the players count it.
-
-    The poker tie-break (``poker_tiebreak``) rides on the value as a fraction below one
-    (:func:`scat_env.scoring.poker_fraction`): the players count the points, ``int(value)``,
-    and :func:`tie_break_text` says where the ranks told equal hands apart. Three of a kind
-    that beats 31 (``trips_beat_31``) is named, not counted ("three 7s"). Anything else is
-    the number itself: 30.5 for three of a kind where it counts 30.5.
-    """
-    if rules.trips_beat_31 and value >= TRIPS_BASE:
-        rank = RANK_NAMES[int(value - TRIPS_BASE)]
-        return "three aces" if rank == "A" else f"three {rank}s"
-    if rules.poker_tiebreak:
-        return str(int(value))
-    return f"{value:g}"
+#: A hand's value as the players count it (:func:`scat_env.render.value_text`; the ranks that
+#: tell equal hands apart are said by :func:`scat_cli.tui.tie_break_text`).
+value_text = _value_text
 
 
 def _hand_text(cards: Sequence[int]) -> str:

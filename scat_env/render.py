@@ -9,10 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import card_str
+from .cards import RANK_NAMES, card_str
 from .engine import GameState, Phase
-from .rules import lives_label
+from .rules import Rules, lives_label
+from .scoring import TRIPS_BASE
 from .view import screen
+
+
+def value_text(value: float, rules: Rules) -> str:
+    """A hand's value as the players count it.
+
+    The poker tie-break (``poker_tiebreak``) rides on the value as a fraction below one
+    (:func:`scat_env.scoring.poker_fraction`): the players count the points, ``int(value)``.
+    Three of a kind that beats 31 (``trips_beat_31``) is named, not counted ("three 7s").
+    Anything else is the number itself: 30.5 for three of a kind where it counts 30.5.
+    """
+    if rules.trips_beat_31 and value >= TRIPS_BASE:
+        rank = RANK_NAMES[int(value - TRIPS_BASE)]
+        return "three aces" if rank == "A" else f"three {rank}s"
+    if rules.poker_tiebreak:
+        return str(int(value))
+    return f"{value:g}"
 
 
 def cards_text(cards: Sequence[int]) -> str:
@@ -33,7 +50,7 @@ def _golf_hand(state: GameState, seat: int, perspective: int, reveal: bool) -> s
         seen = reveal or seat == perspective or state.known[seat] >> held & 1
         text += f"  holding {card_str(held, symbols=True) if seen else '??'}"
     if reveal or up == 0b111:
-        text += f"  (value {state.hand_value(seat):g})"
+        text += f"  (value {value_text(state.hand_value(seat), state.rules)})"
     return text
 
 
@@ -78,7 +95,8 @@ def render_table(
         elif state.rules.play == "golf":
             hand_txt = _golf_hand(state, s, perspective, reveal)
         elif reveal or (s == perspective and state.looked[s]):
-            hand_txt = f"{cards_text(state.hands[s])}  (value {state.hand_value(s):g})"
+            hand_txt = (f"{cards_text(state.hands[s])}  "
+                        f"(value {value_text(state.hand_value(s), state.rules)})")
         else:
             # The cards known to be there (taken from the pile) and a ?? for each other one;
             # a seat that has not looked (throw-down, sudden death) sees its own as ??.

@@ -47,3 +47,22 @@ def test_a_golf_hint_gives_the_worth_of_each_choice_and_the_experts_move():
         phases.add(view.phase)
         state.apply_action(expert.act(view))
     assert phases == {"golf_draw", "golf_place"}
+
+
+def test_a_race_hint_speaks_of_the_highest_hand_and_counts_points_as_players_do():
+    """In a race only the highest hand scores and nobody loses a life; Jacobs's tie-break
+    rides on the value as a fraction the players never count."""
+    rules = Rules.preset("french_canadian_jacobs")
+    expert = ExpertAgent()
+    state = GameState(3, rules, seed=5)
+    knock_hints = 0
+    for _ in range(300):
+        if state.is_terminal():
+            break
+        view = make_view(state, state.current_player)
+        text = hint(expert, view)
+        assert "lowest" not in text and "a life" not in text, text
+        assert not re.search(r"(knock now with|you hold|worth) \d+\.\d\d", text), text
+        knock_hints += "every other hand ends below yours" in text
+        state.apply_action(expert.act(view))
+    assert knock_hints
