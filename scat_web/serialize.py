@@ -130,7 +130,9 @@ def result_payload(result: HandResult, rules: Rules, names: Sequence[str]) -> di
         "rule_text": rule_text(result.rule),
         "knocker": result.knocker,
         "declarers": list(result.declarers),
-        "hands": {str(s): cards(sorted(h)) for s, h in sorted(result.hands.items())},
+        # golf's in slot order, as the table shows them; the other games' sorted
+        "hands": {str(s): cards(h if rules.play == "golf" else sorted(h))
+                  for s, h in sorted(result.hands.items())},
         "values": {str(s): v for s, v in sorted(result.values.items())},
         "lives_lost": {str(s): n for s, n in sorted(result.lives_lost.items())},
         "lives_after": list(result.lives_after),
