@@ -15,6 +15,10 @@ games finish; ``--resume`` continues an interrupted run), ``results.json`` (dete
 ``--resume`` reads the log back as untrusted input: every record is checked against the
 configuration and a sample of the games is played again (``--verify all``: every one); a
 log that does not belong is refused in one line naming its file and line.
+
+``--backend ray`` plays the same games as Ray tasks on a cluster (``--ray-address``, else
+``RAY_ADDRESS``, else a Ray instance started on this machine for the run): the same files,
+byte for byte, with resume and the folder's lock unchanged (docs/SCALING.md).
 """
 
 from __future__ import annotations
@@ -63,7 +67,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
                    help=f"turns per hand before a game is cut off (default {DEFAULT_MAX_TURNS})")
     p.add_argument("--workers", type=int, default=None,
-                   help=f"worker processes (default: every core, here {os.cpu_count()})")
+                   help=f"worker processes (default: every core, here {os.cpu_count()}); "
+                        "with --backend ray, chunks of games running at once (default: the "
+                        "cluster's CPUs)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where games are played: processes on this machine (default) or Ray "
+                        "tasks on a cluster")
+    p.add_argument("--ray-address", metavar="HOST:PORT", default=None,
+                   help="the Ray cluster's head (ray start --head prints it; default: "
+                        "RAY_ADDRESS, else a Ray instance started here for the run)")
     p.add_argument("--out", default="runs/tournament",
                    help="output folder (default runs/tournament)")
     group = p.add_mutually_exclusive_group()
@@ -92,6 +104,12 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
         raise CliError(f"--workers must be at least 1, got {args.workers}")
     if args.seed < 0:
         raise CliError(f"--seed must be non-negative, got {args.seed}")
+    if args.ray_address is not None and args.backend != "ray":
+        raise CliError("--ray-address needs --backend ray")
+    if args.backend == "ray":
+        from training.tournament import require_ray
+
+        require_ray()  # ValueError, one line, when Ray is not installed
     if args.agents is not None:
         population = parse_specs(args.agents)
         players = args.players if args.players is not None else len(population)
@@ -168,6 +186,7 @@ def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:
         result = run_tournament(
             config, args.out, workers=args.workers, resume=args.resume,
             overwrite=args.overwrite, progress=not args.quiet, verify=args.verify,
+            backend=args.backend, ray_address=args.ray_address,
         )
     except KeyboardInterrupt:
         print(f"\nfinished games are kept in {args.out}/games.jsonl: run the same command "
@@ -179,6 +198,7 @@ def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:
         "seconds": round(result.seconds, 3),
         "games_per_second": round(result.games_per_second, 2) if result.played_now else None,
         "workers": result.workers,
+        "backend": args.backend,
         "cpu_count": os.cpu_count(),
     }
     paths = write_report(args.out, summary, timing, plots=not args.no_plots)

@@ -54,6 +54,14 @@ belong:
   ``--verify all``; reading and checking its 2,004 lines (:func:`read_games` with the
   config) takes 0.17 s.
 
+Where games are played. ``backend="local"`` (the default) plays them in this process or a
+pool of worker processes on this machine; ``backend="ray"`` submits the same chunks of keys as
+Ray tasks to a cluster (``ray_address``, else the ``RAY_ADDRESS`` environment variable, else
+a Ray instance started here for the run). Only *where* a chunk is played differs: the keys,
+the deal seeds, the log, resume, verification and the lock are this module's one code path,
+so a Ray run writes the same bytes as a local one (``tests/test_tournament_ray.py``).
+``docs/SCALING.md`` shows a cluster and measured speeds.
+
 Nothing half-written. ``config.json``, the canonical log and every report file are
 written to a unique temporary file and renamed; a line the disk refuses part of is cut off
 again; temporary files a killed run left are removed by the next run in the folder (which
@@ -73,6 +81,7 @@ import os
 import re
 import secrets
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -102,6 +111,11 @@ AUTO_MAX_PERMUTATIONS = 24
 
 GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "config.json"
+
+#: Where games are played: ``local`` (this machine's processes) or ``ray`` (Ray tasks).
+BACKENDS = ("local", "ray")
+#: The one line a Ray run without Ray installed stops with.
+RAY_MISSING = "--backend ray needs Ray (pip install 'scat-env[ray]')"
 
 
 def deal_seed(master_seed: int, deal: int) -> int:
@@ -391,6 +405,17 @@ def play_key(key: tuple[int, int, int]) -> dict[str, Any]:
 
 def _play_chunk(keys: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
     return [play_key(k) for k in keys]
+
+
+def _ray_play_chunk(fingerprint: str, config: TournamentConfig,
+                    keys: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """A chunk played as a Ray task. A Ray worker process runs many tasks, of this run and
+    maybe of others, so it rebuilds its state (rules, seatings, cached agents) only when the
+    configuration differs from the one it last played (``fingerprint``)."""
+    if _WORKER.get("fingerprint") != fingerprint:
+        _init_worker(config, ignore_sigint=False)  # Ray owns the worker's signals
+        _WORKER["fingerprint"] = fingerprint
+    return _play_chunk(keys)
 
 
 # -- the JSONL log -------------------------------------------------------------------------
@@ -707,10 +732,17 @@ def run_tournament(
     progress: bool = True,
     chunk_games: int | None = None,
     verify: str = "sample",
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> TournamentRun:
     """Play every game of ``config`` not already in ``out_dir/games.jsonl``.
 
     ``workers=None`` uses every core; ``workers=1`` plays in this process (no pool).
+    ``backend="ray"`` plays the same chunks as Ray tasks (:func:`_ray_player`): on the
+    connection this process already holds if Ray is initialised, else on the cluster at
+    ``ray_address`` (or the ``RAY_ADDRESS`` environment variable), else on a Ray instance
+    started for this run with ``workers`` CPUs; ``workers`` is then how many chunks run at
+    once (default: the cluster's CPUs). The results are the same bytes whatever the backend.
     Raises ``ValueError`` when ``out_dir`` holds another tournament, or holds games and
     neither ``resume`` nor ``overwrite`` was asked for (nothing is ever deleted silently),
     or (on ``resume``) holds a log that does not belong: no ``config.json`` beside it, a
@@ -721,10 +753,17 @@ def run_tournament(
     """
     if verify not in VERIFY_MODES:
         raise ValueError(f"unknown verify mode {verify!r}; choose one of {', '.join(VERIFY_MODES)}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "ray":
+        require_ray()  # before the folder is touched
+    elif ray_address is not None:
+        raise ValueError("a Ray address needs the ray backend")
     config.check_agents()
     with exclusive_folder(out_dir, "tournament") as out:
         return _run_locked(config, out, workers=workers, resume=resume, overwrite=overwrite,
-                           progress=progress, chunk_games=chunk_games, verify=verify)
+                           progress=progress, chunk_games=chunk_games, verify=verify,
+                           backend=backend, ray_address=ray_address)
 
 
 def _logged_games(
@@ -794,26 +833,148 @@ def _check_replayed(games_path: Path, logged: dict[tuple[int, int, int], tuple[i
             )
 
 
+#: Chunks of keys in, their records out, chunk by chunk in any order.
+PlayChunks = Callable[[list[list[tuple[int, int, int]]]], Iterator[list[dict[str, Any]]]]
+
+
 @contextmanager
 def _game_player(
-    config: TournamentConfig, workers: int
-) -> Iterator[Callable[[list[list[tuple[int, int, int]]]], Iterator[list[dict[str, Any]]]]]:
-    """A function from chunks of keys to their records (in any order): in this process for
-    one worker, else through a pool that lives as long as the context."""
+    config: TournamentConfig, workers: int | None, jobs: int, backend: str = "local",
+    ray_address: str | None = None,
+) -> Iterator[tuple[PlayChunks, int]]:
+    """A function from chunks of keys to their records (in any order), and how many chunks
+    it plays at once: in this process for one worker, else through a pool that lives as long
+    as the context, or as Ray tasks (:func:`_ray_player`). ``jobs`` (games to play) caps the
+    workers: a pool larger than the work only costs start-up."""
+    if backend == "ray":
+        with _ray_player(config, workers, jobs, ray_address) as player:
+            yield player
+        return
+    workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+    workers = min(workers, max(1, jobs))
     if workers == 1:
         _init_worker(config, ignore_sigint=False)
-        yield lambda chunks: map(_play_chunk, chunks)
+        yield (lambda chunks: map(_play_chunk, chunks)), 1
         return
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     pool = ctx.Pool(workers, initializer=_init_worker, initargs=(config, True, os.getpid()))
     try:
-        yield lambda chunks: pool.imap_unordered(_play_chunk, chunks)
+        yield (lambda chunks: pool.imap_unordered(_play_chunk, chunks)), workers
         pool.close()
     except BaseException:
         pool.terminate()
         raise
     finally:
         pool.join()
+
+
+def require_ray() -> Any:
+    """The ``ray`` module, or ValueError :data:`RAY_MISSING` (Ray is an optional extra)."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(RAY_MISSING) from None
+    return ray
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse, in one line, a Ray address where nothing listens: ``ray.init`` would keep
+    retrying it for minutes. ``auto`` (the cluster ``ray start`` runs on this machine) is
+    left to Ray, which answers at once."""
+    if address == "auto":
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"bad Ray address {address!r}: give the head node's HOST:PORT "
+                         "(e.g. 10.0.0.5:6379), ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot reach a Ray cluster at {address}: "
+                         f"{exc.strerror or str(exc) or type(exc).__name__}") from None
+
+
+def _cancel(ray: Any, pending: set[Any]) -> None:
+    """Cancel the chunks still queued or running (Ctrl-C, an error): their games are not in
+    the log yet, so a resume plays them; the cluster stops spending time on them now."""
+    for ref in pending:
+        with contextlib.suppress(Exception):
+            ray.cancel(ref)
+    pending.clear()
+
+
+@contextmanager
+def _ray_player(
+    config: TournamentConfig, workers: int | None, jobs: int, address: str | None
+) -> Iterator[tuple[PlayChunks, int]]:
+    """Chunks played as Ray tasks, at most two per worker in flight (a free CPU always has
+    the next chunk, and Ctrl-C cancels little). Records come back whole per chunk, in the
+    order chunks finish, exactly as the local pool gives them, so the caller's log, resume
+    and checks are the same code.
+
+    Where: the connection this process already holds; else ``address`` or ``RAY_ADDRESS``
+    (checked to answer first); else a Ray instance started here for this run, with
+    ``workers`` CPUs, no dashboard, no usage report and no worker output on this terminal.
+    A connection or instance opened here is closed when the context ends."""
+    ray = require_ray()
+    opened = False
+    if ray.is_initialized():
+        if address is not None:
+            raise ValueError("Ray is already initialised in this process: leave the Ray "
+                             "address out to play on that connection")
+    else:
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        try:
+            if address in (None, "local"):
+                os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+                # "local": a new instance even where `ray start` runs one (that one is
+                # `auto`). Nobody else uses it: its start-up notes would only be noise.
+                ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
+                         include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+            else:
+                _check_reachable(address)
+                ray.init(address=address, log_to_driver=False, logging_level="WARNING")
+        except BaseException as exc:  # Ctrl-C while starting, no cluster, another Ray...
+            with contextlib.suppress(Exception):
+                ray.shutdown()  # whatever half of the start-up happened
+            if not isinstance(exc, (ConnectionError, RuntimeError)):
+                raise
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"cannot use the Ray cluster at {address or 'this machine'}: "
+                             f"{first}") from None
+        opened = True
+    pending: set[Any] = set()
+    try:
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        workers = max(1, min(workers or cpus or 1, max(1, jobs)))
+        task = ray.remote(num_cpus=1)(_ray_play_chunk)
+        config_ref = ray.put(config)  # sent to the cluster once, not with every chunk
+        fingerprint = hashlib.sha256(
+            json.dumps(config.to_dict(), sort_keys=True).encode()).hexdigest()
+
+        def play(chunks: list[list[tuple[int, int, int]]]) -> Iterator[list[dict[str, Any]]]:
+            queue = iter(chunks)
+            try:
+                for chunk in itertools.islice(queue, 2 * workers):
+                    pending.add(task.remote(fingerprint, config_ref, chunk))
+                while pending:
+                    ready, _ = ray.wait(list(pending), num_returns=1)
+                    pending.discard(ready[0])
+                    records = ray.get(ready[0])
+                    for chunk in itertools.islice(queue, 1):  # keep the cluster busy
+                        pending.add(task.remote(fingerprint, config_ref, chunk))
+                    yield records
+            finally:
+                _cancel(ray, pending)
+
+        yield play, workers
+    except BaseException:
+        _cancel(ray, pending)
+        raise
+    finally:
+        if opened:
+            ray.shutdown()
 
 
 class _Log:
@@ -854,6 +1015,8 @@ def _run_locked(
     progress: bool,
     chunk_games: int | None,
     verify: str,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> TournamentRun:
     """:func:`run_tournament`'s work, with ``out`` held by this process."""
     games_path = out / GAMES_FILE
@@ -881,12 +1044,7 @@ def _run_locked(
     todo = [k for k in keys if k not in done]
     checks = [game_key(rec) for _, rec in _verify_sample(lines, verify)]
 
-    workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    workers = min(workers, max(1, len(todo) + len(checks)))
-    if chunk_games is None:
-        # Big enough to amortise the pool's overhead, small enough that Ctrl-C loses little
-        # and the progress bar moves.
-        chunk_games = max(1, min(64, (len(todo) + len(checks)) // (workers * 8) or 1))
+    jobs = len(todo) + len(checks)
 
     from tqdm import tqdm
 
@@ -896,7 +1054,11 @@ def _run_locked(
     )
     played = 0
     try:
-        with _game_player(config, workers) as play:
+        with _game_player(config, workers, jobs, backend, ray_address) as (play, workers):
+            if chunk_games is None:
+                # Big enough to amortise the pool's overhead, small enough that Ctrl-C loses
+                # little and the progress bar moves.
+                chunk_games = max(1, min(64, jobs // (workers * 8) or 1))
             # Every re-play first: a log that does not belong is refused before this run
             # adds a line to it (or writes its config beside it).
             for records in play(_chunked(checks, chunk_games)):

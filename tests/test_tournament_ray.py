@@ -1,0 +1,171 @@
+"""``--backend ray``: the same tournament played as Ray tasks writes the same bytes as the
+local pool, resumes like it, and refuses what it cannot use in one line.
+
+One local Ray instance (2 CPUs) serves the module's in-process runs; the CLI tests run
+``scat tournament`` as a subprocess, which starts its own instance (or fails to reach a
+cluster) as it does on a machine without one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import training.tournament as tournament
+from scat_cli.main import main
+from training.report import summarize, write_report
+from training.tournament import RAY_MISSING, TournamentConfig, read_games, run_tournament
+
+REPO = Path(__file__).resolve().parent.parent
+# Three distinct agents: 6 seatings a deal, 10 deals, 60 games.
+CONFIG = TournamentConfig(tables=(("random", "greedy", "threshold:25"),), games=60, seed=5)
+CLI_CONFIG = ["--agents", "random,greedy,threshold:25", "--players", "3", "--games", "60",
+              "--seed", "5", "--quiet", "--no-plots"]
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Any:
+    ray = pytest.importorskip("ray")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 logging_level="ERROR")
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def local_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """``games.jsonl`` and ``results.json`` of CONFIG played by the local backend."""
+    out = tmp_path_factory.mktemp("local")
+    _run(out, workers=1)
+    return _files(out)
+
+
+def _forbid_local_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games played in this process now fail: a Ray run must play every one in Ray's
+    workers (which import the module afresh), so a silent fall-back to local play cannot
+    pass the tests below."""
+    def forbidden(*_: Any) -> None:
+        raise AssertionError("a game was played in this process, not as a Ray task")
+
+    monkeypatch.setattr(tournament, "_play_chunk", forbidden)
+    monkeypatch.setattr(tournament, "play_key", forbidden)
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {name: (out / name).read_bytes() for name in ("games.jsonl", "results.json")}
+
+
+def _run(out: Path, **kw: Any) -> tournament.TournamentRun:
+    run = run_tournament(CONFIG, out, progress=False, **kw)
+    write_report(out, summarize(CONFIG.to_dict(), run.games), plots=False)
+    return run
+
+
+def _scat(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    return subprocess.run([sys.executable, "-m", "scat_cli", "tournament", *args], cwd=REPO,
+                          env={**base, **(env or {})}, capture_output=True, text=True,
+                          timeout=180)
+
+
+def _free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_ray_results_are_byte_identical_to_the_local_pool(tmp_path, ray_instance, local_files,
+                                                          monkeypatch):
+    _forbid_local_play(monkeypatch)
+    one = _run(tmp_path / "one", workers=1, backend="ray")
+    two = _run(tmp_path / "two", workers=2, backend="ray", chunk_games=5)
+    assert (one.workers, two.workers) == (1, 2)
+    assert one.played_now == two.played_now == len(CONFIG.keys())
+    assert _files(tmp_path / "one") == local_files
+    assert _files(tmp_path / "two") == local_files
+
+
+def test_interrupted_ray_run_resumes_to_the_bytes_of_an_uninterrupted_one(
+        tmp_path, ray_instance, local_files, monkeypatch):
+    _forbid_local_play(monkeypatch)
+    out = tmp_path / "cut"
+    real_append = tournament._Log.append
+    logged = {"n": 0}
+
+    def ctrl_c_after_13(log: Any, rec: dict[str, Any]) -> None:
+        if logged["n"] == 13:
+            raise KeyboardInterrupt  # as Ctrl-C while chunks are still out on the cluster
+        logged["n"] += 1
+        real_append(log, rec)
+
+    monkeypatch.setattr(tournament._Log, "append", ctrl_c_after_13)
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(CONFIG, out, workers=2, backend="ray", progress=False, chunk_games=4)
+    monkeypatch.setattr(tournament._Log, "append", real_append)
+    assert len(read_games(out / "games.jsonl")) == 13
+
+    # The resume's re-play runs on the cluster too: a consistently edited record is caught.
+    lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    edited = json.loads(lines[0])
+    edited["decisions"] += 1
+    (out / "games.jsonl").write_text(json.dumps(edited, separators=(",", ":")) + "\n"
+                                     + "".join(lines[1:]))
+    with pytest.raises(ValueError, match="does not replay as logged"):
+        run_tournament(CONFIG, out, workers=2, backend="ray", progress=False, resume=True)
+    (out / "games.jsonl").write_text("".join(lines))
+
+    run = _run(out, workers=2, backend="ray", resume=True)
+    assert (run.played_now, run.verified) == (60 - 13, 13)
+    assert _files(out) == local_files
+
+
+def test_cli_ray_backend_on_its_own_instance_matches_the_local_run(tmp_path, local_files):
+    pytest.importorskip("ray")
+    done = _scat(*CLI_CONFIG, "--backend", "ray", "--workers", "2", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert _files(tmp_path) == local_files
+    timing = json.loads((tmp_path / "timing.json").read_text())
+    assert (timing["backend"], timing["workers"], timing["games_played_now"]) == ("ray", 2, 60)
+
+
+@pytest.mark.parametrize("how", ["--ray-address", "RAY_ADDRESS"])
+def test_unreachable_ray_address_is_one_line_and_plays_nothing(tmp_path, how):
+    pytest.importorskip("ray")
+    address = f"127.0.0.1:{_free_port()}"
+    if how == "--ray-address":
+        done = _scat(*CLI_CONFIG, "--backend", "ray", "--ray-address", address,
+                     "--out", str(tmp_path))
+    else:
+        done = _scat(*CLI_CONFIG, "--backend", "ray", "--out", str(tmp_path),
+                     env={"RAY_ADDRESS": address})
+    assert done.returncode == 2
+    assert done.stderr == (f"scat tournament: error: cannot reach a Ray cluster at {address}: "
+                           "Connection refused\n")
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+def test_ray_address_without_the_ray_backend_is_refused(tmp_path, capsys):
+    assert main(["tournament", *CLI_CONFIG, "--ray-address", "10.0.0.5:6379",
+                 "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == ("scat tournament: error: --ray-address needs "
+                                       "--backend ray\n")
+
+
+def test_ray_backend_without_ray_installed_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if absent
+    assert main(["tournament", *CLI_CONFIG, "--backend", "ray", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"scat tournament: error: {RAY_MISSING}\n"
+    assert RAY_MISSING == "--backend ray needs Ray (pip install 'scat-env[ray]')"
+    assert not (tmp_path / "games.jsonl").exists()
