@@ -941,8 +941,13 @@ def _ray_player(
             if not isinstance(exc, (ConnectionError, RuntimeError)):
                 raise
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            hint = ""
+            if address is not None and os.environ.get("RAY_AUTH_MODE") != "token":
+                # Ray says only "failed to connect" when the cluster wants a token.
+                hint = ("; if the cluster uses token authentication, set RAY_AUTH_MODE=token "
+                        "and give this machine its token (docs/SCALING.md)")
             raise ValueError(f"cannot use the Ray cluster at {address or 'this machine'}: "
-                             f"{first}") from None
+                             f"{first}{hint}") from None
         opened = True
     pending: set[Any] = set()
     try:
