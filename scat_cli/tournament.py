@@ -17,8 +17,9 @@ configuration and a sample of the games is played again (``--verify all``: every
 log that does not belong is refused in one line naming its file and line.
 
 ``--backend ray`` plays the same games as Ray tasks on a cluster (``--ray-address``, else
-``RAY_ADDRESS``, else a Ray instance started on this machine for the run): the same files,
-byte for byte, with resume and the folder's lock unchanged (docs/SCALING.md).
+``RAY_ADDRESS``, else a Ray instance started on this machine for the run): the same
+``games.jsonl`` and ``results.json``, byte for byte, with resume and the folder's lock
+unchanged (docs/SCALING.md).
 """
 
 from __future__ import annotations
