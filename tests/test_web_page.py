@@ -235,6 +235,8 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
 
     page.click("#open-replay")
     page.wait_for_selector("#view-replay:not([hidden])")
+    # the view opens at once; its first step is drawn when the replay has been fetched
+    page.wait_for_function("document.getElementById('r-pos').textContent.startsWith('step ')")
     replay = server.get(f"/api/games/{game}/replay")
     assert page.inner_text("#r-pos") == f"step 1 of {len(replay['steps'])}"
     for p in replay["steps"][0]["state"]["players"]:  # every hand face up
@@ -296,6 +298,7 @@ def test_an_uploaded_save_replays_and_the_results_count_the_game(page: Any,
     page.wait_for_selector("#f-start")
     page.set_input_files("#replay-file", str(save))
     page.wait_for_selector("#view-replay:not([hidden])")
+    page.wait_for_function("document.getElementById('r-pos').textContent.startsWith('step ')")
     assert save.name in page.inner_text("#r-title")
     assert page.locator(".replay-table tr").count() == 3
 

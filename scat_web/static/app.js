@@ -1144,6 +1144,8 @@ function tableKey(ev) {
 
 // -- replays -----------------------------------------------------------------------------
 async function openReplay(id) {
+  $("r-pos").textContent = "";  // nothing of a replay shown before this one is drawn
+  $("r-title").textContent = "Loading the replay\u2026";
   show("replay");
   markReady(false);
   const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}/replay`);
