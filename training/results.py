@@ -75,15 +75,23 @@ TABLES = (
 
 #: One preset of each family of variations, at three players: random, greedy and expert at
 #: one table, so each family shows random < greedy < expert (or where it does not).
-VARIANT_PRESETS = ("knocker_pays_ties", "cadillac", "gin", "ride_the_bus_extra_stops",
-                   "italian", "computer", "moyer", "hammer", "throw_down_any", "undeclared_31",
-                   "french_canadian", "french_canadian_jacobs", "golf")
+VARIANT_PRESETS = ("knocker_pays_ties", "three_of_a_kind_30_5", "straight_flush",
+                   "min_knock_21", "flush_to_knock", "knock_when_exhausted", "swedish_points",
+                   "cadillac", "gin", "ride_the_bus_extra_stops", "italian", "computer",
+                   "moyer", "sudden_death", "hammer", "throw_down", "throw_down_any",
+                   "undeclared_31", "french_canadian", "french_canadian_jacobs", "golf")
 #: What a reader must know to read a family's table.
 VARIANT_NOTES = {
     "french_canadian": "A points race: nobody loses a life or is put out, so the lives, "
     "knock success (knocks that cost no life), mean place and rating columns come from lives "
     "and eliminations and say nothing here; the win rate is the result.",
     "golf": "Golf has no knocking and no declaring: those columns stay empty.",
+    "knock_when_exhausted": "The same games as the standard table, result for result: the "
+    "preset only changes what a player may do once the stock is empty, and in these games a "
+    "knock or a 31 always ends the hand before that.",
+    "swedish_points": "The standard game under other names (four lives shown as points "
+    "against three pennies and the county; a lowest knocker still pays two), so the table is "
+    "the standard one, result for result.",
 }
 VARIANT_NOTES["french_canadian_jacobs"] = VARIANT_NOTES["french_canadian"]
 TABLES = TABLES + tuple(
