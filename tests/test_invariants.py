@@ -7,6 +7,7 @@ every invariant is checked after every action. Examples are bounded so the file 
 from __future__ import annotations
 
 import random
+from dataclasses import fields
 
 import pytest
 from hypothesis import given, settings
@@ -14,8 +15,9 @@ from hypothesis import strategies as st
 
 from scat_env import PRESETS, GameState, Rules
 from scat_env.actions import NUM_ACTIONS
+from scat_env.aec_env import raw_env
 from scat_env.cards import card_str
-from scat_env.engine import Phase
+from scat_env.engine import HandResult, Phase
 from scat_env.observation import ObservationEncoder, action_mask
 from scat_env.render import render_table
 from scat_env.view import make_view
@@ -79,7 +81,8 @@ def check_state(s: GameState, encoder: ObservationEncoder) -> None:
 
 def check_hidden_information(s: GameState, encoder: ObservationEncoder, rng: random.Random) -> None:
     """Changing what a seat cannot know leaves its view, observation and rendered table
-    unchanged."""
+    unchanged (the env's infos, which only a played step fills, are checked the same way
+    by :func:`check_hidden_information_in_env_infos`, on twin decks)."""
     if s.is_terminal() or not s.stock:
         return
     for me in s.active_seats():
@@ -99,6 +102,75 @@ def check_hidden_information(s: GameState, encoder: ObservationEncoder, rng: ran
         assert mine == theirs
         assert (encoder.encode(mine) == encoder.encode(theirs)).all()
         assert render_table(s, perspective=me) == render_table(alt, perspective=me)
+
+
+def shown_part(result: HandResult, seat: int) -> tuple:
+    """What ``seat`` was shown of a scored hand, read from the full record by RULES.md
+    decision (r) (not through ``seen_by``): a showdown shows every hand, a 31 only the
+    declarers'; a seat always knows its own."""
+    if result.reason in ("thirty_one", "dealt_thirty_one"):
+        shown = set(result.declarers) | {seat}
+    else:
+        shown = set(result.hands)
+    hands = {s: h for s, h in result.hands.items() if s in shown}
+    values = {s: v for s, v in result.values.items() if s in shown}
+    rest = tuple(getattr(result, f.name) for f in fields(result)
+                 if f.name not in ("hands", "values"))
+    return hands, values, rest
+
+
+def check_hidden_information_in_env_infos(n: int, preset: str, seed: int, max_steps: int = 100,
+                                          deck: list[int] | None = None) -> int:
+    """Twin decks: the same game with one card of seat 1 swapped for the bottom card of the
+    stock. Step both envs with the same actions; at every step, each seat that sees the same
+    position in both (its view) and was shown the same of every hand just scored must get
+    the same infos and observation: the infos tell a seat nothing its view does not.
+    Returns how many (step, seat) pairs were compared. ``deck``: a stacked deck (default: a
+    shuffle drawn from ``seed``)."""
+    rules = Rules.preset(preset)
+    rng = random.Random(seed)
+    if deck is None:
+        deck = list(rules.deck_cards)
+        rng.shuffle(deck)
+    twin = deck[:]
+    twin[1], twin[-1] = twin[-1], twin[1]  # dealer n-1: deck[1] is seat 1's first card
+    envs = []
+    for d in (deck, twin):
+        e = raw_env(num_players=n, rules=rules)
+        e.reset(seed=seed, options={"deck": d, "dealer": n - 1})
+        envs.append(e)
+    seen = [0, 0]
+    compared = 0
+    for _ in range(max_steps + 1):
+        states = [e._state for e in envs]
+        new = [st.results[k:] for st, k in zip(states, seen, strict=True)]
+        seen = [len(st.results) for st in states]
+        for seat in range(n):
+            agent = f"player_{seat}"
+            if envs[0].view(agent) != envs[1].view(agent):
+                continue  # the swapped card is in this seat's sight (its own hand, a discard)
+            if [shown_part(r, seat) for r in new[0]] != [shown_part(r, seat) for r in new[1]]:
+                continue  # a showdown showed the swapped card
+            compared += 1
+            assert envs[0].infos.get(agent) == envs[1].infos.get(agent), (preset, seat)
+            if agent in envs[0].agents:
+                obs = [e.observe(agent) for e in envs]
+                assert (obs[0]["observation"] == obs[1]["observation"]).all()
+        if not envs[0].agents or states[0].is_terminal():
+            break
+        agent = envs[0].agent_selection
+        if agent != envs[1].agent_selection:
+            break  # the games went apart
+        if envs[0].terminations[agent] or envs[0].truncations[agent]:
+            action = None
+        else:
+            legal = envs[0].observe(agent)["action_mask"].nonzero()[0]
+            action = int(legal[rng.randrange(len(legal))])
+            if not envs[1].observe(agent)["action_mask"][action]:
+                break  # the swapped card made a different move legal
+        for e in envs:
+            e.step(action)
+    return compared
 
 
 def run(n: int, preset: str, seed: int, max_actions: int, hidden_every: int = 0) -> GameState:
@@ -127,6 +199,7 @@ def run(n: int, preset: str, seed: int, max_actions: int, hidden_every: int = 0)
 @given(n=tables, preset=presets, seed=seeds)
 def test_invariants_hold_after_every_action(n, preset, seed):
     run(n, preset, seed, max_actions=200, hidden_every=7)
+    check_hidden_information_in_env_infos(n, preset, seed, max_steps=60)
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -136,6 +209,43 @@ def test_invariants_hold_in_every_preset(preset, n):
     lives, masks, observations in [0, 1], hidden cards (the stock, opponents' cards and
     one's own cards before looking) never change what a seat sees."""
     run(n, preset, seed=n * 1000 + len(preset), max_actions=300, hidden_every=3)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("n", [2, 5])
+def test_env_infos_tell_a_seat_nothing_its_view_does_not(preset, n):
+    """Every preset, twin decks: infos (a hand's result after a 31 shows only the declarers'
+    hands, decision (r)) and observations agree wherever the seat's view does."""
+    compared = sum(check_hidden_information_in_env_infos(n, preset, seed) for seed in (1, 2))
+    assert compared >= n  # every seat was compared at the deal at least
+
+
+def test_env_infos_check_can_fail(monkeypatch):
+    """Guard for the test above: infos that carry every hand of a 31's result (the full
+    record, not what the seat saw) are caught, though every view stays the same."""
+    full_dict, seen_by = HandResult.to_dict, HandResult.seen_by
+
+    def remember(self, seat):  # each seen result keeps a way back to its full record
+        seen = seen_by(self, seat)
+        if seen is not self:
+            object.__setattr__(seen, "_full", self)
+        return seen
+
+    def leaky(self, names=None):  # infos (not views) get every hand of the full record
+        out = full_dict(self, names)
+        out["leak"] = {s: list(h) for s, h in getattr(self, "_full", self).hands.items()}
+        return out
+
+    # A 31 dealt to seat 2 (AC KC QC) ends the first hand at the deal; seat 1's first card,
+    # swapped in the twin deck, is never shown.
+    rest = [c for c in range(52) if c not in (10, 11, 12)]
+    random.Random(0).shuffle(rest)
+    deck = rest[:2] + [12] + rest[2:4] + [11] + rest[4:6] + [10] + rest[6:]
+    assert check_hidden_information_in_env_infos(3, "standard", 0, deck=deck) >= 3
+    monkeypatch.setattr(HandResult, "seen_by", remember)
+    monkeypatch.setattr(HandResult, "to_dict", leaky)
+    with pytest.raises(AssertionError):
+        check_hidden_information_in_env_infos(3, "standard", 0, deck=deck)
 
 
 def check_results(state: GameState) -> None:
@@ -160,10 +270,10 @@ def check_results(state: GameState) -> None:
     assert lives == state.lives
 
 
-@settings(max_examples=30, deadline=None)
-@given(n=st.integers(min_value=2, max_value=6), preset=presets, seed=seeds)
-def test_games_end_with_one_winner_or_a_truncation(n, preset, seed):
-    state = run(n, preset, seed, max_actions=100_000)
+def check_game_end(state: GameState) -> None:
+    """A finished game has one winner and zero-sum returns; an unfinished one was cut at the
+    turn cap with at least two players left and returns zeros."""
+    n = state.num_players
     check_results(state)
     if state.phase is Phase.GAME_OVER and state.rules.scoring == "points":
         top = max(state.points)
@@ -181,6 +291,20 @@ def test_games_end_with_one_winner_or_a_truncation(n, preset, seed):
     else:
         assert state.turn >= MAX_TURNS and sum(state.active) >= 2
         assert state.returns() == [0.0] * n
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(min_value=2, max_value=6), preset=presets, seed=seeds)
+def test_games_end_with_one_winner_or_a_truncation(n, preset, seed):
+    check_game_end(run(n, preset, seed, max_actions=100_000))
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_plays_to_one_winner_or_a_truncation(preset):
+    """One whole game of each preset (hypothesis above samples presets, so a run may miss
+    some); the table size cycles through 2, 3 and 4 players across the presets."""
+    n = 2 + list(PRESETS).index(preset) % 3
+    check_game_end(run(n, preset, seed=7, max_actions=100_000))
 
 
 def test_hidden_information_check_can_fail():
