@@ -724,3 +724,38 @@ def test_the_api_reference_names_every_route_and_every_field(client):
     for record in records:
         for key in record:
             assert f'"{key}"' in doc or f"`{key}`" in doc, key
+
+
+# -- every preset, every table size ----------------------------------------------------------
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_plays_through_the_api(client, preset):
+    """Each preset at the largest table its pack allows, the person's moves drawn from the
+    server's legal list, random opponents: 150 of the person's moves (a whole game where it
+    ends sooner; a race to 31 points at 10 players lasts thousands), every answer a table
+    whose hands and slots fit the preset, and a game that ends names its winner."""
+    import random
+
+    rng = random.Random(preset)
+    players = 10 if preset not in ("italian", "golf") else 6
+    game = _new(client, rules=preset, players=players, opponents="random")
+    assert len(game["players"]) == players and game["rules"]["name"] == preset
+    golf = game["rules"]["play"] == "golf"
+    for _ in range(150):
+        if game["status"] != "playing":
+            break
+        game = _move(client, game, rng.choice(game["legal"])["action"])
+        for p in game["players"]:  # (at the end the last hand's seats keep its slots)
+            if not p["out"]:
+                assert len(p["slots"]) == (3 if golf else 0)
+            elif game["status"] == "playing" or not golf:
+                assert p["slots"] == []
+    if game["status"] == "over":
+        assert game["winner"] is not None and game["summary"]["hands"] >= 1
+    else:
+        assert game["legal"] and game["to_move"] == game["you"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 6, 10])
+def test_every_table_size_plays_through_the_api(client, players):
+    game = _finish(client, _new(client, players=players, opponents="random"))
+    assert game["status"] == "over" and len(game["players"]) == players
