@@ -303,6 +303,22 @@ class PointsHandResult(HandResult):
             object.__setattr__(self, "points_won", FrozenDict(self.points_won))
 
 
+_new_object = object.__new__
+
+
+def _hand_result(**parts: Any) -> HandResult:
+    """``HandResult(**parts)`` for the engine's hot path, built without the dataclass's
+    ``__init__``: a frozen dataclass sets each of its twelve fields through
+    ``object.__setattr__``, and a game scores a hand every few decisions (in
+    ``throw_down_any`` every two or three). The engine passes every field, the three
+    tables already as :class:`FrozenDict`, which is all ``__post_init__`` would ensure;
+    ``tests/test_engine_fast_paths.py`` checks that the result equals the one
+    ``HandResult`` builds."""
+    result = _new_object(HandResult)
+    result.__dict__.update(parts)
+    return result
+
+
 def as_action(action: object, what: str = "an action") -> int:
     """``action`` as a plain ``int``, or ``ValueError`` naming it.
 
@@ -369,27 +385,36 @@ def validate_deck(deck: Sequence[int | str], rules: Rules) -> list[int]:
     return cards
 
 
-#: ``n.bit_length()`` for every draw size of a shuffle of up to 52 cards.
-_BITS = tuple(n.bit_length() for n in range(53))
+#: Per pack size, the draws of its Fisher-Yates shuffle: ``(i, (i + 1).bit_length())`` for
+#: ``i`` from ``size - 1`` down to 1 (the position filled, and the bits one draw takes).
+_SHUFFLE_STEPS = tuple(tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+                       for size in range(53))
 
 
 def shuffle(rng: random.Random, cards: list[int]) -> None:
     """``rng.shuffle(cards)``, the same permutation from the same generator state, at about
     twice the speed: the Fisher-Yates loop of CPython's ``Random.shuffle`` with its
-    rejection sampling (``_randbelow_with_getrandbits``) written inline. A shuffle is most of
-    the cost of a deal, and a game deals a hand every few decisions. A generator of another
-    kind (a subclass that draws differently) uses its own ``shuffle``."""
+    rejection sampling (``_randbelow_with_getrandbits``: draw ``k`` bits until the number
+    is at most ``i``) written inline over precomputed steps. A shuffle is most of the cost
+    of a deal, and a game deals a hand every few decisions. A generator of another kind (a
+    subclass that draws differently) uses its own ``shuffle``."""
     if type(rng) is not random.Random or len(cards) > 52:
         rng.shuffle(cards)
         return
-    getrandbits, bits = rng.getrandbits, _BITS
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = bits[n]
+    getrandbits = rng.getrandbits
+    for i, k in _SHUFFLE_STEPS[len(cards)]:
         j = getrandbits(k)
-        while j >= n:
+        while j > i:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+#: ``_SEATS[n]``: the seats of a full table of ``n``; ``_FROM_LEFT[n][dealer]``: the same
+#: from the dealer's left round to the dealer (the order of the deal). Built once instead of
+#: at every deal and every scored hand.
+_SEATS = tuple(tuple(range(n)) for n in range(MAX_PLAYERS + 1))
+_FROM_LEFT = tuple(tuple(tuple((d + i) % n for i in range(1, n + 1)) for d in range(n))
+                   for n in range(MAX_PLAYERS + 1))
 
 
 # Field declarations carry their default in metadata, not as a class attribute: in CPython
@@ -429,6 +454,7 @@ class GameState:
     single_hand: bool  # stop once the first hand is scored (phase HAND_OVER)
     rng: random.Random  # used only to shuffle; copied, not shared, by clone()
     _table: list[float]  # hand values of every three cards (scat_env.scoring.value_table)
+    _deck: tuple[int, ...]  # the pack's card ids (rules.deck_cards), shuffled at each deal
     _declares: bool  # a 31 is declared at once (rules.declare_31 == "auto")
     _chooses: bool  # a new 31 gives its holder the choice (rules.declare_31 == "choice")
     _sudden: bool  # the dealer may call sudden death after one card each
@@ -511,6 +537,7 @@ class GameState:
         self.single_hand = single_hand
         self.rng = rng
         self._table = value_table(rules)
+        self._deck = rules.deck_cards
         self._declares = rules.declare_31 == "auto"
         self._chooses = rules.declare_31 == "choice"
         self._sudden = rules.sudden_death
@@ -532,8 +559,7 @@ class GameState:
         self.stock = []
         self.discard = []
         self.log = []
-        for name, initial in _INITIAL:
-            setattr(self, name, initial)
+        self.__dict__.update(_INITIAL)  # one call, not a setattr per field
 
     @property
     def points(self) -> list[int]:
@@ -954,7 +980,7 @@ class GameState:
             if stacked is not None:
                 deck, stacked = stacked, None
             else:
-                deck = list(self.rules.deck_cards)
+                deck = list(self._deck)
                 shuffle(self.rng, deck)
             self.hand_number += 1
             n = self.num_players
@@ -980,28 +1006,27 @@ class GameState:
                 self.current_player = self.dealer
                 self.phase = _SUDDEN
                 return
-            pos = 0
-            for _ in range(3):
-                for s in seats:
-                    hands[s].append(deck[pos])
-                    pos += 1
+            # One card at a time from the dealer's left: the k-th seat gets every m-th card.
+            m = len(seats)
+            pos = 3 * m
+            for k, s in enumerate(seats):
+                hands[s] += deck[k:pos:m]
             self.discard = [deck[pos]]  # the upcard
             self.stock = deck[:pos:-1]  # remaining cards, top (deck[pos+1]) at the end
-            if self._after_deal():
+            if self._after_deal(seats):
                 return
 
-    def _seats_from_left(self) -> list[int]:
+    def _seats_from_left(self) -> tuple[int, ...]:
         """The players still in, from the dealer's left round to the dealer: the order of
         the deal and of the first round."""
-        n, d = self.num_players, self.dealer
         if all(self.active):
-            return [(d + i) % n for i in range(1, n + 1)]
+            return _FROM_LEFT[self.num_players][self.dealer]
         seats = []
-        s = d
+        s = self.dealer
         for _ in range(sum(self.active)):
             s = self._next_active(s)
             seats.append(s)
-        return seats
+        return tuple(seats)
 
     def _finish_deal(self) -> bool:
         """Sudden death declined: the other two cards each and the upcard from the stock,
@@ -1013,12 +1038,12 @@ class GameState:
             for s in seats:
                 hands[s].append(stock.pop())
         self.discard = [stock.pop()]  # the upcard
-        return self._after_deal()
+        return self._after_deal(seats)
 
-    def _after_deal(self) -> bool:
+    def _after_deal(self, seats: tuple[int, ...]) -> bool:
         """The dealt 31s, then the first call or turn. ``False`` when a dealt 31 ended the
-        hand and the game goes on (deal again)."""
-        first = self._next_active(self.dealer)
+        hand and the game goes on (deal again). ``seats``: :meth:`_seats_from_left`."""
+        first = seats[0]
         self.current_player = first
         if self._golf:
             # 002 Mike Armstrong: three cards in a row face down, and "they must not look
@@ -1032,7 +1057,7 @@ class GameState:
             t = self._table
             hands = self.hands
             holders = []
-            for s in self._seats_from_left():
+            for s in seats:
                 a, b, c = hands[s]
                 if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
                     holders.append(s)
@@ -1045,7 +1070,7 @@ class GameState:
                 self._end_hand("dealt_thirty_one", declarers=tuple(holders), deal_next=False)
                 return self.phase is not _DRAW
         if self._blind:
-            self._start_play()
+            self._start_play(first)
         return True
 
     def _next_dealt_31(self) -> None:
@@ -1057,18 +1082,18 @@ class GameState:
         if self.declared:
             self._end_hand("dealt_thirty_one", declarers=self.declared)
             return
-        self._start_play()
+        self._start_play(self._next_active(self.dealer))
 
-    def _start_play(self) -> None:
-        """The first turn: a throw-down call before looking, or the first draw."""
-        first = self._next_active(self.dealer)
+    def _start_play(self, first: int) -> None:
+        """The first turn (``first``: the seat on the dealer's left still in): a throw-down
+        call before looking, or the first draw."""
         self.current_player = first
         self.phase = _DRAW
         mode = self.rules.throw_down
         if mode != "none":
             self.phase = _BLIND
             if mode == "any":
-                self.looked = [not a for a in self.active]  # nobody in the hand has looked
+                self.looked = list(map(operator.not_, self.active))  # nobody in the hand has looked
             else:
                 self.looked[first] = False
 
@@ -1082,13 +1107,23 @@ class GameState:
         return None
 
     def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
-        seats = self.active_seats()
+        active = self.active
+        seats = _SEATS[self.num_players] if all(active) else tuple(self.active_seats())
         hands, t = self.hands, self._table
+        # Plain loops, not comprehensions: Python 3.11 makes a function for each of those,
+        # and a hand is scored every few decisions.
+        values: dict[int, float] = {}
+        held: dict[int, tuple[int, ...]] = {}
         if len(hands[seats[0]]) == 3 and not any(self.quiet):
-            values = FrozenDict({s: t[hands[s][0] * 2704 + hands[s][1] * 52 + hands[s][2]]
-                                 for s in seats})
+            for s in seats:
+                a, b, c = hands[s]
+                values[s] = t[a * 2704 + b * 52 + c]
+                held[s] = (a, b, c)
         else:  # a single card (sudden death), or a 31 kept quiet
-            values = FrozenDict({s: self._shown_value(s) for s in seats})
+            for s in seats:
+                values[s] = self._shown_value(s)
+                held[s] = tuple(hands[s])
+        values = FrozenDict(values)
         knocker = self.knocker
         if self._special:
             self._end_special_hand(reason, declarers, deal_next, seats, values)
@@ -1099,8 +1134,16 @@ class GameState:
         else:
             losses, rule = knock_losses(values, knocker, self.rules)
         lives = self.lives
-        applied = {s: min(losses[s], lives[s]) for s in seats}
-        if not [s for s in seats if lives[s] > applied[s]]:
+        applied = {}
+        survivor = False
+        for s in seats:
+            lost, left = losses[s], lives[s]
+            if lost >= left:
+                lost = left
+            else:
+                survivor = True
+            applied[s] = lost
+        if not survivor:
             # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
             applied, rule = all_out(seats, lives, self.rules)
         replayed = rule == "all_out_replay"
@@ -1108,24 +1151,22 @@ class GameState:
         for s in seats:
             lives[s] -= applied[s]
             if lives[s] <= 0:
-                self.active[s] = False
+                active[s] = False
                 eliminated.append(s)
-        self.results.append(
-            HandResult(
-                hand_number=self.hand_number,
-                dealer=self.dealer,
-                reason=reason,
-                values=values,
-                hands=FrozenDict({s: tuple(hands[s]) for s in seats}),
-                lives_lost=FrozenDict(applied),
-                knocker=knocker,
-                declarers=declarers,
-                eliminated=tuple(eliminated),
-                replayed=replayed,
-                lives_after=tuple(lives),
-                rule=rule,
-            )
-        )
+        self.results.append(_hand_result(
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            reason=reason,
+            values=values,
+            hands=FrozenDict(held),
+            lives_lost=FrozenDict(applied),
+            knocker=knocker,
+            declarers=declarers,
+            eliminated=tuple(eliminated),
+            replayed=replayed,
+            lives_after=tuple(lives),
+            rule=rule,
+        ))
         if sum(self.active) <= 1:
             self.phase = _GAME_OVER
             return
@@ -1142,7 +1183,7 @@ class GameState:
             self._deal()
 
     def _end_special_hand(self, reason: str, declarers: tuple[int, ...], deal_next: bool,
-                          seats: list[int], values: FrozenDict) -> None:
+                          seats: Sequence[int], values: FrozenDict) -> None:
         """:meth:`_end_hand` for a points race or golf's bus: the same steps with points
         scored instead of lives lost, or the bus rule applied to the lives lost. Kept apart
         so that the lives games, scored every few decisions, pay nothing for them."""
@@ -1211,6 +1252,5 @@ class GameState:
 #: own lines there), and the immutable fields' values before the deal.
 _COPIED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "copy")
 _COPIED_NESTED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "nested")
-_INITIAL = tuple((f.name, f.metadata["initial"]) for f in fields(GameState)
-                 if "initial" in f.metadata)
+_INITIAL = {f.name: f.metadata["initial"] for f in fields(GameState) if "initial" in f.metadata}
 _RESULT_FIELDS = fields(HandResult)

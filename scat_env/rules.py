@@ -35,6 +35,12 @@ BUS_EXTRA_STOPS = ("on the second step", "asking the driver to stop")
 #: (rank indices of :data:`scat_env.cards.RANK_NAMES`).
 ITALIAN_MISSING_RANKS = (6, 7, 8)
 
+#: The card ids of each pack, built once: the engine reads them at every deal.
+_DECK_CARDS: dict[str, tuple[int, ...]] = {
+    "standard": tuple(range(52)),
+    "italian": tuple(c for c in range(52) if c % 13 not in ITALIAN_MISSING_RANKS),
+}
+
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
 
@@ -258,9 +264,7 @@ class Rules:
     @property
     def deck_cards(self) -> tuple[int, ...]:
         """The card ids in play (ids of :mod:`scat_env.cards`: ``rank + 13 * suit``)."""
-        if self.deck == "italian":
-            return tuple(c for c in range(52) if c % 13 not in ITALIAN_MISSING_RANKS)
-        return tuple(range(52))
+        return _DECK_CARDS[self.deck]
 
     @property
     def scoring_key(self) -> tuple[Any, ...]:

@@ -79,7 +79,10 @@ def knock_losses(
         losses[knocker] = rules.knocker_loss
         return losses, "gin_knocker_beaten"
     low = min(values.values())
-    lowest = [s for s, v in values.items() if v == low]
+    lowest = []  # a loop, not a comprehension: Python 3.11 makes a function for each one
+    for s, v in values.items():
+        if v == low:
+            lowest.append(s)
     if knocker is None or knocker not in lowest:
         for s in lowest:
             losses[s] = 1
