@@ -2,6 +2,8 @@
 
 - ``scat bench [--players 2 3 6 --seconds 5 ...]``: engine decisions/s and env agent steps/s
   (:mod:`scat_env.bench`);
+- ``scat bench --presets all [--out docs/results/preset-speed.md]``: the same two figures for
+  the standard game and every preset, each as a percentage of the standard game's;
 - ``scat bench agents [--agent expert ...]``: one agent's microseconds per decision
   (:func:`training.bench.agents_main`);
 - ``scat bench training [--seconds 60 ...]``: training throughput of both trainers
@@ -20,7 +22,8 @@ from collections.abc import Callable, Sequence
 #: ``scat bench WHAT``: the benchmarks that take a word after ``bench``.
 KINDS = ("agents", "training")
 
-_USAGE_NOTE = ("scat bench measures the engine and the environment (options below); "
+_USAGE_NOTE = ("scat bench measures the engine and the environment (options below; "
+               "--presets all: every preset against the standard game); "
                "'scat bench agents --help' and 'scat bench training --help' time agents' "
                "decisions and the trainers; 'scat bench --batch --help' the batched "
                "engine.\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,79 @@ def test_training_bench_refuses_an_unknown_trainer():
     proc = scat("bench", "training", "--trainers", "native,tf")
     assert proc.returncode == 2
     assert "unknown tf" in proc.stderr
+
+
+def test_presets_mode_measures_standard_first_and_last_and_each_preset_once(tmp_path, capsys):
+    from scat_env import bench as env_bench
+
+    page = tmp_path / "speed.md"
+    argv = ["--presets", "golf,standard,gin", "--seconds", "0.05", "--repeat", "2", "--out",
+            str(page)]
+    assert env_bench.main(argv, "scat bench") == 0
+    text = page.read_text(encoding="utf-8")
+    rows = [line.split("|")[1].strip() for line in text.splitlines()
+            if line.startswith("| `")]
+    assert rows == ["`standard`", "`golf`", "`gin`", "`standard (again)`"]
+    assert "scat bench --presets golf,standard,gin --seconds 0.05 --repeat 2 --out" in text
+    assert "the fastest of 2 runs of 0.05 s" in text
+    assert f"a machine with {os.cpu_count()} CPUs" in text
+    assert "| `standard` |" in text
+    assert "Slowest: engine `" in capsys.readouterr().out
+
+
+def test_each_preset_is_compared_with_the_standard_game_measured_alongside():
+    from scat_env.bench import PresetSpeed, preset_table, slowest
+
+    rows = [PresetSpeed("standard", 1000, 10, 200, 2, 1010, 190),
+            PresetSpeed("golf", 400, 3, 150, 1, 1000, 200),
+            PresetSpeed("gin", 700, 9, 50, 1, 2000, 200),
+            PresetSpeed("standard (again)", 900, 9, 210, 2, 1000, 200)]
+    table = preset_table(rows)
+    assert "| `golf` | 400 | 1,000 | 40% | 3.0 | 150 | 200 | 75% | 1.0 |" in table
+    assert "| `standard (again)` | 900 | 1,000 | 90% | 9.0 | 210 | 200 | 105% | 2.0 |" in table
+    # gin's 700 against the 2,000 measured beside it: slower than golf's 400 against 1,000
+    assert slowest(rows) == "Slowest: engine `gin` at 35% of standard, env `gin` at 25%."
+    assert slowest(rows[:1] + rows[3:]) == "Only the standard game was measured."
+
+
+def test_the_preset_and_the_standard_game_are_run_in_turn():
+    from scat_env.bench import _paired
+
+    calls = []
+
+    def run(name, speeds):
+        def measure():
+            calls.append(name)
+            return speeds.pop(0), 1.0
+        return measure
+
+    preset, standard = _paired(3, run("preset", [5.0, 7.0, 6.0]), run("standard", [9.0, 8.0, 10.0]))
+    assert calls == ["standard", "preset"] * 3
+    assert preset == (7.0, 1.0) and standard == (10.0, 1.0)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--presets", "bogus"], "unknown preset 'bogus'"),
+    (["--presets", ","], "name at least one preset"),
+    (["--out", "x.md"], "give --presets too"),
+    (["--presets", "all", "--rules", "gin"], "leave out --rules"),
+    (["--presets", "all", "--out", "no/such/folder/x.md"], "no folder"),
+    (["--presets", "all", "--players", "2", "3", "--out", "x.md"], "one player count"),
+    (["--rules", "bogus"], "unknown rules preset 'bogus'"),
+    (["--repeat", "0"], "at least 1"),
+])
+def test_env_bench_refuses_bad_input_in_one_line(argv, words, capsys):
+    from scat_env import bench as env_bench
+
+    with pytest.raises(SystemExit) as exc:
+        env_bench.main(argv, "scat bench")
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_best_of_keeps_the_run_with_the_most_steps_per_second():
+    from scat_env.bench import best_of
+
+    runs = iter([(100.0, 9.0), (300.0, 1.0), (200.0, 5.0)])
+    assert best_of(3, lambda: next(runs)) == (300.0, 1.0)

@@ -108,7 +108,9 @@ variations, each run by the `scat tournament` command above its table; this page
 (`--run` re-runs them all first). Each folder holds `results.json` (deterministic: the same
 command gives the same bytes, whatever `--workers`), `results.md`, the plots, `config.json`
 and `timing.json` (wall-clock figures, measured on a 2-core machine, kept out of the
-deterministic file).
+deterministic file). How fast each preset plays (engine decisions/s and env steps/s against
+the standard game) is on a page of its own, [preset-speed.md](preset-speed.md), written by
+`scat bench --presets all --out docs/results/preset-speed.md`.
 
 How to read the tables:
 
