@@ -30,6 +30,7 @@ from scat_cli.tui import (
     explain_result,
     lives_text,
     points_text,
+    scored_text,
 )
 from scat_env import GameState, HandResult, Phase, PlayerView, Rules, card_str
 from scat_env.actions import (
@@ -92,25 +93,6 @@ def points_fields(rules: Rules, points: Sequence[int], seat: int) -> dict[str, A
     if not points:
         return {"points": None, "points_text": None}
     return {"points": points[seat], "points_text": points_text(rules, points[seat])}
-
-
-def scored_text(result: HandResult, rules: Rules, names: Sequence[str]) -> str:
-    """Who scored in a hand of a race, and where they stand: "Alice scores a point (12 of
-    31 points)."; the race's winner named. Empty for a hand of a lives game."""
-    if not result.points_after:
-        return ""
-    parts = []
-    for s, won in sorted(result.points_won.items()):
-        if won:
-            verb = "score" if names[s] == "You" else "scores"
-            what = "a point" if won == 1 else f"{won} points"
-            parts.append(f"{names[s]} {verb} {what} "
-                         f"({points_text(rules, result.points_after[s])})")
-    text = ("; ".join(parts) + ".") if parts else "Nobody scores."
-    if result.race_winner is not None:
-        who = result.race_winner
-        text += f" {names[who]} {'win' if names[who] == 'You' else 'wins'} the race."
-    return text
 
 
 def result_payload(result: HandResult, rules: Rules, names: Sequence[str]) -> dict[str, Any]:
