@@ -343,7 +343,9 @@ def test_the_readme_torchrl_example_runs(one_torch_thread):
     exec(compile(blocks[0], str(ROOT / "README.md"), "exec"), {"__name__": "readme_example"})
 
 
-@pytest.mark.parametrize("critic", ["ippo", "mappo"])
+# MAPPO (the same loop with a centralised critic) in the slow tier: one training run is
+# enough for the default suite's time.
+@pytest.mark.parametrize("critic", ["ippo", pytest.param("mappo", marks=pytest.mark.slow)])
 def test_the_documented_ippo_loop_trains_with_torchrls_own_modules(critic, one_torch_thread):
     """docs/LIBRARIES.md's training loop, as written (IPPO) and with its centralised critic
     (MAPPO): every iteration collects whole games of legal moves and takes its optimiser
