@@ -129,15 +129,19 @@ def ready(page: Any) -> None:
     page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']")
 
 
-def start(page: Any, server: Server, players: int = 2, opponents: str = "random") -> str:
-    """A new game from the start form, the opponents' moves shown at once; its id."""
+def start(page: Any, server: Server, players: int = 2, opponents: str = "random",
+          rules: str | None = None, speed: str = "0") -> str:
+    """A new game from the start form (the opponents' moves shown at once unless ``speed``
+    says otherwise: "1" is "fast", every move flies); its id."""
     page.goto(server.url + "#new")
     page.wait_for_selector("#f-opponents option", state="attached")
     page.fill("#f-players", str(players))
     page.select_option("#f-opponents", opponents)
+    if rules is not None:
+        page.select_option("#f-rules", rules)
     page.click("#f-start")
     page.wait_for_selector("#view-table:not([hidden])")
-    page.locator("#speed").fill("0")
+    page.locator("#speed").fill(speed)
     ready(page)
     game = page.get_attribute("body", "data-game")
     assert page.evaluate("location.hash") == f"#game={game}"
@@ -381,16 +385,8 @@ def test_opponents_default_to_the_servers_choice_and_may_be_chosen_per_seat(
 
 
 def test_golf_puts_the_card_held_into_the_slot_clicked(page: Any, server: Server) -> None:
-    page.goto(server.url + "#new")
-    page.wait_for_selector("#f-opponents option", state="attached")
-    page.fill("#f-players", "2")
-    page.select_option("#f-opponents", "random")
-    page.select_option("#f-rules", "golf")
-    page.click("#f-start")
-    page.wait_for_selector("#view-table:not([hidden])")
-    page.locator("#speed").fill("0")
+    game = start(page, server, 2, rules="golf")
     settle(page)
-    game = page.get_attribute("body", "data-game")
     state = server.get(f"/api/games/{game}")["game"]
     assert state["phase"] == "golf_draw"
     assert page.locator("#hand .slot").count() == 3
@@ -436,16 +432,7 @@ def check_golf_table(page: Any, state: dict[str, Any]) -> None:
 
 def test_a_whole_golf_game_by_clicking_slots_shows_every_slot_as_the_server_says(
         page: Any, server: Server) -> None:
-    page.goto(server.url + "#new")
-    page.wait_for_selector("#f-opponents option", state="attached")
-    page.fill("#f-players", "3")
-    page.select_option("#f-opponents", "random")
-    page.select_option("#f-rules", "golf")
-    page.click("#f-start")
-    page.wait_for_selector("#view-table:not([hidden])")
-    page.locator("#speed").fill("0")
-    ready(page)
-    game = page.get_attribute("body", "data-game")
+    game = start(page, server, 3, rules="golf")
     moves, showdowns, kinds = 0, 0, set()
     while True:
         ready(page)
@@ -487,16 +474,7 @@ def test_a_whole_golf_game_by_clicking_slots_shows_every_slot_as_the_server_says
 
 def test_a_race_to_points_shows_the_points_at_the_table_and_in_the_showdown(
         page: Any, server: Server) -> None:
-    page.goto(server.url + "#new")
-    page.wait_for_selector("#f-opponents option", state="attached")
-    page.fill("#f-players", "3")
-    page.select_option("#f-opponents", "random")
-    page.select_option("#f-rules", "french_canadian")
-    page.click("#f-start")
-    page.wait_for_selector("#view-table:not([hidden])")
-    page.locator("#speed").fill("0")
-    ready(page)
-    game = page.get_attribute("body", "data-game")
+    game = start(page, server, 3, rules="french_canadian")
 
     def points_shown() -> None:
         state = server.get(f"/api/games/{game}")["game"]
@@ -651,16 +629,7 @@ def golf_slots_from(events: list[dict[str, Any]], seats: int) -> list[list[str |
 
 def test_golf_moves_fly_their_cards_and_the_pile_follows_every_event_to_the_showdown(
         page: Any, server: Server) -> None:
-    page.goto(server.url + "#new")
-    page.wait_for_selector("#f-opponents option", state="attached")
-    page.fill("#f-players", "3")
-    page.select_option("#f-opponents", "random")
-    page.select_option("#f-rules", "golf")
-    page.click("#f-start")
-    page.wait_for_selector("#view-table:not([hidden])")
-    page.locator("#speed").fill("1")  # "fast": every move flies
-    ready(page)
-    game = page.get_attribute("body", "data-game")
+    game = start(page, server, 3, rules="golf", speed="1")  # "fast": every move flies
     state = server.get(f"/api/games/{game}")["game"]
     hand_events = list(state["events"])  # this hand's, from its deal
     checked: set[str] = set()
