@@ -118,21 +118,30 @@ def load_key(create: bool = True) -> bytes | None:
 
 
 def _create_key(path: Path) -> bytes:
+    """Create the key file whole or not at all. The key is written to a temp file first and
+    then hard-linked into place: the link fails if another scat made the key first (its key
+    wins), and no reader can ever see a key file that exists but is still empty, which an
+    ``O_EXCL`` create followed by a write would show to a second game started at once."""
     key = secrets.token_bytes(KEY_BYTES)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another scat made it first: use that one
-        return load_key(create=False)  # type: ignore[return-value]
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise SealError(f"cannot create the key file {path}: {os_error_text(exc)}") from None
     try:
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(key.hex() + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.link(tmp, path)
+    except FileExistsError:  # another scat made it first: use that one
+        return load_key(create=False)  # type: ignore[return-value]
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
         raise SealError(f"cannot write the key file {path}: {os_error_text(exc)}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
     return key
 
 
