@@ -107,26 +107,19 @@ def _new_game(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, liv
 def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
           rng, rew, lost, ended):
     """``GameState._deal``: deal until a hand needs a decision (a dealt 31 is scored on the
-    spot and the next hand dealt)."""
+    spot and the next hand dealt). The pack is shuffled in the game's own stock row and the
+    undealt rest turned over in place: no buffer is allocated, which inside a ``prange``
+    loop would cost a heap allocation per hand on every thread."""
     k = deck.shape[0]
-    buf = np.empty(k, np.int8)
-    seats = np.empty(n, np.int64)
     while True:
         for i in range(k):
-            buf[i] = deck[i]
+            stock[g, i] = deck[i]
         for i in range(k - 1, 0, -1):  # Random.shuffle's Fisher-Yates, high index first
             j = _below(rng, g, i + 1)
-            t = buf[i]
-            buf[i] = buf[j]
-            buf[j] = t
+            t = stock[g, i]
+            stock[g, i] = stock[g, j]
+            stock[g, j] = t
         sc[g, HAND_NO] += 1
-        m = 0
-        s = sc[g, DEALER]
-        for _ in range(n):
-            s = (s + 1) % n
-            if active[g, s]:
-                seats[m] = s
-                m += 1
         for s in range(n):
             hlen[g, s] = 0
             known[g, s] = 0
@@ -137,18 +130,26 @@ def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, 
         sc[g, DRAWN] = -1
         sc[g, TURN] = 0
         pos = 0
-        for _ in range(3):
-            for i in range(m):
-                s = seats[i]
-                hands[g, s, hlen[g, s]] = buf[pos]
-                hlen[g, s] += 1
-                pos += 1
-        disc[g, 0] = buf[pos]  # the upcard
+        for _ in range(3):  # one card at a time, from the dealer's left
+            s = sc[g, DEALER]
+            for _ in range(n):
+                s = (s + 1) % n
+                if active[g, s]:
+                    hands[g, s, hlen[g, s]] = stock[g, pos]
+                    hlen[g, s] += 1
+                    pos += 1
+        disc[g, 0] = stock[g, pos]  # the upcard
         dlen[g] = 1
-        ns = 0
-        for i in range(k - 1, pos, -1):  # the rest, top card (buf[pos + 1]) last
-            stock[g, ns] = buf[i]
-            ns += 1
+        lo, hi = pos + 1, k - 1  # the rest, top card (the one after the upcard) last
+        while lo < hi:
+            t = stock[g, lo]
+            stock[g, lo] = stock[g, hi]
+            stock[g, hi] = t
+            lo += 1
+            hi -= 1
+        ns = k - 1 - pos
+        for i in range(ns):
+            stock[g, i] = stock[g, pos + 1 + i]
         slen[g] = ns
         # _after_deal: the dealt 31s, then the first turn
         first = _next_active(active, g, sc[g, DEALER], n)
@@ -156,9 +157,9 @@ def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, 
         sc[g, PHASE] = DRAW
         if P[P_DECLARES]:
             holders = 0
-            for i in range(m):
-                if _value3(T, hands, g, seats[i]) >= THIRTY_ONE:
-                    holders |= 1 << seats[i]
+            for s in range(n):
+                if active[g, s] and _value3(T, hands, g, s) >= THIRTY_ONE:
+                    holders |= 1 << s
             if holders:
                 _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, R_DEALT,
                           holders)
@@ -168,55 +169,73 @@ def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, 
         return
 
 
+# -- a hand's losses, packed: LOSS_BITS bits a seat in one int64 (no array to allocate) --------
+LOSS_BITS = 6
+_LOSS_MASK = (1 << LOSS_BITS) - 1
+
+
+@njit(cache=True, inline="always")
+def _lget(loss: int, s: int) -> int:
+    return (loss >> (LOSS_BITS * s)) & _LOSS_MASK
+
+
+@njit(cache=True, inline="always")
+def _lset(loss: int, s: int, v: int) -> int:
+    shift = LOSS_BITS * s
+    return (loss & ~(_LOSS_MASK << shift)) | (np.int64(v) << shift)
+
+
 @njit(cache=True)
-def _showdown_losses(g, n, P, T, hands, active, knocker, loss):
-    """``showdown.knock_losses``: the lowest hand pays, the knocker's penalty, gin."""
-    vals = np.empty(n, np.float64)
+def _showdown_losses(g, n, P, T, hands, active, knocker):
+    """``showdown.knock_losses``: the lowest hand pays, the knocker's penalty, gin. Returns
+    the losses packed (:func:`_lget`)."""
     low = 1e9
     for s in range(n):
         if active[g, s]:
             v = _value3(T, hands, g, s)
-            vals[s] = v
             if v < low:
                 low = v
+    loss = np.int64(0)
     if knocker >= 0 and P[P_GIN]:
         best = -1.0
         for s in range(n):
-            if active[g, s] and s != knocker and vals[s] > best:
-                best = vals[s]
-        if vals[knocker] >= best:
+            if active[g, s] and s != knocker:
+                v = _value3(T, hands, g, s)
+                if v > best:
+                    best = v
+        if _value3(T, hands, g, knocker) >= best:
             for s in range(n):
                 if active[g, s] and s != knocker:
-                    loss[s] = 1
+                    loss = _lset(loss, s, 1)
         else:
-            loss[knocker] = P[P_KNOCKER_LOSS]
-        return
+            loss = _lset(loss, knocker, P[P_KNOCKER_LOSS])
+        return loss
     nlow = 0
     for s in range(n):
-        if active[g, s] and vals[s] == low:
+        if active[g, s] and _value3(T, hands, g, s) == low:
             nlow += 1
-            loss[s] = 1
-    if knocker < 0 or vals[knocker] != low:
-        return
+            loss = _lset(loss, s, 1)
+    if knocker < 0 or _value3(T, hands, g, knocker) != low:
+        return loss
     tie = P[P_TIE]
     if nlow == 1 or tie == TIE_KNOCKER_ONLY:
-        for s in range(n):
-            loss[s] = 0
+        loss = np.int64(0)
     elif tie == TIE_SAFE:
-        loss[knocker] = 0
-        return
-    loss[knocker] = P[P_KNOCKER_LOSS]
+        return _lset(loss, knocker, 0)
+    return _lset(loss, knocker, P[P_KNOCKER_LOSS])
 
 
 @njit(cache=True)
-def _thirty_one_losses(g, n, P, active, knocker, dealt, declarers, loss):
+def _thirty_one_losses(g, n, P, active, knocker, dealt, declarers):
     """``showdown.thirty_one_losses``: everyone but the declarers pays one; after a knock
-    the knocker pays the knocker's penalty for a 31 (not for a dealt 31)."""
+    the knocker pays the knocker's penalty for a 31 (not for a dealt 31). Packed."""
+    loss = np.int64(0)
     for s in range(n):
         if active[g, s] and not (declarers >> s) & 1:
-            loss[s] = 1
+            loss = _lset(loss, s, 1)
     if not dealt and knocker >= 0 and not (declarers >> knocker) & 1:
-        loss[knocker] = P[P_KNOCKER_LOSS_31]
+        loss = _lset(loss, knocker, P[P_KNOCKER_LOSS_31])
+    return loss
 
 
 @njit(cache=True)
@@ -224,33 +243,33 @@ def _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, reason, de
     """``GameState._end_hand`` with the scoring of :mod:`scat_env.showdown`, up to the
     next deal: the caller deals when the phase is back to ``DRAW`` (kept apart so that no
     kernel calls itself through another, which numba compiles poorly)."""
-    loss = np.zeros(n, np.int64)
     knocker = sc[g, KNOCKER]
     if declarers:
-        _thirty_one_losses(g, n, P, active, knocker, reason == R_DEALT, declarers, loss)
+        loss = _thirty_one_losses(g, n, P, active, knocker, reason == R_DEALT, declarers)
     else:
-        _showdown_losses(g, n, P, T, hands, active, knocker, loss)
+        loss = _showdown_losses(g, n, P, T, hands, active, knocker)
     survivors = 0
     for s in range(n):
         if active[g, s]:
-            if loss[s] > lives[g, s]:
-                loss[s] = lives[g, s]
-            if lives[g, s] > loss[s]:
+            if _lget(loss, s) > lives[g, s]:
+                loss = _lset(loss, s, lives[g, s])
+            if lives[g, s] > _lget(loss, s):
                 survivors += 1
     replayed = False
     if survivors == 0:  # everyone left would be out at once (showdown.all_out)
         for s in range(n):
             if active[g, s]:
-                loss[s] = lives[g, s] - 1 if P[P_ALL_OUT_LAST_LIFE] else 0
+                loss = _lset(loss, s, lives[g, s] - 1 if P[P_ALL_OUT_LAST_LIFE] else 0)
         replayed = not P[P_ALL_OUT_LAST_LIFE]
     ended[g] += 1
     out_now = 0
     for s in range(n):
         if active[g, s]:
-            lives[g, s] -= loss[s]
-            lost[g, s] += loss[s]
-            if P[P_REWARD_HAND] and loss[s]:
-                rew[g, s] -= loss[s]
+            paid = _lget(loss, s)
+            lives[g, s] -= paid
+            lost[g, s] += paid
+            if P[P_REWARD_HAND] and paid:
+                rew[g, s] -= paid
             if lives[g, s] <= 0:
                 active[g, s] = 0
                 out_now += 1
