@@ -40,7 +40,7 @@ def _load_builtin() -> None:
         import importlib
 
         for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                    "agents.policy", "agents.sb3", "agents.compact"):
+                    "agents.policy", "agents.sb3", "agents.compact", "agents.rllib_agent"):
             importlib.import_module(mod)
         _LOADED = True
 

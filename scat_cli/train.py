@@ -4,9 +4,11 @@
     scat train --config configs/train/native.yaml --resume      # continue from the checkpoint
     scat train --config configs/train/default.yaml --overwrite  # start that run folder again
     scat train --config configs/train/sb3.yaml --out runs/x     # stable-baselines3 path
+    scat train --config configs/train/rllib.yaml                # RLlib PPO (pip install -e '.[rllib]')
 
 The run folder holds ``checkpoint.pt`` (or ``.zip`` for SB3), ``policy.npz`` (native: the
-small file for ``ppo:PATH``), ``tb/`` (TensorBoard), ``report.md`` / ``summary.json``
+small file for ``ppo:PATH``; RLlib: ``checkpoint/`` and the ``policy/`` export for
+``rllib:PATH``), ``tb/`` (TensorBoard), ``report.md`` / ``summary.json``
 (final evaluation with 95% CIs) and ``learning_curve.png``. docs/TRAINING.md has the details.
 """
 
@@ -25,7 +27,9 @@ from .errors import CliError
 #: ``policy.pt``: the policy file of runs written before policy files became ``.npz``.
 RUN_FILES = ("checkpoint.pt", "checkpoint.zip", "checkpoint.tmp.zip", "policy.npz", "policy.pt",
              "config.json", "state.json", "summary.json", "report.md", "learning_curve.png")
-RUN_FOLDERS = ("tb", "final_eval", "snapshots")
+RUN_FOLDERS = ("tb", "final_eval", "snapshots", "checkpoint", "policy")
+#: What ``scat train`` says when a config names the RLlib trainer and RLlib is missing.
+RLLIB_MISSING = "RLlib is not installed: pip install -e '.[rllib]'"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -87,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if args.no_progress:
         overrides["progress"] = False
     trainer, cfg = load_config(args.config, overrides)
+    if trainer == "rllib":
+        require_rllib()
     out = Path(args.out or Path("runs") / cfg.name)
     try:
         summary = _train_in(out, trainer, cfg, args)
@@ -100,6 +106,14 @@ def run(args: argparse.Namespace) -> int:
     written = [out / "report.md", out / "summary.json", out / "learning_curve.png"]
     print("wrote " + ", ".join(str(p) for p in written if p.exists()))
     return 0
+
+
+def require_rllib() -> None:
+    """Refuse an RLlib config in one line where RLlib (or a library it needs) is missing."""
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        raise CliError(RLLIB_MISSING) from None
 
 
 def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) -> dict[str, object]:
@@ -117,10 +131,15 @@ def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) ->
             from training.ppo import train
         elif trainer == "batch":
             from training.batch_ppo import train
+        elif trainer == "rllib":
+            from training.rllib_train import train
         else:
             from training.sb3_train import train
         summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
         from training.evaluate import run_report
 
-        (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
+        report = run_report(trainer, cfg, out, summary)
+        if trainer == "rllib":  # its policy is the export, read by the rllib: agent spec
+            report = report.replace(f"sb3:{out / 'checkpoint.zip'}", f"rllib:{out / 'policy'}")
+        (out / "report.md").write_text(report)
     return summary

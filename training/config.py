@@ -5,6 +5,7 @@ A config names its trainer and holds that trainer's hyper-parameters at the top 
     name: default
     trainer: native          # native (training.ppo, PPOConfig) | sb3 (training.sb3_train,
                              # SB3Config) | batch (training.batch_ppo, BatchPPOConfig)
+                             # | rllib (training.rllib_train, RLlibConfig)
     seed: 1
     total_samples: 2000000
     ...                      # any field of PPOConfig / SB3Config
@@ -37,7 +38,7 @@ from scat_env.rewards import check_shaping
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.yamlfile import one_line, read_yaml
 
-TRAINERS = ("native", "sb3", "batch")
+TRAINERS = ("native", "sb3", "batch", "rllib")
 
 
 #: The largest value of each count. Past these a run cannot fit in memory or finish (a
@@ -65,6 +66,10 @@ COUNT_LIMITS: dict[str, int] = {
     "eval_games": 10**7,
     "final_eval_games": 10**7,
     "final_eval_workers": 1024,
+    "train_batch_samples": 1 << 21,
+    "num_env_runners": 1024,
+    "num_learners": 1024,
+    "envs_per_env_runner": 1024,
 }
 #: Seeds are what numpy's and torch's generators accept alike.
 SEED_RANGE = (0, 2**63 - 1)
@@ -427,8 +432,106 @@ class BatchPPOConfig:
         _in_ranges(self, where)
 
 
+@dataclass
+class RLlibConfig:
+    """Every setting of an RLlib run (:mod:`training.rllib_train`; YAML ``trainer: rllib``).
+
+    A *sample* is one learner decision (one step of the RLlib env: one learning seat's
+    move). Schedules count RLlib iterations (one ``algo.train()``: a batch of
+    ``train_batch_samples`` samples and the PPO epochs on it). The run plays tables of
+    ``num_players`` only: the policy reads the env's own observation of that table size.
+    """
+
+    name: str = "rllib"
+    seed: int = 1
+    rules: str = "standard"  # preset name or a rules YAML file
+    num_players: int = 3
+    # Every seat but one learning seat per game: "self" (the shared policy again, trained
+    # on too), "snapshot" (its frozen copy) or an agent spec played inside the env.
+    opponents: dict[str, float] = field(default_factory=lambda: {
+        "self": 0.3, "snapshot": 0.2, "random": 0.2, "greedy": 0.3})
+    snapshot_every_iterations: int = 5  # the frozen copy takes the live weights this often
+    hand_reward: float = 0.25  # lives shaping added to the game result (scat_env.rewards)
+    max_turns: int = DEFAULT_MAX_TURNS
+    total_samples: int = 200_000
+    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
+    train_batch_samples: int = 4000  # RLlib's train_batch_size_per_learner
+    minibatch_samples: int = 500  # RLlib's minibatch_size
+    epochs: int = 4  # RLlib's num_epochs
+    lr: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    hidden: int = 128
+    layers: int = 2
+    torch_threads: int = 1
+    # -- scale: configuration only (docs/SCALING.md, "RLlib on a cluster") -----------------
+    num_env_runners: int = 0  # 0: the driver samples itself; N: N remote sampling processes
+    envs_per_env_runner: int = 1
+    num_learners: int = 0  # 0: the driver learns itself; N: N remote learner processes
+    num_gpus_per_learner: float = 0.0
+    ray_address: str | None = None  # None: Ray on this machine; "auto" or "HOST:PORT": a cluster
+    # -- evaluation, checkpoints, output ---------------------------------------------------
+    eval_every_iterations: int = 0  # quick evaluation during training; 0: only at the end
+    eval_games: int = 60  # per opponent, seats rotated
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    eval_players: list[int] | None = None  # None: [num_players], the only size it plays
+    final_eval_games: int = 200  # per opponent, duplicate deals (training.tournament); 0: none
+    checkpoint_every_iterations: int = 10
+    progress: bool = True  # one line per iteration on stderr
+
+    def __post_init__(self) -> None:
+        where = "rllib config"
+        low, high = SEED_RANGE
+        if type(self.seed) is not int or not low <= self.seed <= high:
+            raise ValueError(f"{where}: seed must be a whole number from 0 to 2**63-1, "
+                             f"got {self.seed!r}")
+        if type(self.num_players) is not int or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise ValueError(f"{where}: num_players must be a whole number from {MIN_PLAYERS} "
+                             f"to {MAX_PLAYERS}, got {self.num_players!r}")
+        if not isinstance(self.opponents, dict) or not self.opponents or any(
+                not isinstance(k, str) or not k.strip() for k in self.opponents):
+            raise ValueError(f"{where}: opponents must map agent specs (or self, snapshot) to "
+                             f"weights, got {self.opponents!r}")
+        if not all(map(_is_weight, self.opponents.values())) or sum(self.opponents.values()) <= 0:
+            raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
+                             f"got {self.opponents!r}")
+        if not isinstance(self.eval_opponents, list) or any(
+                not isinstance(s, str) or not s.strip() for s in self.eval_opponents):
+            raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
+                             f"got {self.eval_opponents!r}")
+        _positive_ints(self, ("snapshot_every_iterations", "max_turns", "total_samples",
+                              "train_batch_samples", "minibatch_samples", "epochs", "hidden",
+                              "layers", "torch_threads", "envs_per_env_runner",
+                              "checkpoint_every_iterations"), where)
+        _counts(self, ("num_env_runners", "num_learners", "eval_every_iterations",
+                       "eval_games", "final_eval_games"), where)
+        if self.eval_players is None:
+            self.eval_players = [self.num_players]
+        if not isinstance(self.eval_players, list) or not self.eval_players or any(
+                n != self.num_players or type(n) is not int for n in self.eval_players):
+            raise ValueError(f"{where}: eval_players can only be [num_players] "
+                             f"([{self.num_players}]): the policy reads the observation of "
+                             f"that table size; got {self.eval_players!r}")
+        if self.minibatch_samples > self.train_batch_samples:
+            raise ValueError(f"{where}: minibatch_samples ({self.minibatch_samples}) must be at "
+                             f"most train_batch_samples ({self.train_batch_samples})")
+        gpus = self.num_gpus_per_learner
+        if not _is_weight(gpus) or gpus > 64:
+            raise ValueError(f"{where}: num_gpus_per_learner must be a number from 0 to 64, "
+                             f"got {gpus!r}")
+        if self.ray_address is not None and (
+                not isinstance(self.ray_address, str) or not self.ray_address.strip()
+                or not self.ray_address.isprintable()):
+            raise ValueError(f"{where}: ray_address must be null (this machine), 'auto' or "
+                             f"HOST:PORT, got {self.ray_address!r}")
+        _in_ranges(self, where)
+
+
 CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config,
-                                   "batch": BatchPPOConfig}
+                                   "batch": BatchPPOConfig, "rllib": RLlibConfig}
 
 
 def make_rules(spec: str) -> Rules:
@@ -439,7 +542,7 @@ def make_rules(spec: str) -> Rules:
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None
-                ) -> tuple[str, PPOConfig | SB3Config | BatchPPOConfig]:
+                ) -> tuple[str, PPOConfig | SB3Config | BatchPPOConfig | RLlibConfig]:
     """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file
     (in one bounded line, whatever value the file holds)."""
     path = Path(path)
