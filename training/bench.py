@@ -26,8 +26,15 @@ incomparable)::
     scat bench training --seconds 60
     scat bench training --seconds 60 --opponents self
 
+``rllib`` is RLlib's PPO (:mod:`training.rllib_train`, ``configs/train/rllib.yaml``: sampling
+and learning on the driver, 8 envs batched per forward pass), included where RLlib is
+installed. ``--eval-games N`` then plays each trained policy against ``expert`` at 3 players
+(``N`` duplicate deals, every rotation), so the figures say what the same wall time bought::
+
+    scat bench training --seconds 180 --eval-games 100
+
 It prints learner decisions per second (training samples: the comparable figure; an SB3 env
-step is one learner decision) and, for the native trainer, all game decisions per second (it
+step is one learner decision, an RLlib env step one learning seat's move) and, for the native trainer, all game decisions per second (it
 also steps the opponents' seats inside the same loop). ``--opponents self`` measures
 self-play, the set-up the native trainer is built for: every seat is the learning policy,
 batched, and every decision is a training sample. The SB3 path cannot put its live policy in
@@ -58,10 +65,13 @@ from scat_env import PlayerView, Rules
 
 #: The training benchmark reads the repository's own configs: it measures a checkout.
 ROOT = Path(__file__).resolve().parent.parent
-TRAINERS = ("native", "sb3", "sb3_batch", "batch")
+TRAINERS = ("native", "sb3", "sb3_batch", "batch", "rllib")
 CONFIGS = {"native": ROOT / "configs/train/native.yaml", "sb3": ROOT / "configs/train/sb3.yaml",
            "sb3_batch": ROOT / "configs/train/sb3.yaml",
-           "batch": ROOT / "configs/train/default.yaml"}
+           "batch": ROOT / "configs/train/default.yaml",
+           "rllib": ROOT / "configs/train/rllib.yaml"}
+#: ``--eval-games``: each trained policy then plays this table size against ``expert``.
+EVAL_PLAYERS, EVAL_OPPONENT = 3, "expert"
 #: Games of the SB3 run on the batched engine (:class:`training.batch_vec_env.BatchVecEnv`)
 #: and their table size; its network and PPO settings are ``sb3.yaml``'s.
 SB3_BATCH_GAMES, SB3_BATCH_PLAYERS = 256, 3
@@ -168,6 +178,10 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
     }
     if trainer == "native":
         return {**common, "eval_every_updates": 0, "checkpoint_every_updates": 10**6}
+    if trainer == "rllib":
+        # RLlib's own loop on the driver (num_env_runners 0, as the config ships): one
+        # process, like the native trainer; "self" is its shared policy in every seat.
+        return {**common, "eval_every_iterations": 0, "checkpoint_every_iterations": 10**6}
     if trainer == "batch":
         # Built for the whole machine: numba steps the games on every core, so torch gets
         # two threads too. Its opponents are played batched: greedy, random or itself.
@@ -205,9 +219,10 @@ def _initial_sb3_snapshot(workdir: str) -> str:
     return path
 
 
-def train_sb3_batch(seconds: float, opponents: str) -> dict[str, Any]:
+def train_sb3_batch(seconds: float, opponents: str, eval_games: int = 0) -> dict[str, Any]:
     """MaskablePPO with ``sb3.yaml``'s network and PPO settings on :class:`BatchVecEnv`
-    (the env constructor is the only change), for ``seconds``; its throughput."""
+    (the env constructor is the only change), for ``seconds``; its throughput (and with
+    ``eval_games`` its win rate against ``expert``)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -236,23 +251,50 @@ def train_sb3_batch(seconds: float, opponents: str) -> dict[str, Any]:
 
     model.learn(10**9, callback=Budget())
     elapsed = time.perf_counter() - t0
-    return {"trainer": "sb3_batch", "train_s": elapsed, "wall_s": elapsed,
-            "learner_decisions": model.num_timesteps,
-            "learner_decisions_per_s": model.num_timesteps / elapsed}
+    result = {"trainer": "sb3_batch", "train_s": elapsed, "wall_s": elapsed,
+              "learner_decisions": model.num_timesteps,
+              "learner_decisions_per_s": model.num_timesteps / elapsed}
+    if eval_games:
+        with tempfile.TemporaryDirectory(prefix="bench_sb3_batch_") as out:
+            model.save(str(Path(out) / "model.zip"))
+            result.update(_win_rate(f"sb3:{Path(out) / 'model.zip'}", eval_games, out))
+    return result
 
 
-def train_once(trainer: str, seconds: float, opponents: str) -> dict[str, Any]:
-    """Train one trainer in this process; returns its measured throughput."""
+def policy_spec(trainer: str, out: str) -> str:
+    """The agent spec of the policy a trainer leaves in its run folder ``out``."""
+    return {"native": f"ppo:{out}/policy.npz", "batch": f"compact:{out}/policy.npz",
+            "sb3": f"sb3:{out}/checkpoint.zip", "rllib": f"rllib:{out}/policy"}[trainer]
+
+
+def _win_rate(spec: str, games: int, workdir: str) -> dict[str, Any]:
+    """``spec`` in one seat against :data:`EVAL_OPPONENT` in the others, :data:`EVAL_PLAYERS`
+    players, ``games`` duplicate deals in every rotation (the tournament harness)."""
+    from .evaluate import FINAL_EVAL_SEED, tournament_evaluation
+
+    ev = tournament_evaluation(spec, [EVAL_OPPONENT], [EVAL_PLAYERS], games,
+                               Path(workdir) / "bench_eval", seed=FINAL_EVAL_SEED)
+    key = f"{EVAL_OPPONENT}_x{EVAL_PLAYERS}"
+    return {"win_rate": ev["win_rate"][key], "win_ci95": ev["ci95"][key],
+            "eval_games": ev["games"][key]}
+
+
+def train_once(trainer: str, seconds: float, opponents: str, eval_games: int = 0
+               ) -> dict[str, Any]:
+    """Train one trainer in this process; returns its measured throughput (and with
+    ``eval_games`` the trained policy's win rate against ``expert``)."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     from .config import load_config
 
     if trainer == "sb3_batch":
-        return train_sb3_batch(seconds, opponents)
+        return train_sb3_batch(seconds, opponents, eval_games)
     if trainer == "native":
         from .ppo import train
     elif trainer == "batch":
         from .batch_ppo import train
+    elif trainer == "rllib":
+        from .rllib_train import train
     else:
         from .sb3_train import train
     with tempfile.TemporaryDirectory(prefix=f"bench_{trainer}_") as out:
@@ -260,14 +302,24 @@ def train_once(trainer: str, seconds: float, opponents: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         summary = train(cfg, out, log=lambda m: None)
         wall = time.perf_counter() - t0
-    learner = summary["samples"]
-    result = {"trainer": trainer, "train_s": summary["elapsed_s"], "wall_s": wall,
-              "learner_decisions": learner,
-              "learner_decisions_per_s": learner / summary["elapsed_s"]}
+        learner = summary["samples"]
+        result = {"trainer": trainer, "train_s": summary["elapsed_s"], "wall_s": wall,
+                  "learner_decisions": learner,
+                  "learner_decisions_per_s": learner / summary["elapsed_s"]}
+        if eval_games:
+            result.update(_win_rate(policy_spec(trainer, out), eval_games, out))
     if trainer == "native":
         result["all_decisions"] = summary["env_steps"]
         result["all_decisions_per_s"] = summary["env_steps"] / summary["elapsed_s"]
     return result
+
+
+def _rllib_installed() -> bool:
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench training") -> int:
@@ -278,28 +330,39 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
     p.add_argument("--opponents", default="greedy",
                    help="comma-separated agent specs, equally weighted, for every other seat; "
                         "'self' for self-play")
-    p.add_argument("--trainers", default=",".join(TRAINERS), help="which trainers, in order")
+    p.add_argument("--trainers", default=None,
+                   help="which trainers, in order (default: all; rllib where RLlib is "
+                        "installed: pip install -e '.[rllib]')")
+    p.add_argument("--eval-games", type=int, default=0,
+                   help=f"then play each trained policy against {EVAL_OPPONENT} at "
+                        f"{EVAL_PLAYERS} players, this many duplicate deals (0: no evaluation)")
     p.add_argument("--worker", choices=TRAINERS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.seconds <= 0:
         p.error("--seconds must be positive")
+    if args.eval_games < 0:
+        p.error("--eval-games must be 0 or more")
     if args.worker:
-        print(json.dumps(train_once(args.worker, args.seconds, args.opponents)))
+        print(json.dumps(train_once(args.worker, args.seconds, args.opponents, args.eval_games)))
         return 0
-    trainers = args.trainers.split(",")
+    trainers = args.trainers.split(",") if args.trainers else [
+        t for t in TRAINERS if t != "rllib" or _rllib_installed()]
     bad = [t for t in trainers if t not in TRAINERS]
     if bad:
         p.error(f"--trainers: unknown {', '.join(bad)}; choose from {', '.join(TRAINERS)}")
     missing = [str(CONFIGS[t]) for t in trainers if not CONFIGS[t].is_file()]
     if missing:
         p.error(f"config not found: {', '.join(missing)} (run it from a checkout)")
+    if "rllib" in trainers and not _rllib_installed():
+        p.error("--trainers rllib: RLlib is not installed: pip install -e '.[rllib]'")
     print(f"training throughput, {args.seconds:g} s per trainer vs {args.opponents}, "
           f"1 process each (1 torch thread; batch: 2 torch and numba threads), load average "
           f"before: {os.getloadavg()[0]:.2f}")
     for trainer in trainers:
         # A fresh interpreter per trainer: neither inherits the other's threads or caches.
         proc = subprocess.run([sys.executable, "-m", "training.bench", "--worker", trainer,
-                               "--seconds", str(args.seconds), "--opponents", args.opponents],
+                               "--seconds", str(args.seconds), "--opponents", args.opponents,
+                               "--eval-games", str(args.eval_games)],
                               capture_output=True, text=True, check=False, cwd=ROOT)
         if proc.returncode != 0:
             print(f"{trainer}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
@@ -309,7 +372,12 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
                 f"({r['learner_decisions']:,} in {r['train_s']:.0f} s incl. updates")
         if "all_decisions_per_s" in r:
             line += f"; {r['all_decisions_per_s']:,.0f} decisions/s of all seats"
-        print(line + f"), load average after: {os.getloadavg()[0]:.2f}")
+        line += ")"
+        if "win_rate" in r:
+            low, high = r["win_ci95"]
+            line += (f"; vs {EVAL_OPPONENT} x{EVAL_PLAYERS}: win rate {r['win_rate']:.3f} "
+                     f"[{low:.3f}, {high:.3f}] over {r['eval_games']:,} games")
+        print(line + f", load average after: {os.getloadavg()[0]:.2f}", flush=True)
     return 0
 
 
