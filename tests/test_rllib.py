@@ -311,6 +311,18 @@ def test_the_readme_rllib_example_runs(tmp_path, monkeypatch, ray_local):
     assert (tmp_path / "runs" / "rllib_demo" / "policy" / "weights.pt").is_file()
 
 
+def test_a_damaged_state_file_is_refused_in_one_line(tmp_path):
+    needs_rllib()
+    from training.rllib_train import read_state
+
+    for text in ("{", '{"history": []}', '{"history": [], "iterations": -1, "samples": 0, '
+                 '"snapshots": 0, "elapsed_s": 0}'):
+        (tmp_path / "state.json").write_text(text)
+        with pytest.raises(ValueError, match="state") as err:
+            read_state(tmp_path / "state.json")
+        assert "\n" not in str(err.value)
+
+
 @pytest.mark.slow
 def test_a_resumed_run_goes_on_from_its_checkpoint(tmp_path, ray_local):
     from training.rllib_train import train

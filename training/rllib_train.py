@@ -401,7 +401,7 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         if resume:
             algo.restore_from_path(str(ckpt.resolve()))
             if state_path.exists():
-                state.update(json.loads(state_path.read_text()))
+                state.update(read_state(state_path))
             log(f"resumed {ckpt} at iteration {state['iterations']}, {state['samples']:,} samples")
         else:
             (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
@@ -471,6 +471,23 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         write_learning_curve(state["history"], out / "learning_curve.png",
                              final=summary.get("final_eval"))
     return summary
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """``state.json`` of a run (iterations, samples, elapsed seconds, evaluation history),
+    checked: a file that is not one is one ``ValueError`` line."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ValueError(f"{str(path)!r} is not a readable state file") from None
+    ok = (isinstance(state, dict) and isinstance(state.get("history"), list)
+          and all(type(state.get(k)) is int and state[k] >= 0
+                  for k in ("iterations", "samples", "snapshots"))
+          and type(state.get("elapsed_s")) in (int, float) and state["elapsed_s"] >= 0)
+    if not ok:
+        raise ValueError(f"{str(path)!r}: expected history, iterations, samples, snapshots "
+                         "and elapsed_s")
+    return state
 
 
 def _export_in_memory(weights: dict[str, np.ndarray], cfg: RLlibConfig, size: int) -> Any:
