@@ -75,11 +75,13 @@ def hint(agent: ExpertAgent, view: PlayerView) -> str:
             facts.append(f"If you knock now with {shown}, you hold the highest hand "
                          f"{_pct(notes[P_SOLE])} of the time.")
         else:
-            caught = 1.0 - float(notes[P_NONE_BELOW])
+            # P_NONE_BELOW: nobody ends below me (a tie included); P_SOLE: everyone ends
+            # above me. What lies between is a tie for lowest.
+            tied = float(notes[P_NONE_BELOW]) - float(notes[P_SOLE])
             facts.append(f"If you knock now with {shown}, you end up lowest alone "
                          f"{_pct(notes[P_SOLE])} of the time"
-                         + (f" and tied for lowest another {_pct(caught - notes[P_SOLE])}"
-                            if caught > notes[P_SOLE] + 0.005 else "") + ".")
+                         + (f" and tied for lowest another {_pct(tied)}"
+                            if tied >= 0.005 else "") + ".")
     if action != KNOCK and view.knocker is not None and DRAW_STOCK in legal:
         take = (f"; taking the {top}, {_pct(notes[LOSE_TAKE])}"
                 if DRAW_DISCARD in legal else "")

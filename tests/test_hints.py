@@ -66,3 +66,36 @@ def test_a_race_hint_speaks_of_the_highest_hand_and_counts_points_as_players_do(
         knock_hints += "every other hand ends below yours" in text
         state.apply_action(expert.act(view))
     assert knock_hints
+
+
+def test_a_knock_hint_gives_the_chances_of_lowest_alone_and_of_a_tie_from_the_experts_notes():
+    """"Lowest alone" is the chance every other hand ends above mine; "tied for lowest" the
+    chance nobody ends below mine less that one. Both come from the expert's own notes."""
+    import numpy as np
+
+    from agents.expert import ADVICE_SIZE
+    from scat_cli.hints import P_NONE_BELOW, P_SOLE
+
+    expert = ExpertAgent()
+    rng = random.Random(3)
+    seen = 0
+    for seed in range(60):
+        state = GameState(3, Rules.preset("standard"), seed=seed)
+        for _ in range(30):
+            if state.is_terminal():
+                break
+            view = make_view(state, state.current_player)
+            text = hint(expert, view)
+            match = re.search(r"lowest alone (\d+)% of the time(?: and tied for lowest "
+                              r"another (\d+)%)?", text)
+            if match:
+                notes = np.zeros(ADVICE_SIZE, dtype=np.float32)
+                expert.advice(view, notes)
+                sole, none_below = float(notes[P_SOLE]), float(notes[P_NONE_BELOW])
+                assert int(match[1]) == round(100 * sole), text
+                tied = round(100 * (none_below - sole))
+                assert int(match[2] or 0) == (tied if none_below - sole >= 0.005 else 0), text
+                assert int(match[1]) + int(match[2] or 0) <= 101, text  # chances, not more
+                seen += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert seen >= 20, seen
