@@ -108,9 +108,10 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
     if args.ray_address is not None and args.backend != "ray":
         raise CliError("--ray-address needs --backend ray")
     if args.backend == "ray":
-        from training.tournament import require_ray
+        from training.tournament import check_ray_address
 
-        require_ray()  # ValueError, one line, when Ray is not installed
+        # One line, before --out is touched: Ray missing, or no cluster at the address.
+        check_ray_address(args.ray_address)
     if args.agents is not None:
         population = parse_specs(args.agents)
         players = args.players if args.players is not None else len(population)

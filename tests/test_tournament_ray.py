@@ -154,6 +154,35 @@ def test_unreachable_ray_address_is_one_line_and_plays_nothing(tmp_path, how):
     assert done.stderr == (f"scat tournament: error: cannot reach a Ray cluster at {address}: "
                            "Connection refused\n")
     assert not (tmp_path / "games.jsonl").exists()
+    assert not (tmp_path / ".lock").exists()  # refused before the folder is touched
+
+
+def test_auto_with_a_stopped_clusters_note_left_behind_is_one_line_not_minutes(tmp_path):
+    """``ray start --head`` notes its address in Ray's temp folder, and the note outlives the
+    cluster: ``auto`` then names a dead address, which ``ray.init`` retries for minutes."""
+    pytest.importorskip("ray")
+    address = f"127.0.0.1:{_free_port()}"
+    (tmp_path / "raytmp" / "ray").mkdir(parents=True)
+    (tmp_path / "raytmp" / "ray" / "ray_current_cluster").write_text(address + "\n")
+    out = tmp_path / "out"
+    done = _scat(*CLI_CONFIG, "--backend", "ray", "--ray-address", "auto", "--out", str(out),
+                 env={"RAY_TMPDIR": str(tmp_path / "raytmp")})
+    assert done.returncode == 2
+    assert done.stderr == (f"scat tournament: error: cannot reach a Ray cluster at auto "
+                           f"({address}): Connection refused\n")
+    assert not out.exists()
+
+
+def test_auto_with_no_cluster_on_this_machine_is_one_line(tmp_path):
+    pytest.importorskip("ray")
+    (tmp_path / "raytmp").mkdir()
+    out = tmp_path / "out"
+    done = _scat(*CLI_CONFIG, "--backend", "ray", "--ray-address", "auto", "--out", str(out),
+                 env={"RAY_TMPDIR": str(tmp_path / "raytmp")})
+    assert done.returncode == 2
+    assert done.stderr.startswith("scat tournament: error: no Ray cluster runs on this machine "
+                                  "for --ray-address auto (start one with ray start --head)")
+    assert done.stderr.count("\n") == 1 and not out.exists()
 
 
 def test_ray_address_without_the_ray_backend_is_refused(tmp_path, capsys):

@@ -877,12 +877,45 @@ def require_ray() -> Any:
     return ray
 
 
+def check_ray_address(address: str | None) -> None:
+    """Refuse, in one line and before anything is written to the run folder, a Ray address
+    (``address``, else ``RAY_ADDRESS``) where no cluster answers; no address (or ``local``)
+    starts a Ray instance here and needs no check. ``ValueError`` :data:`RAY_MISSING` when
+    Ray is not installed."""
+    require_ray()
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address not in (None, "local"):
+        _check_reachable(address)
+
+
+def _auto_address(address: str) -> str:
+    """What ``auto`` stands for: the cluster ``ray start`` last ran on this machine, which
+    Ray notes in its temp folder. A cluster that has since stopped leaves that note behind,
+    and ``ray.init("auto")`` would then retry its dead address for minutes, so the address
+    is looked up here and checked like any other. Ray's lookup is not a public API: where it
+    is missing or fails otherwise, ``auto`` is left to Ray."""
+    try:
+        from ray._private.services import get_ray_address_from_environment
+
+        found = get_ray_address_from_environment(address, None)
+    except ConnectionError as exc:
+        first = (str(exc).strip().splitlines() or ["none found"])[0].split(". ")[0]
+        raise ValueError(f"no Ray cluster runs on this machine for --ray-address auto "
+                         f"(start one with ray start --head): {first}") from None
+    except Exception:  # another Ray version: its own start-up decides
+        return address
+    return found if isinstance(found, str) and found else address
+
+
 def _check_reachable(address: str, timeout: float = 5.0) -> None:
     """Refuse, in one line, a Ray address where nothing listens: ``ray.init`` would keep
-    retrying it for minutes. ``auto`` (the cluster ``ray start`` runs on this machine) is
-    left to Ray, which answers at once."""
+    retrying it for minutes. ``auto`` is first resolved to the address it stands for."""
+    shown = address
     if address == "auto":
-        return
+        address = _auto_address(address)
+        if address == "auto":
+            return
+        shown = f"auto ({address})"
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ValueError(f"bad Ray address {address!r}: give the head node's HOST:PORT "
@@ -891,7 +924,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
             pass
     except OSError as exc:
-        raise ValueError(f"cannot reach a Ray cluster at {address}: "
+        raise ValueError(f"cannot reach a Ray cluster at {shown}: "
                          f"{exc.strerror or str(exc) or type(exc).__name__}") from None
 
 
