@@ -103,8 +103,8 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
         raise CliError(f"--players must be between 2 and 10, got {args.players}")
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, got {args.workers}")
-    if args.seed < 0:
-        raise CliError(f"--seed must be non-negative, got {args.seed}")
+    if not 0 <= args.seed <= 2**63 - 1:
+        raise CliError(f"--seed must be between 0 and 2**63 - 1, got {str(args.seed)[:30]}")
     if args.ray_address is not None and args.backend != "ray":
         raise CliError("--ray-address needs --backend ray")
     if args.backend == "ray":
@@ -147,8 +147,11 @@ def run(args: argparse.Namespace) -> int:
     """Play, then report, holding ``--out`` throughout: a second run on the folder is refused
     until this one has written its last file, so the folder never mixes two runs."""
     from training.runlock import exclusive_folder
+    from training.tournament import GAMES_FILE
 
     config = build_config(args)
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise CliError(f"--out {args.out}: a file, not a folder")
     total = len(config.keys())
     if not args.quiet:
         print(
@@ -156,6 +159,10 @@ def run(args: argparse.Namespace) -> int:
             f"x seatings; {config.num_players} players; rules {config.rules}; out {args.out}",
             file=sys.stderr,
         )
+    if args.resume and not os.path.exists(os.path.join(args.out, GAMES_FILE)):
+        # Not an error (a job restarted on a cluster may always pass --resume), but said.
+        print(f"nothing to resume in {args.out} yet: the tournament starts from its first game",
+              file=sys.stderr)
     try:
         with exclusive_folder(args.out, "tournament"):
             return _play_and_report(config, args)

@@ -1,0 +1,42 @@
+"""``scat tournament``'s own checks of ``--out``, ``--seed`` and ``--resume`` (one line, exit 2,
+before anything is written)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ["--agents", "random,greedy", "--players", "2", "--games", "8", "--workers", "1",
+         "--no-plots"]
+
+
+def _tournament(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scat_cli", "tournament", *SMALL, *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_an_out_that_is_a_file_is_named_as_such_and_left_alone(tmp_path):
+    (tmp_path / "afile").write_text("mine\n")
+    done = _tournament("--out", "afile", "--quiet", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == "scat tournament: error: --out afile: a file, not a folder\n"
+    assert (tmp_path / "afile").read_text() == "mine\n"
+
+
+def test_a_seed_past_64_bits_is_refused_as_scat_play_refuses_it(tmp_path):
+    done = _tournament("--seed", str(10**23), "--out", "t", "--quiet", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("scat tournament: error: --seed must be between 0 and 2**63 - 1, "
+                           f"got {10**23}\n")
+    assert not (tmp_path / "t").exists()
+
+
+def test_resume_with_nothing_to_resume_says_so_and_plays_the_whole_tournament(tmp_path):
+    done = _tournament("--out", "t", "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "nothing to resume in t yet: the tournament starts from its first game" in done.stderr
+    assert (tmp_path / "t" / "results.json").exists()
