@@ -146,9 +146,17 @@ class Viewer:
         else:
             print_("[dim]The saved game stops here (it was not finished; resume it with "
                    "scat play --resume FILE).[/]")
-        print_(f"[dim]Verified: {len(game.actions)} decisions and {len(state.results)} hands "
-               "re-simulated exactly as recorded.[/]")
+        print_(f"[dim]{verified_text(len(game.actions), len(state.results))}[/]")
         return 0
+
+
+def verified_text(decisions: int, hands: int) -> str:
+    """The replay's closing line, in words a person reads ("1 hand", never "1 hands")."""
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    return (f"Verified: {count(decisions, 'decision')} and {count(hands, 'hand')} "
+            "re-simulated exactly as recorded.")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

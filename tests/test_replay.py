@@ -256,3 +256,14 @@ def test_a_save_with_a_name_a_terminal_would_act_on_is_refused(tmp_path, capsys,
 def test_play_refuses_such_a_name_before_the_game(tmp_path, capsys, name):
     assert main(["play", "--name", name, "--save", str(tmp_path / "g.json")]) == 2
     assert "--name" in capsys.readouterr().err and not (tmp_path / "g.json").exists()
+
+
+@pytest.mark.parametrize(("decisions", "hands", "words"), [
+    (21, 1, "21 decisions and 1 hand re-simulated"),
+    (1, 2, "1 decision and 2 hands re-simulated"),
+    (0, 0, "0 decisions and 0 hands re-simulated"),
+])
+def test_the_verified_line_counts_in_singular_and_plural(decisions, hands, words):
+    from scat_cli.replay import verified_text
+
+    assert verified_text(decisions, hands) == f"Verified: {words} exactly as recorded."

@@ -51,7 +51,8 @@ def test_every_preset_plays_saves_and_replays_its_showdown(preset, tmp_path, cap
     assert saved.results, "the first hand was scored before the game was saved"
     assert main(["replay", str(path), "--fast", "--no-color", "--width", "100"]) == 0
     out = capsys.readouterr().out
-    assert f"Verified: {len(saved.actions)} decisions and {len(saved.results)} hands" in out
+    hands = f"{len(saved.results)} hand{'s' if len(saved.results) != 1 else ''}"
+    assert f"Verified: {len(saved.actions)} decisions and {hands}" in out
     assert "Showdown · hand 1" in out and "Showdown · hand 1" in played
     rules = Rules.preset(preset)
     if rules.scoring == "points":  # a race: what each scored and its points, no lives
