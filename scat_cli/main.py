@@ -48,12 +48,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _SubcommandParser(_Parser):
+    """A subcommand's parser: words it does not know are its own error ("scat play: error:
+    unrecognized arguments: --bogus"). Left to argparse, they travel up to the top parser,
+    whose error names only "scat" and leaves the user to guess which part was wrong."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="scat",
         description="Scat (31, Blitz, Ride the Bus): play, watch, benchmark and train agents.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                               parser_class=_SubcommandParser)
     for module in SUBCOMMANDS:
         module.add_parser(sub)
     return parser

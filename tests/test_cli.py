@@ -133,3 +133,20 @@ def test_a_policy_that_cannot_play_the_table_is_refused_before_any_game(tmp_path
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "8" in lines[0], proc.stderr
     assert not (tmp_path / "t" / "games.jsonl").exists()
+
+
+@pytest.mark.parametrize("args, prog, words", [
+    (["play", "--bogus"], "scat play", "--bogus"),
+    (["rules", "standard", "extra"], "scat rules", "extra"),
+    (["watch", "--agents", "greedy,random", "--fast", "--x", "1"], "scat watch", "--x 1"),
+    (["replay", "game.json", "--nope"], "scat replay", "--nope"),
+    (["--bogus", "play"], "scat", "--bogus"),  # before the subcommand: the top level's own
+])
+def test_an_unknown_option_is_named_by_the_command_it_was_given_to(capsys, args, prog, words):
+    from scat_cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"{prog}: error: unrecognized arguments: {words}\n"
