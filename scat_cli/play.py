@@ -24,6 +24,14 @@ from .errors import CliError
 MAX_SEED = 2**63
 
 
+def check_seed(seed: int | None, flag: str = "--seed") -> None:
+    """One rule for every command's seed, 0 to 2**63 - 1: a game's seed is written in its
+    save and its report and given back to replay it, so each command takes what the
+    others take."""
+    if seed is not None and not 0 <= seed < MAX_SEED:
+        raise CliError(f"{flag} must be between 0 and 2**63 - 1, got {str(seed)[:30]}")
+
+
 #: The terminal widths ``--width`` accepts (the table needs about 40 columns).
 MIN_WIDTH, MAX_WIDTH = 40, 1000
 
@@ -137,8 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if args.delay < 0:
         raise CliError(f"--delay must be >= 0, got {args.delay}")
     check_width(args.width)
-    if args.seed is not None and not 0 <= args.seed < MAX_SEED:
-        raise CliError(f"--seed must be between 0 and 2**63 - 1, got {str(args.seed)[:30]}")
+    check_seed(args.seed)
     if args.resume:
         game = SavedGame.load(args.resume)
         if game.status == "finished":
@@ -184,4 +191,4 @@ def run(args: argparse.Namespace) -> int:
     return session.run()
 
 
-__all__ = ["add_parser", "opponent_specs", "run"]
+__all__ = ["MAX_SEED", "add_parser", "check_seed", "opponent_specs", "run"]

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .errors import CliError
+from .play import check_seed
 
 if TYPE_CHECKING:
     from scat_env import HandResult, Rules
@@ -120,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         delay = args.delay
     else:
         delay = TERMINAL_DELAY if sys.stdout.isatty() else 0.0
+    check_seed(args.seed)
     if args.max_turns < 1:
         raise CliError(f"--max-turns must be at least 1, got {args.max_turns}")
     rules = Rules.preset(args.rules)

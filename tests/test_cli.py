@@ -150,3 +150,14 @@ def test_an_unknown_option_is_named_by_the_command_it_was_given_to(capsys, args,
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err == f"{prog}: error: unrecognized arguments: {words}\n"
+
+
+@pytest.mark.parametrize("command", [["watch", "--agents", "random,random", "--fast"],
+                                     ["play", "--fast"]])
+@pytest.mark.parametrize("seed", ["-3", str(2**63)])
+def test_every_command_takes_seeds_from_0_to_2_pow_63_minus_1(tmp_path, capsys, command, seed):
+    from scat_cli.main import main
+
+    assert main([*command, "--seed", seed]) == 2
+    assert capsys.readouterr().err == (
+        f"scat {command[0]}: error: --seed must be between 0 and 2**63 - 1, got {seed}\n")
