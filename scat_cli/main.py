@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as exc:  # a full disk, a read-only folder...: one line, never a traceback
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {str(exc.filename)[:120]}" if exc.filename else ""  # a path may be long
         print(f"scat {args.command}: error: cannot use{where}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2

@@ -128,10 +128,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scat_env import Rules
 
     from .game import PlaySession, new_game
     from .keystore import SealError
+    from .rules import rules_from_arg
     from .savegame import (
         HUMAN,
         ReplayError,
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                    if getattr(args, o) is not None]
         save_path = Path(args.save or args.resume).expanduser()
     else:
-        rules = Rules.preset(args.rules or "standard")
+        rules = rules_from_arg(args.rules or "standard")
         rules_file = args.rules or ""
         stem = Path(rules_file).stem
         if (rules.name == "custom" and rules_file.endswith((".yaml", ".yml"))

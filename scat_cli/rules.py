@@ -11,6 +11,54 @@ the training configs; docs/RULES.md says what each field means and where it come
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import CliError
+
+if TYPE_CHECKING:
+    from scat_env import Rules
+
+#: What a rules file's name ends with (scat_env.Rules.preset reads only these).
+RULES_FILE_SUFFIXES = (".yaml", ".yml")
+
+
+def rules_from_arg(value: str, flag: str = "--rules") -> Rules:
+    """The rules a command-line value names: a preset, or a YAML rules file.
+
+    Why not :meth:`Rules.preset <scat_env.Rules.preset>` alone: it knows presets and
+    ``.yaml`` names, so a folder or a mistyped path came back as "unknown rules preset
+    '/tmp'", sending the user to the list of presets when the path was the problem. Here a
+    value that is a path is named as one: a folder, a missing file, a file that is not YAML.
+    """
+    from scat_env import Rules
+    from scat_env.rules import PRESETS
+    from scat_env.yamlfile import one_line
+
+    if value in PRESETS:
+        return Rules.preset(value)
+    shown = one_line(value, 80)
+    if not shown.isprintable():
+        shown = ascii(value)[:80]
+    where = f"{flag} {shown}" if flag else shown
+    path = Path(value).expanduser()
+    try:
+        is_dir, exists, is_file = path.is_dir(), path.exists(), path.is_file()
+    except OSError as exc:  # a name too long for the system, a folder it may not enter...
+        raise CliError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+    if is_dir:
+        raise CliError(f"{where}: a folder, not a rules file")
+    if exists and not is_file:
+        raise CliError(f"{where}: a special file, not a rules file")
+    if is_file:
+        if not value.endswith(RULES_FILE_SUFFIXES):
+            raise CliError(f"{where}: a rules file is YAML, named *.yaml or *.yml")
+        return Rules.preset(str(path))
+    if (any(sep in value for sep in {"/", os.sep, os.altsep or "/"})
+            or value.startswith((".", "~")) or value.endswith(RULES_FILE_SUFFIXES)):
+        raise CliError(f"{where}: no such file")
+    return Rules.preset(value)  # an unknown name: the preset list's error, with suggestions
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:<{width}}  {PRESET_NOTES.get(name, '')}")
         print("\nscat rules NAME shows every field of a preset; docs/RULES.md explains them.")
         return 0
-    rules = Rules.preset(args.name)
+    rules = rules_from_arg(args.name, flag="")
     standard = Rules()
     print(f"rules {rules.name!r}" + (f": {PRESET_NOTES[rules.name]}"
                                     if rules.name in PRESET_NOTES else ""))
@@ -53,4 +101,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "rules_from_arg", "run"]

@@ -101,13 +101,14 @@ def showdown_lines(result: HandResult, rules: Rules, names: Sequence[str]) -> li
 def run(args: argparse.Namespace) -> int:
     from agents.match import play_game
     from agents.registry import make_agent
-    from scat_env import GameState, Rules, action_str
+    from scat_env import GameState, action_str
     from scat_env.actions import DRAW_STOCK
     from scat_env.cards import card_str
     from scat_env.engine import Phase
     from scat_env.render import render_table
     from training.tournament import parse_specs
 
+    from .rules import rules_from_arg
     from .tui import golf_move_text, is_golf_move
 
     specs = parse_specs(args.agents)
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     check_seed(args.seed)
     if args.max_turns < 1:
         raise CliError(f"--max-turns must be at least 1, got {args.max_turns}")
-    rules = Rules.preset(args.rules)
+    rules = rules_from_arg(args.rules)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     agents = [make_agent(spec, seed=s) for s, spec in enumerate(specs)]
     for agent in agents:  # a policy that cannot play this table says so before the deal

@@ -38,7 +38,7 @@ def scat(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
     (["watch", "--agents", "greedy,nosuchagent"], "unknown agent spec"),
     (["watch", "--agents", "greedy"], "2 to 10"),
     (["watch", "--agents", "greedy,random", "--rules", "missing_rules.yaml"],
-     "rules file not found"),
+     "--rules missing_rules.yaml: no such file"),
     (["watch", "--agents", "greedy,random", "--delay", "-1"], "--delay"),
 ])
 def test_bad_arguments_give_one_clear_line_and_exit_2(tmp_path, args, words):

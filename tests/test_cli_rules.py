@@ -3,6 +3,8 @@ refused in one line with a suggestion."""
 
 from __future__ import annotations
 
+import pytest
+
 from scat_cli.main import main
 from scat_env.rules import PRESET_NOTES, PRESETS
 
@@ -30,3 +32,36 @@ def test_scat_rules_refuses_an_unknown_name_with_a_suggestion(capsys):
     assert main(["rules", "stndard"]) == 2
     err = capsys.readouterr().err.strip()
     assert "did you mean 'standard'" in err and "\n" not in err and len(err) < 200
+
+
+def _paths(tmp_path):
+    """A folder, a missing file under a path, a missing .yaml, a text file, a good file."""
+    (tmp_path / "notes.txt").write_text("pennies: 1\n")
+    (tmp_path / "short.yaml").write_text("preset: standard\npennies: 1\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command, flag", [
+    (["rules"], ""),
+    (["play", "--fast", "--rules"], "--rules "),
+    (["watch", "--agents", "random,random", "--fast", "--rules"], "--rules "),
+])
+@pytest.mark.parametrize("name, words", [
+    ("{tmp}", "a folder, not a rules file"),
+    ("{tmp}/nothing/here", "no such file"),
+    ("./no_such_rules", "no such file"),
+    ("no_such_rules.yaml", "no such file"),
+    ("{tmp}/notes.txt", "a rules file is YAML, named *.yaml or *.yml"),
+])
+def test_a_rules_path_is_named_as_a_path_not_as_an_unknown_preset(
+        tmp_path, capsys, monkeypatch, command, flag, name, words):
+    monkeypatch.setenv("SCAT_REPLAY_DIR", str(tmp_path / "replays"))
+    value = name.format(tmp=_paths(tmp_path))
+    assert main([*command, value]) == 2
+    assert capsys.readouterr().err == f"scat {command[0]}: error: {flag}{value}: {words}\n"
+    assert not (tmp_path / "replays").exists()
+
+
+def test_a_rules_file_given_by_its_path_is_read(tmp_path, capsys):
+    assert main(["rules", str(_paths(tmp_path) / "short.yaml")]) == 0
+    assert "pennies                     1  *" in capsys.readouterr().out
