@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -93,8 +94,13 @@ class PolicyAgent(Agent):
         self._symmetries: dict[Rules, Any] = {}
 
     def check_table(self, num_players: int, rules: Rules) -> None:
+        self.check_table_as(self.name, num_players, rules)
+
+    def check_table_as(self, who: str, num_players: int, rules: Rules) -> None:
+        """:meth:`check_table`, its refusal naming ``who``: a policy set's member is refused
+        in the set's name, the spec the user gave, not by the files the set lists."""
         if num_players > self.max_players:
-            raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
+            raise ValueError(f"{who} was trained for at most {self.max_players} players, "
                              f"this table has {num_players}")
         extra = tuple(p.name for p in extra_pieces(rules))
         reads = read_pieces(self.policy)
@@ -105,20 +111,20 @@ class PolicyAgent(Agent):
                 return ", ".join(names) if names else "nothing"
             trained = ("the observation of the draw-and-discard game with lives" if not reads
                        else f"the observation with {words(reads)} added")
-            raise ValueError(f"{self.name} reads {trained}; these rules ({rules.name}) add "
+            raise ValueError(f"{who} reads {trained}; these rules ({rules.name}) add "
                              f"{words(extra)}" + (", which it has never read" if extra else ""))
         if rules.play == "golf" and known_actions(self.policy) < NUM_ACTIONS:
-            raise ValueError(f"{self.name} knows {known_actions(self.policy)} actions; golf "
+            raise ValueError(f"{who} knows {known_actions(self.policy)} actions; golf "
                              f"needs all {NUM_ACTIONS} (its slot choices are {PLACE_SLOT}.."
                              f"{NUM_ACTIONS - 1})")
         if rules.calls and known_actions(self.policy) <= CORE_ACTIONS:
-            raise ValueError(f"{self.name} knows only the {CORE_ACTIONS} actions of the "
+            raise ValueError(f"{who} knows only the {CORE_ACTIONS} actions of the "
                              f"draw-and-discard game; these rules ({rules.name}) offer "
                              f"{', '.join(rules.calls)}, calls it was never trained to make")
         for key in RULES_THE_POLICY_MUST_KNOW:
             trained = self.trained_rules.get(key)
             if trained is not None and trained != getattr(rules, key):
-                raise ValueError(f"{self.name} was trained with {key} {trained!r}; these rules "
+                raise ValueError(f"{who} was trained with {key} {trained!r}; these rules "
                                  f"({rules.name}) have {getattr(rules, key)!r}")
 
     def _encoder(self, rules: Rules) -> PaddedEncoder:
@@ -215,9 +221,9 @@ class PolicySetAgent(Agent):
         # Players drop out as the game goes on: every count a game can reach needs a member.
         counts = range(num_players, 1, -1) if self.active_only else [num_players]
         for players in counts:
-            self._for(players).check_table(players, rules)
+            self._for(players).check_table_as(self.name, players, rules)
         if self.default is not None and num_players <= self.default.max_players:
-            self.default.check_table(num_players, rules)
+            self.default.check_table_as(self.name, num_players, rules)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -319,6 +325,7 @@ def parse_policy_spec(arg: str | None, kind: str) -> tuple[str, dict[str, Any]]:
         arg = head
     if {"sample", "argmax"} <= options:
         raise ValueError(f"{kind}: 'sample' and 'argmax' contradict each other")
+    _check_no_unknown_option(arg, kind, spec)
     if not arg:
         example = SHIPPED_SET if kind == "ppo" else "runs/x/checkpoint.zip"
         raise ValueError(f"{kind}: needs a file, e.g. {kind}:{example}")
@@ -326,6 +333,27 @@ def parse_policy_spec(arg: str | None, kind: str) -> tuple[str, dict[str, Any]]:
     if symmetry is not None:
         kwargs["symmetry"] = symmetry
     return arg, kwargs
+
+
+#: The options as a user reads them, for the error that names an unknown one.
+_OPTIONS_TEXT = f"{', '.join(_OPTIONS)}, sym, sym=N (N from 1 to {SYM_MAX})"
+
+
+def _check_no_unknown_option(path: str, kind: str, spec: str) -> None:
+    """Refuse ``PATH:word`` whose last part is a word and no file: an option misspelt, not a
+    missing file. Why here: the option loop above stops at the first word it does not know
+    (a path may hold ':'), and the loader would then say "policy file 'scat_ppo_set:bogus'
+    does not exist", pointing the user at a file they never named."""
+    head, sep, tail = path.rpartition(":")
+    if not sep or not head or not _OPTION_WORD.fullmatch(tail):
+        return
+    if os.path.exists(path) or shipped_path(path):
+        return  # a file whose name holds ':'
+    raise ValueError(f"{kind}: unknown option {tail[:40]!r} in {kind}:{spec[:120]}; "
+                     f"options: {_OPTIONS_TEXT}")
+
+
+_OPTION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(=[^/\\]*)?")
 
 
 def _symmetry_count(option: str, kind: str, spec: str) -> int:
@@ -345,7 +373,7 @@ def _make_ppo(arg: str | None, seed: int | None) -> Agent:
     if path.endswith((".yaml", ".yml")):
         return _make_set(path, options, seed, f"ppo:{given}")
     policy, max_players, rules = _load_native(path)
-    return PolicyAgent(policy, max_players, rules, seed=seed, name=f"ppo:{path}", **options)
+    return PolicyAgent(policy, max_players, rules, seed=seed, name=f"ppo:{given}", **options)
 
 
 register("ppo", _make_ppo, "trained policy or policy set by player count: "

@@ -203,3 +203,35 @@ def test_a_set_refuses_a_table_it_cannot_play_before_the_first_move(tmp_path):
     with pytest.raises(ValueError, match="policies for 3 players and no default; this table has 2"):
         make_agent(f"ppo:{path}").check_table(3, Rules())
     make_agent(f"ppo:{path}:full").check_table(3, Rules())
+
+
+@pytest.mark.parametrize("spec", ["ppo:scat_ppo_set", "ppo:scat_ppo_set:sample", "ppo:scat_ppo"])
+@pytest.mark.parametrize("preset", ["golf", "french_canadian", "moyer", "gin"])
+def test_a_refusal_names_the_spec_the_user_gave_not_the_files_behind_it(spec, preset):
+    with pytest.raises(ValueError) as refused:
+        make_agent(spec).check_table(3, Rules.preset(preset))
+    given = spec.removesuffix(":sample")
+    message = str(refused.value)
+    assert message.startswith(f"{given} ") and ".npz" not in message and "\n" not in message
+
+
+@pytest.mark.parametrize("spec, word", [
+    ("ppo:scat_ppo_set:bogus", "bogus"),
+    ("ppo:scat_ppo_set:sample:bogus", "bogus"),
+    ("ppo:scat_ppo_set:Full", "Full"),
+    ("ppo:scat_ppo_set:symm=3", "symm=3"),
+    ("ppo:no_such_policy.npz:bogus", "bogus"),
+])
+def test_an_unknown_option_after_a_policy_is_named_with_the_options(spec, word):
+    with pytest.raises(ValueError) as refused:
+        make_agent(spec)
+    assert str(refused.value) == (
+        f"ppo: unknown option {word!r} in {spec}; options: sample, argmax, full, sym, "
+        "sym=N (N from 1 to 576)")
+
+
+def test_a_policy_file_whose_name_holds_a_colon_still_loads(tmp_path):
+    path = _plain_policy(tmp_path / "run:best")
+    assert make_agent(f"ppo:{path}").max_players == 6
+    with pytest.raises(ValueError, match="policy file .*does not exist"):
+        make_agent(f"ppo:{tmp_path}/run:best.npz")  # a file name, not an option: missing
