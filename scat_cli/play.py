@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import CliError
+
+if TYPE_CHECKING:
+    from scat_env import Rules
 
 #: Seeds are sealed as JSON integers: any size would do, this bound keeps them ordinary.
 MAX_SEED = 2**63
@@ -43,10 +47,12 @@ def check_width(width: int | None) -> None:
                        f"got {str(width)[:30]}")
 
 
-def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, list[str]]:
+def opponent_specs(players: int | None, opponents: str | None,
+                   rules: Rules | None = None) -> tuple[int, list[str]]:
     """Resolve ``--players`` and ``--opponents`` into a player count and one spec per
     opponent. One spec is used for every opponent; a list sets the count if none is given;
-    no spec means the shipped policy set."""
+    no spec means the first shipped policy that can play these ``rules`` (standard if
+    ``None``) at this table: :func:`default_opponent`."""
     from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
     specs = [s.strip() for s in opponents.split(",")] if opponents else []
@@ -57,7 +63,7 @@ def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, lis
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise CliError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {players}")
     if not specs:
-        specs = [default_opponent(players)]
+        specs = [default_opponent(players, rules)]
     if len(specs) == 1:
         specs = specs * (players - 1)
     if len(specs) != players - 1:
@@ -68,19 +74,29 @@ def opponent_specs(players: int | None, opponents: str | None) -> tuple[int, lis
     return players, specs
 
 
-def default_opponent(players: int) -> str:
-    """The shipped policy set where it plays the table (2-6 players), else the batched
-    trainer's shipped policy (``compact:scat_batch``, 2-10 players)."""
+#: Who sits at the table when no ``--opponents`` are given and no shipped policy can play
+#: the rules (golf, a race to points, rules with calls): the rule-based expert plays them all.
+FALLBACK_OPPONENT = "expert"
+
+
+def default_opponent(players: int, rules: Rules | None = None) -> str:
+    """The shipped policy set where it plays the table (2-6 players of the standard game's
+    family), else the batched trainer's shipped policy (``compact:scat_batch``, 2-10
+    players), else :data:`FALLBACK_OPPONENT`. Why a fallback: the policies read only the
+    game they were trained on, and ``scat play --rules golf`` must still seat someone."""
     from agents.compact import SHIPPED_COMPACT
     from agents.policy import DEFAULT_OPPONENT
     from agents.registry import make_agent
     from scat_env import Rules
 
-    try:
-        make_agent(DEFAULT_OPPONENT).check_table(players, Rules())
-    except ValueError:  # a table larger than the set plays
-        return f"compact:{SHIPPED_COMPACT}"
-    return DEFAULT_OPPONENT
+    table = rules if rules is not None else Rules()
+    for spec in (DEFAULT_OPPONENT, f"compact:{SHIPPED_COMPACT}"):
+        try:
+            make_agent(spec).check_table(players, table)
+        except ValueError:  # a table larger than it plays, or a game it never read
+            continue
+        return spec
+    return FALLBACK_OPPONENT
 
 
 def _agents_epilog() -> str:
@@ -168,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         if (rules.name == "custom" and rules_file.endswith((".yaml", ".yml"))
                 and len(stem) <= 40 and stem.isprintable() and not set(stem) & set("[]")):
             rules = rules.replace(name=stem)  # show the file's name (if a screen can show it)
-        players, specs = opponent_specs(args.players, args.opponents)
+        players, specs = opponent_specs(args.players, args.opponents, rules)
         seed = args.seed if args.seed is not None else new_seed()
         if args.name.strip() == "" or args.name == HUMAN:
             raise CliError(f"--name must be a name, got {args.name[:30]!r}")

@@ -183,6 +183,19 @@ def test_the_default_opponent_is_the_shipped_policy_set():
     assert opponent_specs(3, None) == (3, [DEFAULT_OPPONENT] * 2)
 
 
+@pytest.mark.parametrize("preset", ["golf", "french_canadian", "moyer", "undeclared_31"])
+def test_rules_no_shipped_policy_reads_get_the_expert_as_the_default_opponent(preset):
+    """The policies read only the game they were trained on: ``scat play --rules golf``
+    without ``--opponents`` seats the expert rather than refusing the game."""
+    from agents.registry import make_agent
+    from scat_cli.play import FALLBACK_OPPONENT
+
+    rules = Rules.preset(preset)
+    assert opponent_specs(3, None, rules) == (3, [FALLBACK_OPPONENT] * 2)
+    make_agent(FALLBACK_OPPONENT).check_table(3, rules)
+    assert opponent_specs(3, None, Rules.preset("no_county"))[1][0] == "ppo:scat_ppo_set"
+
+
 def test_saved_specs_name_their_files_from_any_folder(tmp_path):
     (tmp_path / "runs").mkdir()
     policy = tmp_path / "runs" / "policy.pt"
