@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scat_cli.savegame import ReplayError, check_depth
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESET_NOTES, PRESETS
@@ -241,6 +242,53 @@ async def server_error(request: Request, exc: Exception) -> Response:
                       "last saved")
 
 
+class HostCheck:
+    """Starlette's :class:`TrustedHostMiddleware`, with its refusal on ``/api/`` routes in
+    the API's error form (``{"error": ...}`` JSON, the same status 400) so a client reads
+    every error of the API one way; other paths keep Starlette's answer.
+
+    Why a wrapper and not a copy of its checks: the host parsing (ports, IPv6 brackets,
+    wildcards) stays Starlette's, so it cannot drift from what Starlette serves. The
+    middleware is run with an inner app that only marks the request as passed; a refusal is
+    what it sends instead, held back here and answered in JSON."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = list(allowed_hosts)
+        self.check = TrustedHostMiddleware(self._passed, allowed_hosts=self.hosts)
+
+    @staticmethod
+    async def _passed(scope: Scope, receive: Receive, send: Send) -> None:
+        scope["scat.host_ok"] = True
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        probe: dict[str, Any] = dict(scope)
+        refusal: list[Message] = []
+
+        async def hold(message: Message) -> None:
+            refusal.append(message)
+
+        await self.check(probe, receive, hold)
+        if probe.get("scat.host_ok"):
+            await self.app(scope, receive, send)
+            return
+        status = next((m.get("status") for m in refusal if m["type"] == "http.response.start"),
+                      None)
+        if scope["type"] == "http" and scope["path"].startswith("/api/") and status == 400:
+            names = ", ".join(h for h in self.hosts if h != "::1")
+            response = error(400, f"invalid Host header: this server answers only to {names} "
+                                  "(open the page by one of these)")
+            response.headers.update(SECURITY_HEADERS)
+            response.headers["Cache-Control"] = "no-store"
+            await response(scope, receive, send)
+            return
+        for message in refusal:  # a redirect, or a refusal off the API: Starlette's own
+            await send(message)
+
+
 def create_app(
     data_dir: str | Path,
     *,
@@ -265,7 +313,7 @@ def create_app(
     ]
     middleware = []
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+        middleware.append(Middleware(HostCheck, allowed_hosts=list(allowed_hosts)))
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={HTTPException: http_error, 500: server_error})
     app.state.store = store if store is not None else GameStore(data_dir, agents=agents)

@@ -727,6 +727,8 @@ def check_move(body: Any) -> tuple[int, int]:
             raise WebError(400, f"missing field {key!r}")
         if not _is_int(body[key]):
             raise WebError(400, f"{key} must be an integer, got {_short(body[key])}")
+    if body["seq"] < 0:  # a count of the person's decisions: never stale, simply wrong
+        raise WebError(400, f"seq must be the game's seq, 0 or more, got {_short(body['seq'])}")
     return body["action"], body["seq"]
 
 

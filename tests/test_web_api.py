@@ -225,6 +225,8 @@ def _unchanged(client: TestClient, home: Path, game: dict[str, Any]) -> Iterator
     ({"seq": 0}, 400, ["missing field 'action'"]),
     ({"action": 52, "seq": 0, "undo": True}, 400, ["unknown field", "undo"]),
     ({"action": 52, "seq": 5}, 409, ["stale move", "seq 5"]),
+    ({"action": 52, "seq": -1}, 400, ["seq", "0 or more", "-1"]),
+    ({"action": 52, "seq": 0.5}, 400, ["seq", "integer", "0.5"]),
     ([52, 0], 400, ["JSON object"]),
 ])
 def test_a_bad_move_is_refused_and_changes_nothing(client, home, body, status, words):
@@ -681,6 +683,21 @@ def test_other_host_names_are_refused_on_a_loopback_server(home):
                                headers={"host": "192.168.1.5"}).status_code == 200
 
 
+def test_a_refused_host_gets_the_apis_json_error_on_api_routes(home):
+    """docs/WEB_API.md: every /api error is ``{"error": ...}``; the page keeps Starlette's."""
+    with _client(home) as client:
+        for path in ("/api/options", "/api/games/0000abcd", "/api/nowhere"):
+            r = client.get(path, headers={"host": "evil.example"})
+            message = _error(r, 400, "Host", "127.0.0.1, localhost, [::1]")
+            assert "evil" not in message and r.headers["cache-control"] == "no-store"
+            assert r.headers["x-frame-options"] == "DENY"
+        r = client.post("/api/games", json={}, headers={"host": "evil.example"})
+        _error(r, 400, "Host")
+        page = client.get("/", headers={"host": "evil.example"})
+        assert page.status_code == 400 and page.text == "Invalid host header"
+        assert client.get("/api/games", headers={"host": "[::1]:8731"}).status_code == 200
+
+
 def test_the_move_answer_says_how_long_the_server_took(client):
     game = _new(client, players=2)
     r = client.post(f"/api/games/{game['id']}/move",
@@ -724,6 +741,18 @@ def test_the_api_reference_names_every_route_and_every_field(client):
     for record in records:
         for key in record:
             assert f'"{key}"' in doc or f"`{key}`" in doc, key
+
+
+def test_the_options_example_lists_the_agents_the_server_offers(home):
+    """The example of ``GET /api/options`` in docs/WEB_API.md is the server's own list, in
+    its order and with its labels: a page written from the doc offers what is accepted."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "WEB_API.md").read_text("utf-8")
+    example = doc.split("### `GET /api/options`", 1)[1].split("```", 2)[1]
+    listed = [json.loads(m) for m in re.findall(r'\{"spec": [^{}]*\}', example)]
+    with TestClient(create_app(home), base_url=BASE) as client:
+        options = client.get("/api/options").json()
+    assert listed == options["agents"]
+    assert f'"default_opponent": "{options["default_opponent"]}"' in example
 
 
 # -- every preset, every table size ----------------------------------------------------------
