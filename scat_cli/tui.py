@@ -437,7 +437,7 @@ def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> li
         f"{lives_count(rules, lost)}"
         for lost, seats in sorted(by_loss.items(), reverse=True)
     ]
-    lines = [rule_text(result.rule)]
+    lines = [rule_text(result.rule, rules)]
     if paid:
         lines.append("; ".join(paid) + ".")
     for s in result.eliminated:

@@ -88,7 +88,7 @@ def showdown_lines(result: HandResult, rules: Rules, names: Sequence[str]) -> li
                for r in rows]
     w_who, w_hand = max(map(len, who)), max(map(len, hands))
     w_value, w_change = max(len(r.value) for r in rows), max(map(len, changes))
-    lines = [f"  rule: {rule_text(result.rule)}"]
+    lines = [f"  rule: {rule_text(result.rule, rules)}"]
     for r, name, hand, change in zip(rows, who, hands, changes, strict=True):
         lines.append(f"  {name:<{w_who}}  {hand:<{w_hand}}  {r.value:>{w_value}}  "
                      f"{change:>{w_change}}  {r.standing}".rstrip())

@@ -15,22 +15,24 @@ from collections.abc import Mapping, Sequence
 from .rules import Rules
 
 #: Every rule that can decide a hand, with what it means (the text :func:`rule_text` gives).
+#: Each sentence is true under every rules preset: what a knocker pays depends on the rules
+#: (``knocker_loss``, ``knocker_loss_on_31``), so :func:`rule_text` says it in a sentence of
+#: its own when it is given the rules, after this one.
 _RULE_TEXT: dict[str, str] = {
     "lowest": "The lowest hand loses a life; hands tied for lowest each lose one.",
-    "knocker_lowest": "The knocker had the lowest hand alone and pays the knocker's penalty.",
+    "knocker_lowest": "The knocker had the lowest hand alone and pays for the knock.",
     "knocker_tie_safe": "The knocker tied for the lowest hand and is safe; "
     "the others tied with them lose a life.",
-    "knocker_tie_all": "The knocker tied for the lowest hand: the knocker pays the knocker's "
-    "penalty and the others tied with them lose a life.",
-    "knocker_tie_only": "The knocker tied for the lowest hand and alone pays the knocker's "
-    "penalty.",
+    "knocker_tie_all": "The knocker tied for the lowest hand: the others tied with them lose "
+    "a life, and the knocker pays for the knock.",
+    "knocker_tie_only": "The knocker tied for the lowest hand and alone pays for the knock.",
     "gin_knocker_highest": "The knocker promised the highest hand and had it: "
     "everyone else loses a life.",
     "gin_knocker_beaten": "The knocker promised the highest hand and was beaten: "
     "the knocker alone pays.",
     "thirty_one": "A player declared 31: everyone else loses a life.",
     "thirty_one_after_knock": "A player declared 31 after a knock: everyone else loses a "
-    "life, the knocker the knocker's penalty for a 31.",
+    "life.",
     "dealt_thirty_one": "A 31 was dealt: everyone without one loses a life.",
     "points_highest": "The highest hand scores a point; hands tied for highest each score one.",
     "points_tie_to_non_knockers": "The knocker tied for the highest hand: the others tied "
@@ -43,18 +45,43 @@ _RULE_TEXT: dict[str, str] = {
     "their last life.",
 }
 
+#: The rules whose knocker pays ``Rules.knocker_loss``: their text ends by saying how much.
+_KNOCKER_PAYS = ("knocker_lowest", "knocker_tie_all", "knocker_tie_only", "gin_knocker_beaten")
+
 #: The codes of :attr:`HandResult.rule <scat_env.engine.HandResult.rule>`, in the order of
 #: the rules: a knock or an exhausted stock (showdown), 31, the points race, then the all-out
 #: exceptions.
 RULES: tuple[str, ...] = tuple(_RULE_TEXT)
 
 
-def rule_text(rule: str) -> str:
-    """The rule ``rule`` (one of :data:`RULES`) in one plain sentence."""
+def rule_text(rule: str, rules: Rules | None = None) -> str:
+    """The rule ``rule`` (one of :data:`RULES`) in plain sentences.
+
+    Without ``rules``, one sentence true under every preset. With them, what the knocker
+    pays is added where it depends on the rules ("The knocker loses two lives."), so a
+    showdown says the preset's own rule; the text always begins with the sentence given
+    without ``rules``, so a reader holding only that one can find it in the longer one.
+    """
     try:
-        return _RULE_TEXT[rule]
+        text = _RULE_TEXT[rule]
     except KeyError:
         raise ValueError(f"unknown rule {rule!r}; rules: {', '.join(RULES)}") from None
+    if rules is None:
+        return text
+    if rule in _KNOCKER_PAYS:
+        return f"{text} The knocker loses {_lives(rules, rules.knocker_loss)}."
+    if rule == "thirty_one_after_knock" and rules.knocker_loss_on_31 != 1:
+        return f"{text} The knocker loses {_lives(rules, rules.knocker_loss_on_31)}."
+    return text  # the knocker loses one like everyone else: the sentence says it all
+
+
+def _lives(rules: Rules, n: int) -> str:
+    """``n`` lives in words, "a life" or "two lives" (on the bus, stops)."""
+    one, many = ("stop", "stops") if rules.lives_name == "bus" else ("life", "lives")
+    return f"a {one}" if n == 1 else f"{_NUMBERS.get(n, str(n))} {many}"
+
+
+_NUMBERS = {2: "two", 3: "three", 4: "four"}
 
 
 def knock_losses(

@@ -12,6 +12,7 @@ from conftest import exhaust_stock, game, keep, knock_game, last, move, stack
 from scat_env import GameState, Rules, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
 from scat_env.engine import Phase
+from scat_env.rules import PRESETS
 from scat_env.view import make_view
 
 H23, H17, H11, H10 = "KH 8H 5H", "QS 9D 8D", "AC 6S 4S", "JC 7H 4D"
@@ -482,3 +483,45 @@ def test_to_dict_names_every_seat_and_survives_json():
     assert d["lives_after"] == {"player_0": 3, "player_1": 4, "player_2": 3}
     named = res.to_dict(["Ann", "Bob", "Cy"])
     assert named["knocker"] == "Ann" and set(named["values"]) == {"Ann", "Bob", "Cy"}
+
+
+_WORDS = {1: "a life", 2: "two lives"}
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if Rules.preset(p).scoring == "lives"])
+def test_the_rule_text_says_what_this_presets_knocker_pays(preset):
+    """The text of a scored hand names what the knocker lost under these rules, as scored:
+    never "the knocker's penalty", and no second penalty where the knocker loses one like
+    everyone else (the standard game's 31 after a knock)."""
+    from scat_env.showdown import RULES, knock_losses, rule_text, thirty_one_losses
+
+    rules = Rules.preset(preset)
+    for rule in RULES:
+        text = rule_text(rule, rules)
+        assert text.startswith(rule_text(rule)) and "penalty" not in text
+    cases = [thirty_one_losses([0, 1, 2], [1], 0, rules),
+             knock_losses({0: 10.0, 1: 20.0, 2: 25.0}, 0, rules)]
+    for losses, rule in cases:
+        text = rule_text(rule, rules)
+        unit = _WORDS[losses[0]]
+        if rules.lives_name == "bus":
+            unit = unit.replace("lives", "stops").replace("life", "stop")
+        if rule == "thirty_one_after_knock" and losses[0] == 1:
+            assert text == "A player declared 31 after a knock: everyone else loses a life."
+        elif rule != "gin_knocker_highest":
+            assert text.endswith(f" The knocker loses {unit}."), (rule, text)
+
+
+def test_the_standard_games_knocker_pays_two_lives_alone_and_one_after_a_31():
+    from scat_env.showdown import rule_text
+
+    standard = Rules()
+    assert rule_text("knocker_lowest", standard) == (
+        "The knocker had the lowest hand alone and pays for the knock. "
+        "The knocker loses two lives.")
+    assert rule_text("thirty_one_after_knock", standard) == (
+        "A player declared 31 after a knock: everyone else loses a life.")
+    assert rule_text("thirty_one_after_knock", Rules.preset("knocker_pays_ties")).endswith(
+        "everyone else loses a life. The knocker loses two lives.")
+    assert rule_text("knocker_lowest", Rules.preset("knocker_loses_one")).endswith(
+        "The knocker loses a life.")

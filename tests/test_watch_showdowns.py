@@ -50,7 +50,7 @@ def _check_showdowns(preset: str, out: str, results: list) -> None:
     starts = [i for i, line in enumerate(lines) if line.startswith("* hand ")]
     assert len(starts) == len(results)
     for start, result in zip(starts, results, strict=True):
-        assert lines[start + 1] == f"  rule: {rule_text(result.rule)}"
+        assert lines[start + 1] == f"  rule: {rule_text(result.rule, rules)}"
         rows = lines[start + 2:start + 2 + len(result.lives_lost)]
         public = result.seen_by(None)
         for seat, row in zip(sorted(result.lives_lost), rows, strict=True):
