@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, HandResult, PlayerView, Rules
-from scat_env.actions import GOLF_SLOTS, PLACE_SLOT, TURN_UP, action_str
+from scat_env.actions import GOLF_SLOTS, HAMMER, PLACE_SLOT, TURN_UP, action_str
 from scat_env.cards import CARD_POINTS, CARD_RANK, CARD_SUIT, NUM_CARDS, card_str
 from scat_env.rules import lives_label
 from scat_env.scoring import value_of
@@ -382,10 +382,39 @@ def table_view(
     return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
 
 
+#: How the draw prompt names each choice the menu may offer at the start of a turn.
+_DRAW_CHOICES = {DRAW_STOCK: "draw a card", KNOCK: "knock", END_PLAY: "end the play",
+                 HAMMER: "call a hammer"}
+
+
+def draw_prompt(view: PlayerView, actions: Sequence[int]) -> str:
+    """The line over the menu at the start of a turn, naming only what the menu offers.
+
+    Why from the menu and not one fixed sentence: the choices change with the table (no
+    knock once someone has knocked, on the first turn where the rules forbid it, or with
+    too few points; no stock once it is exhausted), and a prompt offering a knock the
+    menu then refuses sends the player to a move they cannot make.
+    """
+    choices = []
+    if DRAW_STOCK in actions:
+        choices.append(_DRAW_CHOICES[DRAW_STOCK])
+    elif DRAW_DISCARD in actions:  # the stock is exhausted: the discard is the only draw
+        choices.append("take the top discard")
+    choices += [_DRAW_CHOICES[a] for a in (KNOCK, END_PLAY, HAMMER) if a in actions]
+    if not choices:
+        return "Your turn: type the number of a move."
+    if len(choices) == 1:
+        said = choices[0]
+    else:
+        said = ", ".join(choices[:-1]) + ", or " + choices[-1]
+    turn = "Your last turn" if view.knocker is not None else "Your turn"
+    return f"{turn}: {said}."
+
+
 def menu_view(view: PlayerView, options: Sequence[MenuOption]) -> RenderableType:
     """The numbered list of legal moves, each with its shortcut."""
     if view.phase == "draw":
-        head = "Your turn: draw a card, or knock."
+        head = draw_prompt(view, [opt.action for opt in options])
     elif view.phase == "golf_draw":
         head = "Your turn: draw from the stock, or take the top discard into a slot."
     elif view.phase == "golf_place":

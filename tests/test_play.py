@@ -603,3 +603,36 @@ def test_the_calls_of_the_variations_are_on_the_menu_and_play_to_the_end(tmp_pat
             break
     else:
         pytest.fail(f"{preset}: no call was offered to the person in 20 games")
+
+
+def _prompt(state) -> str:
+    """The line over the move menu, as the screen shows it."""
+    from scat_cli.humanio import menu_options
+    from scat_cli.tui import menu_view
+    from scat_env import make_view
+
+    view = make_view(state, state.current_player)
+    return menu_view(view, menu_options(view)).plain.splitlines()[0]
+
+
+def test_the_draw_prompt_offers_only_what_the_menu_offers():
+    """"Your turn: draw a card, or knock." only where a knock is on the menu: not after
+    another player's knock, not on a first turn the rules keep from knocking, not once the
+    stock is exhausted (then: take the discard, or end the play)."""
+    from conftest import exhaust_stock, game, move
+
+    hands = ["KH 8H 5H", "QS 9D 8D", "AC 6S 4S"]
+    st = game(hands, "2D", "3C 4C 5C 6C 7C 8C 9C", dealer=2)
+    assert _prompt(st) == "Your turn: draw a card, or knock."
+    move(st, 0, "knock")
+    assert _prompt(st) == "Your last turn: draw a card."
+    st = game(hands, "2D", dealer=2, rules=Rules(first_turn_knock=False))
+    assert _prompt(st) == "Your turn: draw a card."
+    st = game(hands, "2D", "3C 4C 5C 6C", dealer=2)
+    exhaust_stock(st)
+    assert _prompt(st) == "Your turn: take the top discard, or end the play."
+    st = game(hands, "2D", "3C 4C 5C 6C", dealer=2, rules=Rules(knock_when_stock_exhausted=True))
+    exhaust_stock(st)
+    assert _prompt(st) == "Your turn: take the top discard, knock, or end the play."
+    st = game(hands, "2D", "3C 4C 5C 6C", dealer=2, rules=Rules(hammer=True))
+    assert _prompt(st) == "Your turn: draw a card, knock, or call a hammer."

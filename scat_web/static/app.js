@@ -10,7 +10,7 @@ const SPEEDS = [
   { ms: 0, text: "instant" }, { ms: 300, text: "fast" }, { ms: 750, text: "normal" },
   { ms: 1300, text: "slow" }, { ms: 2200, text: "very slow" },
 ];
-const ACTION = { STOCK: 52, TAKE: 53, KNOCK: 54, END_PLAY: 55 };
+const ACTION = { STOCK: 52, TAKE: 53, KNOCK: 54, END_PLAY: 55, HAMMER: 56 };
 const GOLF = { PLACE: 61, TURN_UP: 64 };
 
 const page = {
@@ -521,14 +521,31 @@ function slotEl(state, seat, i) {
   return box ? box.querySelector(`[data-slot="${i}"]`) : null;
 }
 
+/** The prompt at the start of a turn, naming only the moves on offer (`STATE.legal`): no
+ * knock after another player's knock or where the rules forbid one, no stock once it is
+ * exhausted. */
+function drawPrompt(s) {
+  const has = (action) => s.legal.some((m) => m.action === action);
+  const choices = [];
+  if (has(ACTION.STOCK)) {
+    choices.push(has(ACTION.TAKE) ? "draw a card (stock or discard pile)" : "draw from the stock");
+  } else if (has(ACTION.TAKE)) {
+    choices.push("take the top discard");
+  }
+  if (has(ACTION.KNOCK)) choices.push("knock");
+  if (has(ACTION.END_PLAY)) choices.push("end the play");
+  if (has(ACTION.HAMMER)) choices.push("call a hammer");
+  const said = choices.length > 1
+    ? `${choices.slice(0, -1).join(", ")}, or ${choices[choices.length - 1]}`
+    : choices[0] || "choose a move below";
+  const last = s.knocker !== null && s.knocker !== undefined;
+  return `${last ? "Your last turn" : "Your turn"}: ${said}.`;
+}
+
 function promptFor(s) {
   if (s.status === "over") return "The game is over.";
   if (!s.legal.length) return "The other players are moving.";
-  if (s.phase === "draw") {
-    return s.legal.some((m) => m.action === ACTION.KNOCK)
-      ? "Your turn: draw a card (stock or discard pile), or knock."
-      : "Your turn: draw a card from the stock or the discard pile.";
-  }
+  if (s.phase === "draw") return drawPrompt(s);
   if (s.phase === "discard") {
     return s.taken ? `Now discard a card: click it, or type it like kh and Enter (not the `
       + `${cardText(s.taken)} you took).` : "Now discard a card: click it, or type it like kh and Enter.";
@@ -978,8 +995,13 @@ function whyNotCard(s, card) {
       : "Draw first: click the stock (s) or take the top discard (d).";
   }
   if (s.phase === "draw") {
-    return "Draw first: click the stock (s) or the discard pile (d)"
-      + (s.legal.some((m) => m.action === ACTION.KNOCK) ? ", or knock (k)." : ".");
+    const has = (action) => s.legal.some((m) => m.action === action);
+    const ways = [];
+    if (has(ACTION.STOCK)) ways.push("click the stock (s)");
+    if (has(ACTION.TAKE)) ways.push(has(ACTION.STOCK) ? "the discard pile (d)" : "click the discard pile (d)");
+    const rest = [has(ACTION.KNOCK) && "knock (k)", has(ACTION.END_PLAY) && "end the play (e)"]
+      .filter(Boolean);
+    return `Draw first: ${ways.join(" or ")}${rest.map((r) => `, or ${r}`).join("")}.`;
   }
   if (card === s.taken) {
     return `You just took the ${cardText(card)} from the discard pile, so you may not put it `
