@@ -130,6 +130,9 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
             )
         if not 2 <= sizes[0] <= 10:
             raise CliError(f"--field seats {sizes[0]} players: Scat is played by 2 to 10")
+    from .rules import rules_from_arg
+
+    rules_from_arg(args.rules)  # a path named as a path (a folder, a missing file), one line
     config = TournamentConfig(
         tables=tuple(tables),
         games=args.games,

@@ -109,7 +109,7 @@ def result_payload(result: HandResult, rules: Rules, names: Sequence[str]) -> di
         "dealer": result.dealer,
         "reason": result.reason,
         "rule": result.rule,
-        "rule_text": rule_text(result.rule),
+        "rule_text": rule_text(result.rule, rules),
         "knocker": result.knocker,
         "declarers": list(result.declarers),
         # golf's in slot order, as the table shows them; the other games' sorted
