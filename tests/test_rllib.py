@@ -295,6 +295,8 @@ def test_a_short_run_checkpoints_exports_and_its_policy_plays_as_rllib_spec(tmp_
         assert meta["architecture"] == {"kind": "mlp", "activation": "relu", "hidden": 32,
                                         "layers": 1, "actions": 67, "observation_size": 388}
     assert (out / "checkpoint" / "rllib_checkpoint.json").exists()  # RLlib's own, to resume
+    state = json.loads((out / "state.json").read_text())
+    assert state["snapshots"] == 1 and state["snapshot_envs"] == 1  # the frozen copy arrived
     rules = Rules.preset("standard")
     for path in (out, out / "policy", out / "checkpoint"):
         agent = make_agent(f"rllib:{path}", seed=0)

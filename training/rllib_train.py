@@ -310,15 +310,16 @@ def main_weights(algo: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def push_snapshot(algo: Any, weights: dict[str, np.ndarray]) -> None:
+def push_snapshot(algo: Any, weights: dict[str, np.ndarray]) -> int:
     """Every env of every env runner (local and remote) plays ``snapshot`` seats from
-    ``weights`` from its next game on."""
-    def give(runner: Any) -> None:
-        env = getattr(runner, "env", None)
-        for e in getattr(env, "envs", None) or []:
+    ``weights`` from its next game on; returns how many envs took them."""
+    def give(runner: Any) -> int:
+        envs = getattr(getattr(runner, "env", None), "envs", None) or []
+        for e in envs:
             e.unwrapped.set_snapshot(weights)
+        return len(envs)
 
-    algo.env_runner_group.foreach_env_runner(give, local_env_runner=True)
+    return sum(algo.env_runner_group.foreach_env_runner(give, local_env_runner=True))
 
 
 def export_policy(weights: dict[str, np.ndarray], folder: Path, cfg: RLlibConfig,
@@ -409,7 +410,7 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         size = ScatMultiAgentEnv({"num_players": cfg.num_players, "rules": cfg.rules}) \
             .observation_spaces["player_0"]["observations"].shape[0]
         if SNAPSHOT in cfg.opponents:
-            push_snapshot(algo, main_weights(algo))  # the policy as it starts
+            state["snapshot_envs"] = push_snapshot(algo, main_weights(algo))  # as it starts
         t0, elapsed0, samples0 = time.perf_counter(), state["elapsed_s"], state["samples"]
 
         def evaluate(games: int, seed: int) -> dict[str, Any]:
@@ -440,7 +441,7 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
                 log(f"[rllib] iteration {it}: {state['samples']:,} samples, "
                     f"{state['elapsed_s']:.0f} s, mean return {_fmt(ret.get('player_0'))}")
             if SNAPSHOT in cfg.opponents and it % cfg.snapshot_every_iterations == 0:
-                push_snapshot(algo, main_weights(algo))
+                state["snapshot_envs"] = push_snapshot(algo, main_weights(algo))
                 state["snapshots"] += 1
             if cfg.eval_every_iterations and it % cfg.eval_every_iterations == 0:
                 ev = evaluate(cfg.eval_games, seed=10_000 + it)
