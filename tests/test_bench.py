@@ -77,6 +77,14 @@ def test_training_bench_refuses_an_unknown_trainer():
     assert "unknown tf" in proc.stderr
 
 
+def test_training_bench_refuses_a_bad_opponent_before_any_trainer_starts():
+    proc = scat("bench", "training", "--opponents", "greedy,nosuch", "--seconds", "1")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("scat bench training: error: --opponents: bad agent spec "
+                                  "'nosuch': unknown agent spec 'nosuch'")
+    assert proc.stderr.count("\n") == 1 and not proc.stdout
+
+
 def test_presets_mode_measures_standard_first_and_last_and_each_preset_once(tmp_path, capsys):
     from scat_env import bench as env_bench
 

@@ -341,6 +341,12 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
         p.error("--seconds must be positive")
     if args.eval_games < 0:
         p.error("--eval-games must be 0 or more")
+    if args.opponents != "self":  # checked here, not by each trainer's process minutes later
+        for spec in args.opponents.split(","):
+            try:
+                make_agent(spec)
+            except (ValueError, OSError) as e:  # unknown name, bad option, missing file
+                p.error(f"--opponents: bad agent spec {spec!r}: {e}")
     if args.worker:
         print(json.dumps(train_once(args.worker, args.seconds, args.opponents, args.eval_games)))
         return 0
@@ -364,7 +370,9 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
                                "--eval-games", str(args.eval_games)],
                               capture_output=True, text=True, check=False, cwd=ROOT)
         if proc.returncode != 0:
-            print(f"{trainer}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
+            said = [line for line in proc.stderr.splitlines() if line.strip()]
+            print(f"{trainer}: failed: {said[-1] if said else f'exit status {proc.returncode}'}",
+                  file=sys.stderr)
             return 1
         r = json.loads(proc.stdout.strip().splitlines()[-1])
         line = (f"{trainer:>9}: {r['learner_decisions_per_s']:8,.0f} learner decisions/s "
