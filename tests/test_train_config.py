@@ -85,3 +85,28 @@ def test_time_limit_from_the_command_line_is_range_checked(tmp_path, capsys):
                  "--time-limit", "-3"]) == 2
     assert "time_limit_s must be in" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("trainer", ["native", "sb3", "rllib"])
+@pytest.mark.parametrize("body, message", [
+    ("opponents: {self: 0.5, nosuch: 0.5}\n", "field 'opponents': unknown agent spec 'nosuch'"),
+    ("eval_opponents: [greedy, nosuch]\n", "field 'eval_opponents': unknown agent spec 'nosuch'"),
+    ("rules: nosuch\n", "field 'rules': unknown rules preset 'nosuch'"),
+    ("rules: missing.yaml\n", "field 'rules': rules file not found"),
+])
+def test_a_misspelt_agent_spec_or_rules_name_is_refused_when_the_config_is_read(
+        tmp_path, trainer, body, message):
+    """Not a warning that quietly changes the opponents' mix, nor an error after the whole
+    run when the final evaluation meets the name."""
+    path = tmp_path / "typo.yaml"
+    path.write_text(f"trainer: {trainer}\n{body}")
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")) as err:
+        load_config(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_batched_trainers_eval_opponents_are_checked_too(tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text("trainer: batch\neval_opponents: [expertt]\n")
+    with pytest.raises(ValueError, match="field 'eval_opponents': unknown agent spec 'expertt'"):
+        load_config(path)

@@ -576,9 +576,35 @@ def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
             raise ValueError(f"{str(path)!r}: field {name!r} {problem} (got {value!r})")
     _check_name(path, raw["name"])
     try:
-        return trainer, cls(**raw)
+        cfg = cls(**raw)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{str(path)!r}: {exc}") from None
+    _check_names(path, cfg)
+    return trainer, cfg
+
+
+#: Opponent names that are roles in a run, not agent specs: the learner, its frozen copy.
+ROLES = ("self", "snapshot")
+
+
+def _check_names(path: Path, cfg: Any) -> None:
+    """The rules and every agent spec the config names, built once now: a typo is refused
+    before the run folder exists, not as a warning that quietly changes the opponents' mix,
+    nor after a whole run when the final evaluation meets it."""
+    from agents.registry import make_agent
+
+    try:
+        make_rules(cfg.rules)
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"{str(path)!r}: field 'rules': {exc}") from None
+    for name in ("opponents", "eval_opponents"):
+        for spec in getattr(cfg, name, None) or ():
+            if spec in ROLES:
+                continue
+            try:
+                make_agent(spec, seed=0)
+            except ValueError as exc:
+                raise ValueError(f"{str(path)!r}: field {name!r}: {exc}") from None
 
 
 def _check_name(path: Path, name: Any) -> None:
