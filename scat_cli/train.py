@@ -138,8 +138,5 @@ def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) ->
         summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
         from training.evaluate import run_report
 
-        report = run_report(trainer, cfg, out, summary)
-        if trainer == "rllib":  # its policy is the export, read by the rllib: agent spec
-            report = report.replace(f"sb3:{out / 'checkpoint.zip'}", f"rllib:{out / 'policy'}")
-        (out / "report.md").write_text(report)
+        (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
     return summary

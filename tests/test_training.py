@@ -286,6 +286,21 @@ def test_report_links_the_curve_shows_the_config_and_the_next_commands(tmp_path)
     text = run_report("native", cfg, tmp_path, summary)
     assert "![learning curve](learning_curve.png)" in text
     assert f"scat play --players 2 --opponents ppo:{tmp_path / 'policy.npz'}" in text
-    assert f"python -m training.evaluate ppo:{tmp_path / 'policy.npz'}" in text
+    assert f"python -m training.evaluate ppo:{tmp_path / 'policy.npz'} --players 2 " in text
+    assert f"scat tournament --field ppo:{tmp_path / 'policy.npz'},expert --out" in text
     block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert yaml.safe_load(block) == {"trainer": "native", **dataclasses.asdict(cfg)}
+
+
+def test_an_rllib_reports_next_commands_name_its_export_and_its_one_table_size(tmp_path):
+    """An RLlib policy reads one table size's observation: the commands a report suggests
+    play it there, through the ``rllib:`` spec, with no TensorBoard line where none is kept."""
+    from training.config import RLlibConfig
+    from training.evaluate import run_report
+
+    text = run_report("rllib", RLlibConfig(num_players=4), tmp_path, {"samples": 10})
+    spec = f"rllib:{tmp_path / 'policy'}"
+    assert f"scat play --players 4 --opponents {spec} " in text
+    assert f"python -m training.evaluate {spec} --players 4 --out" in text
+    assert f"scat tournament --field {spec},expert,expert,expert --out" in text
+    assert "sb3:" not in text and "tensorboard" not in text

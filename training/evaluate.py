@@ -229,8 +229,8 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
     import yaml
 
     out = Path(out)
-    spec = {"native": f"ppo:{out / 'policy.npz'}", "batch": f"compact:{out / 'policy.npz'}"
-            }.get(trainer, f"sb3:{out / 'checkpoint.zip'}")
+    spec = {"native": f"ppo:{out / 'policy.npz'}", "batch": f"compact:{out / 'policy.npz'}",
+            "rllib": f"rllib:{out / 'policy'}"}.get(trainer, f"sb3:{out / 'checkpoint.zip'}")
     speed = summary.get("samples_per_s_since_start")
     lines = [f"# Training report: {cfg.name} ({trainer} trainer)", "",
              f"Trained for {summary.get('elapsed_s', 0):,.0f} s: {summary.get('samples', 0):,} "
@@ -247,12 +247,17 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
                   + (f"; {final['seconds']:,.0f} s." if "seconds" in final else "."), ""]
     if (out / "learning_curve.png").exists():
         lines += ["## Learning curve", "", "![learning curve](learning_curve.png)", ""]
-    players = max(getattr(cfg, "eval_players", [3]) or [3])
+    sizes = list(getattr(cfg, "eval_players", None) or [3])
+    players = max(sizes)
+    field_ = ",".join([spec] + ["expert"] * (players - 1))
     lines += ["## Next", "", "```sh",
               f"scat play --players {players} --opponents {spec}        # play against it",
-              f"python -m training.evaluate {spec} --out {out / 'evaluation'}   # a larger evaluation",
-              f"scat tournament --field {spec},expert,expert --out {out / 'vs_expert'}",
-              f"tensorboard --logdir {out / 'tb'}", "```", "",
+              f"python -m training.evaluate {spec} --players {','.join(map(str, sizes))} "
+              f"--out {out / 'evaluation'}   # a larger evaluation",
+              f"scat tournament --field {field_} --out {out / 'vs_expert'}"]
+    if (out / "tb").is_dir():
+        lines.append(f"tensorboard --logdir {out / 'tb'}")
+    lines += ["```", "",
               "## Config", "", "```yaml",
               yaml.safe_dump({"trainer": trainer, **dataclasses.asdict(cfg)}, sort_keys=False,
                              default_flow_style=None).rstrip(),
