@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
             f"x seatings; {config.num_players} players; rules {config.rules}; out {args.out}",
             file=sys.stderr,
         )
-    if args.resume and not os.path.exists(os.path.join(args.out, GAMES_FILE)):
+    if args.resume and not args.quiet and not os.path.exists(os.path.join(args.out, GAMES_FILE)):
         # Not an error (a job restarted on a cluster may always pass --resume), but said.
         print(f"nothing to resume in {args.out} yet: the tournament starts from its first game",
               file=sys.stderr)

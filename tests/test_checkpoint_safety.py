@@ -162,7 +162,9 @@ def test_the_rollout_state_round_trips_exactly_with_every_kind_of_opponent(privi
         twin.env_steps, twin.games_done, list(twin.wins))
 
 
-def test_every_agent_kind_continues_from_its_saved_generators():
+def test_every_agent_kind_continues_from_its_saved_generators(tmp_path):
+    from test_rllib import _export  # a small RLlib export, written without RLlib
+
     from agents.registry import available
 
     state, pick, views = GameState(3, seed=2), random.Random(2), []
@@ -172,7 +174,8 @@ def test_every_agent_kind_continues_from_its_saved_generators():
         views.append(make_view(state, state.current_player))
         state.apply_action(pick.choice(state.legal_actions()))
     specs = ["random", "greedy", "threshold:20", "expert", "ismcts:8", "ppo:scat_ppo:sample",
-             "ppo:scat_ppo_set:sample", "compact:scat_batch:sample"]
+             "ppo:scat_ppo_set:sample", "compact:scat_batch:sample",
+             f"rllib:{_export(tmp_path / 'rllib')}:sample"]
     builtin = {name for name in available() if name != "sb3" and not name.startswith("test")}
     assert {s.split(":")[0] for s in specs} >= builtin  # a new kind of agent: add it here
     for spec in specs:

@@ -47,16 +47,21 @@ def _paths(tmp_path):
     (["watch", "--agents", "random,random", "--fast", "--rules"], "--rules "),
 ])
 @pytest.mark.parametrize("name, words", [
-    ("{tmp}", "a folder, not a rules file"),
-    ("{tmp}/nothing/here", "no such file"),
+    ("here", "a folder, not a rules file"),
+    ("here/nothing/there", "no such file"),
     ("./no_such_rules", "no such file"),
     ("no_such_rules.yaml", "no such file"),
-    ("{tmp}/notes.txt", "a rules file is YAML, named *.yaml or *.yml"),
+    ("here/notes.txt", "a rules file is YAML, named *.yaml or *.yml"),
 ])
 def test_a_rules_path_is_named_as_a_path_not_as_an_unknown_preset(
         tmp_path, capsys, monkeypatch, command, flag, name, words):
+    # Paths relative to the working folder: short enough to be shown whole (a long one is
+    # shortened in the middle, as every one-line error is).
     monkeypatch.setenv("SCAT_REPLAY_DIR", str(tmp_path / "replays"))
-    value = name.format(tmp=_paths(tmp_path))
+    (tmp_path / "here").mkdir()
+    _paths(tmp_path / "here")
+    monkeypatch.chdir(tmp_path)
+    value = name
     assert main([*command, value]) == 2
     assert capsys.readouterr().err == f"scat {command[0]}: error: {flag}{value}: {words}\n"
     assert not (tmp_path / "replays").exists()

@@ -1,5 +1,5 @@
-"""``scat tournament``'s own checks of ``--out``, ``--seed`` and ``--resume`` (one line, exit 2,
-before anything is written)."""
+"""``scat tournament``'s own checks of ``--seed`` and ``--resume`` (an ``--out`` that is a file:
+tests/test_tournament_fault.py)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,6 @@ def _tournament(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scat_cli", "tournament", *SMALL, *args],
                           cwd=cwd, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-def test_an_out_that_is_a_file_is_named_as_such_and_left_alone(tmp_path):
-    (tmp_path / "afile").write_text("mine\n")
-    done = _tournament("--out", "afile", "--quiet", cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr == "scat tournament: error: --out afile: a file, not a folder\n"
-    assert (tmp_path / "afile").read_text() == "mine\n"
 
 
 def test_a_seed_past_64_bits_is_refused_as_scat_play_refuses_it(tmp_path):

@@ -291,5 +291,5 @@ def test_an_out_that_is_a_file_is_one_line(tmp_path, capsys):
     out.write_text("mine")
     assert main(_args(out, 24, 1)) == 2
     err = capsys.readouterr().err
-    assert err == f"scat tournament: error: cannot write {out}: File exists\n"
+    assert err == f"scat tournament: error: --out {out}: a file, not a folder\n"
     assert out.read_text() == "mine"

@@ -157,32 +157,49 @@ def test_unreachable_ray_address_is_one_line_and_plays_nothing(tmp_path, how):
     assert not (tmp_path / ".lock").exists()  # refused before the folder is touched
 
 
-def test_auto_with_a_stopped_clusters_note_left_behind_is_one_line_not_minutes(tmp_path):
+def _no_other_ray(monkeypatch, tmp_path) -> Path:
+    """This machine as one where no Ray instance runs (Ray's ``auto`` also joins any Ray
+    process it finds running, such as another test's), with its temp folder in tmp_path."""
+    services = pytest.importorskip("ray._private.services")
+    monkeypatch.setattr(services, "find_gcs_addresses", lambda: [])
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path / "raytmp"))
+    (tmp_path / "raytmp" / "ray").mkdir(parents=True)
+    return tmp_path / "raytmp" / "ray"
+
+
+def test_auto_with_a_stopped_clusters_note_left_behind_is_one_line_not_minutes(
+        tmp_path, monkeypatch):
     """``ray start --head`` notes its address in Ray's temp folder, and the note outlives the
     cluster: ``auto`` then names a dead address, which ``ray.init`` retries for minutes."""
-    pytest.importorskip("ray")
+    from training.tournament import check_ray_address
+
     address = f"127.0.0.1:{_free_port()}"
-    (tmp_path / "raytmp" / "ray").mkdir(parents=True)
-    (tmp_path / "raytmp" / "ray" / "ray_current_cluster").write_text(address + "\n")
+    (_no_other_ray(monkeypatch, tmp_path) / "ray_current_cluster").write_text(address + "\n")
+    with pytest.raises(ValueError) as err:
+        check_ray_address("auto")
+    assert str(err.value) == f"cannot reach a Ray cluster at auto ({address}): Connection refused"
+
+
+def test_auto_with_no_cluster_on_this_machine_is_one_line(tmp_path, monkeypatch):
+    from training.tournament import check_ray_address
+
+    _no_other_ray(monkeypatch, tmp_path)
+    with pytest.raises(ValueError) as err:
+        check_ray_address("auto")
+    assert str(err.value) == ("no Ray cluster runs on this machine for --ray-address auto "
+                              "(start one with ray start --head): Could not find any running "
+                              "Ray instance")
+
+
+def test_the_cli_checks_the_address_before_the_out_folder_is_touched(tmp_path, monkeypatch,
+                                                                      capsys):
+    _no_other_ray(monkeypatch, tmp_path)
     out = tmp_path / "out"
-    done = _scat(*CLI_CONFIG, "--backend", "ray", "--ray-address", "auto", "--out", str(out),
-                 env={"RAY_TMPDIR": str(tmp_path / "raytmp")})
-    assert done.returncode == 2
-    assert done.stderr == (f"scat tournament: error: cannot reach a Ray cluster at auto "
-                           f"({address}): Connection refused\n")
+    assert main(["tournament", *CLI_CONFIG, "--backend", "ray", "--ray-address", "auto",
+                 "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("scat tournament: error: no Ray cluster runs")
     assert not out.exists()
-
-
-def test_auto_with_no_cluster_on_this_machine_is_one_line(tmp_path):
-    pytest.importorskip("ray")
-    (tmp_path / "raytmp").mkdir()
-    out = tmp_path / "out"
-    done = _scat(*CLI_CONFIG, "--backend", "ray", "--ray-address", "auto", "--out", str(out),
-                 env={"RAY_TMPDIR": str(tmp_path / "raytmp")})
-    assert done.returncode == 2
-    assert done.stderr.startswith("scat tournament: error: no Ray cluster runs on this machine "
-                                  "for --ray-address auto (start one with ray start --head)")
-    assert done.stderr.count("\n") == 1 and not out.exists()
 
 
 def test_ray_address_without_the_ray_backend_is_refused(tmp_path, capsys):
