@@ -1,8 +1,8 @@
 """``rllib:PATH``: a policy trained with RLlib (:mod:`training.rllib_train`) as an agent.
 
-PATH is the exported policy folder (``runs/rllib/policy``), or a run folder or one of its
-RLlib checkpoint folders, both of which hold that export under ``policy/``. The export is
-two plain files, written by the trainer beside RLlib's own checkpoint:
+PATH is the exported policy folder (``runs/rllib/policy``), or the run folder that holds it
+under ``policy/``. The export is two plain files, the run's checkpoint too (a resume reads it
+back the same way):
 
 - ``weights.pt``: the RL module's ``state_dict`` (:data:`POLICY_PREFIX` layers for the action
   logits, :data:`VALUE_PREFIX` for the value), read with ``torch.load(weights_only=True)``;
@@ -85,7 +85,7 @@ def build_mlp(observation_size: int, hidden: int, layers: int, out: int) -> Any:
 
 def resolve_export(path: str | os.PathLike[str]) -> Path:
     """The export folder ``path`` names: itself when it holds ``meta.json``, else its
-    ``policy/`` (a run folder, or an RLlib checkpoint folder the trainer wrote)."""
+    ``policy/`` (a run folder)."""
     p = Path(path)
     if not p.exists():
         raise ValueError(f"rllib policy {str(path)!r} does not exist")
@@ -99,7 +99,7 @@ def resolve_export(path: str | os.PathLike[str]) -> Path:
         if (candidate / META_FILE).is_file():
             return candidate
     raise ValueError(f"rllib policy {str(path)!r} holds no exported policy ({META_FILE}, or "
-                     f"policy/{META_FILE} in a run or checkpoint folder)")
+                     f"policy/{META_FILE} in a run folder)")
 
 
 def write_export(weights: dict[str, Any], folder: str | os.PathLike[str],

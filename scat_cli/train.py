@@ -7,7 +7,7 @@
     scat train --config configs/train/rllib.yaml                # RLlib PPO (pip install -e '.[rllib]')
 
 The run folder holds ``checkpoint.pt`` (or ``.zip`` for SB3), ``policy.npz`` (native: the
-small file for ``ppo:PATH``; RLlib: ``checkpoint/`` and the ``policy/`` export for
+small file for ``ppo:PATH``; RLlib: ``state.json`` and the ``policy/`` export for
 ``rllib:PATH``), ``tb/`` (TensorBoard), ``report.md`` / ``summary.json``
 (final evaluation with 95% CIs) and ``learning_curve.png``. docs/TRAINING.md has the details.
 """
@@ -27,7 +27,7 @@ from .errors import CliError
 #: ``policy.pt``: the policy file of runs written before policy files became ``.npz``.
 RUN_FILES = ("checkpoint.pt", "checkpoint.zip", "checkpoint.tmp.zip", "policy.npz", "policy.pt",
              "config.json", "state.json", "summary.json", "report.md", "learning_curve.png")
-RUN_FOLDERS = ("tb", "final_eval", "snapshots", "checkpoint", "policy")
+RUN_FOLDERS = ("tb", "final_eval", "snapshots", "policy")
 #: What ``scat train`` says when a config names the RLlib trainer and RLlib is missing.
 RLLIB_MISSING = "RLlib is not installed: pip install -e '.[rllib]'"
 

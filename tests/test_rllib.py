@@ -10,7 +10,6 @@ a longer run that must beat ``random``, and a resumed run, are in the slow tier.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -289,16 +288,15 @@ def test_a_short_run_checkpoints_exports_and_its_policy_plays_as_rllib_spec(tmp_
     summary = train(cfg, out, log=lambda m: None)
     assert summary["iterations"] == 1 and summary["samples"] >= 300
     assert summary["final_eval"]["games"] == {"random_x3": 3}
-    for folder in (out / "policy", out / "checkpoint" / "policy"):
-        meta = json.loads((folder / "meta.json").read_text())
-        assert meta["num_players"] == 3 and meta["rules"] == "standard"
-        assert meta["architecture"] == {"kind": "mlp", "activation": "relu", "hidden": 32,
-                                        "layers": 1, "actions": 67, "observation_size": 388}
-    assert (out / "checkpoint" / "rllib_checkpoint.json").exists()  # RLlib's own, to resume
+    meta = json.loads((out / "policy" / "meta.json").read_text())
+    assert meta["num_players"] == 3 and meta["rules"] == "standard"
+    assert meta["architecture"] == {"kind": "mlp", "activation": "relu", "hidden": 32,
+                                    "layers": 1, "actions": 67, "observation_size": 388}
+    assert not list(out.rglob("*.pkl")) and not (out / "checkpoint").exists()  # no pickles
     state = json.loads((out / "state.json").read_text())
     assert state["snapshots"] == 1 and state["snapshot_envs"] == 1  # the frozen copy arrived
     rules = Rules.preset("standard")
-    for path in (out, out / "policy", out / "checkpoint"):
+    for path in (out, out / "policy"):
         agent = make_agent(f"rllib:{path}", seed=0)
         rec = play_game([agent, make_agent("random", seed=1), make_agent("expert", seed=2)],
                         rules, seed=3)
@@ -335,6 +333,26 @@ def test_a_resumed_run_goes_on_from_its_checkpoint(tmp_path, ray_local):
                   log=lambda m: None)
     assert again["iterations"] == first["iterations"] + 1
     assert again["samples"] >= first["samples"] + 300
+
+
+def test_a_resume_reads_the_export_and_refuses_another_network_in_one_line(tmp_path):
+    """The export and state.json are the checkpoint: read as JSON and ``weights_only`` torch,
+    checked, and refused in one line when the config asks for another network."""
+    needs_rllib()
+    from training.rllib_train import read_resume_point
+
+    _export(tmp_path / "policy", hidden=8)
+    (tmp_path / "state.json").write_text(json.dumps(
+        {"history": [], "iterations": 2, "samples": 900, "snapshots": 0, "elapsed_s": 3.5}))
+    weights, state = read_resume_point(RLlibConfig(hidden=8, layers=1), tmp_path)
+    assert weights["pi.0.weight"].shape == (8, 388) and state["samples"] == 900
+    with pytest.raises(ValueError) as err:
+        read_resume_point(RLlibConfig(hidden=32, layers=1, num_players=4), tmp_path)
+    assert str(err.value) == (f"--resume: the run in {str(tmp_path)!r} has hidden 8 (the config "
+                              "says 32), num_players 3 (the config says 4)")
+    (tmp_path / "state.json").unlink()
+    with pytest.raises(ValueError, match="no RLlib run to continue"):
+        read_resume_point(RLlibConfig(hidden=8, layers=1), tmp_path)
 
 
 @pytest.mark.slow
@@ -446,12 +464,14 @@ def test_a_bad_rllib_config_is_refused_naming_the_field(tmp_path, field, value, 
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
-def test_without_rllib_scat_train_says_how_to_install_it_in_one_line(capsys, monkeypatch):
+def test_without_rllib_scat_train_says_how_to_install_it_in_one_line(capsys, monkeypatch,
+                                                                      tmp_path):
     from scat_cli.main import main
 
     monkeypatch.setitem(sys.modules, "ray.rllib", None)  # as where it is not installed
     code = main(["train", "--config", str(ROOT / "configs/train/rllib.yaml"),
-                 "--out", os.devnull + "-never-written"])
+                 "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert err == "scat train: error: RLlib is not installed: pip install -e '.[rllib]'"
+    assert not (tmp_path / "run").exists()

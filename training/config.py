@@ -523,8 +523,8 @@ class RLlibConfig:
             raise ValueError(f"{where}: num_gpus_per_learner must be a number from 0 to 64, "
                              f"got {gpus!r}")
         if self.ray_address is not None and (
-                not isinstance(self.ray_address, str) or not self.ray_address.strip()
-                or not self.ray_address.isprintable()):
+                not isinstance(self.ray_address, str) or not self.ray_address.isprintable()
+                or (self.ray_address != "auto" and not _host_port(self.ray_address))):
             raise ValueError(f"{where}: ray_address must be null (this machine), 'auto' or "
                              f"HOST:PORT, got {self.ray_address!r}")
         _in_ranges(self, where)
@@ -532,6 +532,12 @@ class RLlibConfig:
 
 CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config,
                                    "batch": BatchPPOConfig, "rllib": RLlibConfig}
+
+
+def _host_port(address: str) -> bool:
+    """``HOST:PORT`` or ``ray://HOST:PORT``: what a Ray cluster's address looks like."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    return bool(sep and host.strip() and port.isdigit() and 0 < int(port) < 65536)
 
 
 def make_rules(spec: str) -> Rules:

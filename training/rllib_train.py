@@ -18,9 +18,10 @@ Three pieces, each small enough to read in one sitting:
   is read back by ``rllib:PATH`` without RLlib.
 - :func:`train`: one shared policy ``main`` plays every learning seat (self-play); every
   ``snapshot_every_iterations`` its weights are copied into every env as the frozen
-  ``snapshot`` opponent. RLlib's checkpoint (``checkpoint/``, ``algo.save_to_path``) resumes a
-  run; the export (``policy/weights.pt`` + ``policy/meta.json``) is what the agent spec,
-  the tournament and the final evaluation read.
+  ``snapshot`` opponent. The export (``policy/weights.pt`` + ``policy/meta.json``) is what
+  the agent spec, the tournament and the final evaluation read, and with ``state.json`` it is
+  the checkpoint ``--resume`` continues from (RLlib's own checkpoints are pickles, which a run
+  folder from elsewhere could fill with code; the optimizer restarts on a resume).
 
 Scaling is configuration only (``num_env_runners``, ``num_learners``,
 ``num_gpus_per_learner``, ``ray_address``): docs/SCALING.md, "RLlib on a cluster".
@@ -28,6 +29,7 @@ Scaling is configuration only (``num_env_runners``, ``num_learners``,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -347,19 +349,29 @@ def start_ray(cfg: RLlibConfig) -> bool:
     from .tournament import _check_reachable
 
     if ray.is_initialized():
+        if cfg.ray_address is not None:
+            raise ValueError("Ray is already initialised in this process: leave ray_address "
+                             "out (null) to train on that connection")
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                               "logging_level": "ERROR"}
-    if cfg.ray_address is None:
-        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-        # Every actor RLlib asks for needs a CPU slot, or it waits for ever.
-        cpus = max(os.cpu_count() or 1, 1 + cfg.num_env_runners + cfg.num_learners)
-        ray.init(address="local", num_cpus=cpus, **kwargs,
-                 runtime_env={"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}})
-    else:
-        _check_reachable(cfg.ray_address)
-        ray.init(address=cfg.ray_address, **kwargs)
+    try:
+        if cfg.ray_address is None:
+            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+            # Every actor RLlib asks for needs a CPU slot, or it waits for ever.
+            cpus = max(os.cpu_count() or 1, 1 + cfg.num_env_runners + cfg.num_learners)
+            ray.init(address="local", num_cpus=cpus, **kwargs,
+                     runtime_env={"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}})
+        else:
+            _check_reachable(cfg.ray_address)
+            ray.init(address=cfg.ray_address, **kwargs)
+    except (ConnectionError, RuntimeError) as exc:  # no cluster, another Ray, a half start
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ValueError(f"cannot use the Ray cluster at {cfg.ray_address or 'this machine'}: "
+                         f"{said}") from None
     return True
 
 
@@ -388,9 +400,8 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
 
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.torch_threads)
-    ckpt, state_path = out / "checkpoint", out / "state.json"
-    if resume and not ckpt.is_dir():
-        raise ValueError(f"--resume: no RLlib checkpoint at {str(ckpt)!r}")
+    policy_dir, state_path = out / "policy", out / "state.json"
+    start = read_resume_point(cfg, out) if resume else None  # before any Ray actor starts
     state: dict[str, Any] = {"history": [], "iterations": 0, "samples": 0, "elapsed_s": 0.0,
                              "snapshots": 0}
     with warnings.catch_warnings():
@@ -399,13 +410,15 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         warnings.filterwarnings("ignore", r".*Illegal move made", UserWarning)
         algo = algorithm_config(cfg).build_algo()
     try:
-        if resume:
-            algo.restore_from_path(str(ckpt.resolve()))
-            if state_path.exists():
-                state.update(read_state(state_path))
-            log(f"resumed {ckpt} at iteration {state['iterations']}, {state['samples']:,} samples")
+        if start is not None:
+            weights, saved = start
+            set_main_weights(algo, weights)
+            state.update(saved)
+            log(f"resumed {policy_dir} at iteration {state['iterations']}, "
+                f"{state['samples']:,} samples (the optimizer starts afresh)")
         else:
-            (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+            write_atomically(out / "config.json", lambda tmp: Path(tmp).write_text(
+                json.dumps(dataclasses.asdict(cfg), indent=2)))
         rules = make_rules(cfg.rules)
         size = ScatMultiAgentEnv({"num_players": cfg.num_players, "rules": cfg.rules}) \
             .observation_spaces["player_0"]["observations"].shape[0]
@@ -421,11 +434,11 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
                                   cfg.eval_opponents, [cfg.num_players], games, seed)
 
         def save() -> None:
+            # The export is the checkpoint: plain weights and JSON, never RLlib's pickles, so
+            # a run folder from elsewhere resumes without running code from it. The state
+            # goes last: a kill between the two leaves weights ahead of the counters.
             trained = {k: state[k] for k in ("iterations", "samples", "elapsed_s")}
-            algo.save_to_path(str(ckpt.resolve()))
-            weights = main_weights(algo)
-            export_policy(weights, out / "policy", cfg, size, trained)
-            export_policy(weights, ckpt / "policy", cfg, size, trained)
+            export_policy(main_weights(algo), policy_dir, cfg, size, trained)
             write_atomically(state_path,
                              lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
 
@@ -467,11 +480,45 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
             cfg.final_eval_games, out / "final_eval", rules=cfg.rules, log=log)
         final.update(samples=state["samples"], elapsed_s=state["elapsed_s"])
         summary["final_eval"] = final
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    write_atomically(out / "summary.json", lambda tmp: Path(tmp).write_text(
+        json.dumps(summary, indent=2, default=str)))
     if state["history"] or "final_eval" in summary:
         write_learning_curve(state["history"], out / "learning_curve.png",
                              final=summary.get("final_eval"))
     return summary
+
+
+def set_main_weights(algo: Any, weights: dict[str, np.ndarray]) -> None:
+    """Put ``weights`` into the learner's ``main`` module and every env runner's copy."""
+    import torch
+
+    algo.learner_group.set_weights({MAIN: {k: torch.from_numpy(v) for k, v in weights.items()}})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
+                                       inference_only=True)
+
+
+def read_resume_point(cfg: RLlibConfig, out: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The weights and counters a resume starts from: the run's export (JSON and a torch file
+    read with ``weights_only``, checked name by name) and ``state.json``. RLlib's own
+    checkpoints are pickles, which would run whatever a run folder from elsewhere put in
+    them; the optimizer's moments are the one thing this leaves behind. An export of another
+    network, table size or rules than the config's is refused in one line."""
+    from agents.rllib_agent import read_meta, read_weights
+
+    folder, state_path = out / "policy", out / "state.json"
+    if not (folder / "meta.json").is_file() or not state_path.is_file():
+        raise ValueError(f"--resume: no RLlib run to continue in {str(out)!r} (it needs "
+                         "policy/meta.json, policy/weights.pt and state.json)")
+    meta = read_meta(folder)
+    arch = meta["architecture"]
+    want = {"hidden": cfg.hidden, "layers": cfg.layers, "num_players": cfg.num_players,
+            "rules": cfg.rules}
+    have = {"hidden": arch["hidden"], "layers": arch["layers"],
+            "num_players": meta["num_players"], "rules": meta["rules"]}
+    differ = [f"{k} {have[k]!r} (the config says {want[k]!r})" for k in want if have[k] != want[k]]
+    if differ:
+        raise ValueError(f"--resume: the run in {str(out)!r} has {', '.join(differ)}")
+    return read_weights(folder, meta), read_state(state_path)
 
 
 def read_state(path: Path) -> dict[str, Any]:
@@ -484,7 +531,8 @@ def read_state(path: Path) -> dict[str, Any]:
     ok = (isinstance(state, dict) and isinstance(state.get("history"), list)
           and all(type(state.get(k)) is int and state[k] >= 0
                   for k in ("iterations", "samples", "snapshots"))
-          and type(state.get("elapsed_s")) in (int, float) and state["elapsed_s"] >= 0)
+          and type(state.get("elapsed_s")) in (int, float) and state["elapsed_s"] >= 0
+          and all(isinstance(e, dict) for e in state["history"]))
     if not ok:
         raise ValueError(f"{str(path)!r}: expected history, iterations, samples, snapshots "
                          "and elapsed_s")

@@ -113,6 +113,9 @@ def _params(rules: Rules, max_turns: int, reward: str) -> np.ndarray:
     P[K.P_FIRST_TURN_KNOCK] = rules.first_turn_knock
     P[K.P_KNOCK_THEN_DRAW] = rules.knock_then_draw
     P[K.P_SECOND_KNOCK] = rules.second_knock
+    if rules.start_lives >= 1 << K.LOSS_BITS:  # a hand's losses are packed LOSS_BITS a seat
+        raise ValueError(f"the batched engine plays at most {(1 << K.LOSS_BITS) - 1} lives a "
+                         f"player, these rules give {rules.start_lives}")
     P[K.P_START_LIVES] = rules.start_lives
     P[K.P_MAX_TURNS] = max_turns
     P[K.P_REWARD_HAND] = reward == "hand"
