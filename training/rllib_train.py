@@ -29,7 +29,6 @@ Scaling is configuration only (``num_env_runners``, ``num_learners``,
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -346,32 +345,18 @@ def start_ray(cfg: RLlibConfig) -> bool:
     Local workers import this checkout."""
     import ray
 
-    from .tournament import _check_reachable
+    from .tournament import init_ray
 
     if ray.is_initialized():
         if cfg.ray_address is not None:
             raise ValueError("Ray is already initialised in this process: leave ray_address "
                              "out (null) to train on that connection")
         return False
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                              "logging_level": "ERROR"}
-    try:
-        if cfg.ray_address is None:
-            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-            # Every actor RLlib asks for needs a CPU slot, or it waits for ever.
-            cpus = max(os.cpu_count() or 1, 1 + cfg.num_env_runners + cfg.num_learners)
-            ray.init(address="local", num_cpus=cpus, **kwargs,
-                     runtime_env={"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}})
-        else:
-            _check_reachable(cfg.ray_address)
-            ray.init(address=cfg.ray_address, **kwargs)
-    except (ConnectionError, RuntimeError) as exc:  # no cluster, another Ray, a half start
-        with contextlib.suppress(Exception):
-            ray.shutdown()
-        said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ValueError(f"cannot use the Ray cluster at {cfg.ray_address or 'this machine'}: "
-                         f"{said}") from None
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    # Every actor RLlib asks for needs a CPU slot, or it waits for ever.
+    cpus = max(os.cpu_count() or 1, 1 + cfg.num_env_runners + cfg.num_learners)
+    init_ray(cfg.ray_address, {"num_cpus": cpus, "runtime_env": {
+        "env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}}, "ERROR")
     return True
 
 

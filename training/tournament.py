@@ -937,6 +937,37 @@ def _cancel(ray: Any, pending: set[Any]) -> None:
     pending.clear()
 
 
+def init_ray(address: str | None, local: dict[str, Any], cluster_logging: str) -> None:
+    """``ray.init``, for every caller the same way: no address (or ``local``) starts a new
+    Ray instance on this machine with ``local``'s settings (no dashboard, no usage report, no
+    worker output on this terminal); an address is checked to answer first and joined with
+    ``cluster_logging``. Whatever goes wrong while starting (Ctrl-C, no cluster, another
+    Ray) shuts down the half that started; a failure to connect is one ``ValueError`` line,
+    with the hint Ray leaves out when a cluster wants a token."""
+    ray = require_ray()
+    try:
+        if address in (None, "local"):
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            ray.init(address="local", include_dashboard=False, log_to_driver=False,
+                     logging_level="ERROR", **local)
+        else:
+            _check_reachable(address)
+            ray.init(address=address, log_to_driver=False, logging_level=cluster_logging)
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            ray.shutdown()  # whatever half of the start-up happened
+        if not isinstance(exc, (ConnectionError, RuntimeError)):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        hint = ""
+        if address is not None and os.environ.get("RAY_AUTH_MODE") != "token":
+            # Ray says only "failed to connect" when the cluster wants a token.
+            hint = ("; if the cluster uses token authentication, set RAY_AUTH_MODE=token "
+                    "and give this machine its token (docs/SCALING.md)")
+        raise ValueError(f"cannot use the Ray cluster at {address or 'this machine'}: "
+                         f"{first}{hint}") from None
+
+
 @contextmanager
 def _ray_player(
     config: TournamentConfig, workers: int | None, jobs: int, address: str | None
@@ -958,29 +989,9 @@ def _ray_player(
                              "address out to play on that connection")
     else:
         address = address or os.environ.get("RAY_ADDRESS") or None
-        try:
-            if address in (None, "local"):
-                os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-                # "local": a new instance even where `ray start` runs one (that one is
-                # `auto`). Nobody else uses it: its start-up notes would only be noise.
-                ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
-                         include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-            else:
-                _check_reachable(address)
-                ray.init(address=address, log_to_driver=False, logging_level="WARNING")
-        except BaseException as exc:  # Ctrl-C while starting, no cluster, another Ray...
-            with contextlib.suppress(Exception):
-                ray.shutdown()  # whatever half of the start-up happened
-            if not isinstance(exc, (ConnectionError, RuntimeError)):
-                raise
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            hint = ""
-            if address is not None and os.environ.get("RAY_AUTH_MODE") != "token":
-                # Ray says only "failed to connect" when the cluster wants a token.
-                hint = ("; if the cluster uses token authentication, set RAY_AUTH_MODE=token "
-                        "and give this machine its token (docs/SCALING.md)")
-            raise ValueError(f"cannot use the Ray cluster at {address or 'this machine'}: "
-                             f"{first}{hint}") from None
+        # "local": a new instance even where `ray start` runs one (that one is `auto`).
+        # Nobody else uses it: its start-up notes would only be noise.
+        init_ray(address, {"num_cpus": workers or os.cpu_count() or 1}, "WARNING")
         opened = True
     pending: set[Any] = set()
     try:
