@@ -240,7 +240,7 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
     page.click("#open-replay")
     page.wait_for_selector("#view-replay:not([hidden])")
     # the view opens at once; its first step is drawn when the replay has been fetched
-    page.wait_for_function("document.getElementById('r-pos').textContent.startsWith('step ')")
+    wait_for_first_step(page)
     replay = server.get(f"/api/games/{game}/replay")
     assert page.inner_text("#r-pos") == f"step 1 of {len(replay['steps'])}"
     for p in replay["steps"][0]["state"]["players"]:  # every hand face up
@@ -302,7 +302,7 @@ def test_an_uploaded_save_replays_and_the_results_count_the_game(page: Any,
     page.wait_for_selector("#f-start")
     page.set_input_files("#replay-file", str(save))
     page.wait_for_selector("#view-replay:not([hidden])")
-    page.wait_for_function("document.getElementById('r-pos').textContent.startsWith('step ')")
+    wait_for_first_step(page)
     assert save.name in page.inner_text("#r-title")
     assert page.locator(".replay-table tr").count() == 3
 
@@ -585,6 +585,16 @@ WATCH_TABLE = """() => {
 def squeeze(values: list[Any]) -> list[Any]:
     """``values`` without a value repeated right after itself."""
     return [v for i, v in enumerate(values) if i == 0 or v != values[i - 1]]
+
+
+def wait_for_first_step(page: Any) -> None:
+    """Wait until the replay view has drawn its first step.
+
+    A locator wait, not ``wait_for_function``: the page's Content-Security-Policy forbids
+    ``eval``, and Playwright polls a string predicate with ``eval`` whenever the condition is
+    not already true at the first look (a slower machine), so such a wait fails only there.
+    """
+    page.locator("#r-pos", has_text=re.compile(r"^step ")).wait_for()
 
 
 def expected_table(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[Any]]:
