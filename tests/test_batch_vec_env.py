@@ -23,7 +23,7 @@ def _first_legal(masks: np.ndarray) -> np.ndarray:
 def test_every_game_waits_for_its_learner_with_the_learners_mask():
     env = BatchVecEnv(64, 4, opponents=("greedy", "random"), seed=3)
     obs = env.reset()
-    assert obs.shape == (64, OBS_SIZE) and obs.dtype == np.float32
+    assert obs.shape == (64, env.obs_size) and obs.dtype == np.float32
     episodes = 0
     total = 0.0
     for _ in range(300):
@@ -36,7 +36,7 @@ def test_every_game_waits_for_its_learner_with_the_learners_mask():
         episodes += int(dones.sum())
         total += float(rewards.sum())
         for g in np.flatnonzero(dones):
-            assert infos[g]["terminal_observation"].shape == (OBS_SIZE,)
+            assert infos[g]["terminal_observation"].shape == (env.obs_size,)
         # game rewards: -1/3 when the learner is out, +1 for a win, nothing else
         assert set(np.round(rewards.astype(float), 4).tolist()) <= {0.0, -0.3333, 1.0}
     assert episodes > 10
@@ -70,3 +70,31 @@ def test_maskable_ppo_trains_on_it_unchanged():
     obs = env.reset()
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[np.arange(32), action].all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 6, 10])
+def test_the_short_observation_is_the_padded_one_without_its_empty_seats(players):
+    """The default vector (the table's own seats) drops only columns that the 10-seat
+    vector holds at zero for this table size, and keeps the rest in order."""
+    from training.batch_vec_env import obs_size
+
+    short = BatchVecEnv(16, players, seed=4)
+    padded = BatchVecEnv(16, players, seed=4, max_players=10)
+    assert short.observation_space.shape == (obs_size(players),)
+    assert padded.observation_space.shape == (OBS_SIZE,)
+    short.env.reset()
+    for _ in range(40):
+        obs = short.env.observe_all()[:, 0]
+        a, b = short._encode(obs), padded._encode(obs)
+        codes = np.arange(52)[:, None] * padded._codes + np.arange(short._codes)[None, :]
+        keep = np.concatenate([codes.reshape(-1), 52 * padded._codes + short._dense])
+        np.testing.assert_array_equal(a, b[:, keep])
+        dropped = np.ones(OBS_SIZE, bool)
+        dropped[keep] = False
+        assert not b[:, dropped].any()
+        short.env.step(short.env.random_actions())
+
+
+def test_max_players_below_the_table_is_refused():
+    with pytest.raises(ValueError, match="max_players must be from num_players"):
+        BatchVecEnv(4, 5, max_players=4)
