@@ -282,6 +282,8 @@ def test_bad_arguments_are_one_line(args, message):
 
 
 def test_step_before_reset_and_wrong_shapes_are_refused():
+    """Wrong shapes are refused, a given ``observe_all`` buffer too: the kernel writes it
+    as [B * n, D] rows, so a buffer that is not one block of int8 would lose the writes."""
     env = BatchEnv(4, 3)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(4, np.int64))
@@ -290,6 +292,13 @@ def test_step_before_reset_and_wrong_shapes_are_refused():
         env.step(np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="4 integers"):
         env.step(np.zeros(4, np.float32))
+
+    every = np.zeros((4, 3, observation_size(3)), np.int8)
+    assert env.observe_all(every) is every and every.any()
+    with pytest.raises(ValueError, match="C-contiguous int8 array of shape"):
+        env.observe_all(np.zeros((4, 3, observation_size(3)), np.int64))
+    with pytest.raises(ValueError, match="C-contiguous int8 array of shape"):
+        env.observe_all(np.zeros((3, 4, observation_size(3)), np.int8).transpose(1, 0, 2))
 
 
 def test_shapes_and_seeds():

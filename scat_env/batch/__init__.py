@@ -251,11 +251,14 @@ class BatchEnv:
         """Every seat's compact observation of every game, [B, num_players, D] (seat
         ``s``'s own view, whoever is to move): for a trainer's value of a seat waiting for
         its turn."""
+        shape = (self.num_envs, self.num_players, self.observation_size)
         if out is None:
-            out = np.empty((self.num_envs, self.num_players, self.observation_size), np.int8)
+            out = np.empty(shape, np.int8)
+        elif out.shape != shape or out.dtype != np.int8 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous int8 array of shape {shape}")
         K.observe_all_seats(self.num_players, self._hands, self._hlen, self._known,
                             self._slen, self._disc, self._dlen, self._lives, self._active,
-                            self._sc, out)
+                            self._sc, out.reshape(-1, self.observation_size))
         return out
 
     def hand_features(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
