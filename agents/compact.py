@@ -46,7 +46,7 @@ METADATA = "metadata.json"
 NUM_CODES = C_KNOWN + MAX_PLAYERS - 1
 SEAT_FEATURES = 4
 COUNTERS = 6
-DENSE_SIZE = MAX_PLAYERS * SEAT_FEATURES + COUNTERS + (MAX_PLAYERS - 1) + 54
+DENSE_SIZE = MAX_PLAYERS * SEAT_FEATURES + COUNTERS + (MAX_PLAYERS - 1) + 54  # + hand features
 POINT_SCALE = 1.0 / 41.0
 MAX_HIDDEN, MAX_LAYERS = 4096, 16
 MAX_FILE_BYTES = 512 * 2**20
@@ -172,6 +172,44 @@ def dense_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int,
     table[:, n - 2] = 1.0
     return np.concatenate([seats.reshape(B, -1), counters, table,
                            feats.astype(np.float32) * POINT_SCALE], axis=1)
+
+
+HAND_FEATURES = 54  # hand_features' width: a value per discard, the hand's, the take's
+
+
+def vector_size(max_players: int) -> int:
+    """Width of :func:`vector_inputs` for tables of up to ``max_players`` seats."""
+    codes = C_KNOWN + max_players - 1
+    return (52 * codes + max_players * SEAT_FEATURES + COUNTERS + (MAX_PLAYERS - 1)
+            + HAND_FEATURES)
+
+
+def _dense_columns(max_players: int) -> np.ndarray:
+    """Which of :func:`dense_inputs`' 10-seat columns a ``max_players`` vector keeps: its
+    seats, then all the rest (counters, the table size's one-hot, the hand features). The
+    one-hot stays whole, 9 wide at every ``max_players``: cut to the table's sizes, the
+    9-seat vector was exactly as wide as the env's 10-player observation, and an SB3 zip,
+    which tells its input only by its width, could have been read the wrong way."""
+    seats = np.arange(max_players * SEAT_FEATURES)
+    rest = np.arange(MAX_PLAYERS * SEAT_FEATURES, DENSE_SIZE)
+    return np.concatenate([seats, rest])
+
+
+def vector_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int, start_lives: int,
+                  max_players: int) -> np.ndarray:
+    """Compact observations [B, D] as one flat float32 vector each, for networks that take
+    a plain vector (SB3's ``MlpPolicy`` on :class:`training.batch_vec_env.BatchVecEnv`, and
+    the ``sb3:`` agent that plays what it trained): the one-hot of each card's code, then
+    :func:`dense_inputs` cut to ``max_players`` seats. One definition for the env that
+    trains and the agent that plays, so the two cannot drift apart."""
+    B = obs.shape[0]
+    codes = C_KNOWN + max_players - 1
+    out = np.zeros((B, vector_size(max_players)), np.float32)
+    cols = (np.arange(52) * codes)[None, :] + obs[:, :52]
+    out[np.repeat(np.arange(B), 52), cols.reshape(-1)] = 1.0
+    dense = dense_inputs(obs, feats, num_players, start_lives)
+    out[:, 52 * codes:] = dense[:, _dense_columns(max_players)]
+    return out
 
 
 class CompactPolicy:

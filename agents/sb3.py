@@ -1,8 +1,10 @@
 """``sb3:PATH``: a stable-baselines3 / sb3-contrib MaskablePPO zip as an agent.
 
 It plays through :class:`agents.policy.PolicyAgent` (same padded input, same options
-``:sample``, ``:full``, ``:sym``); loading needs torch and sb3-contrib, imported only when
-such a spec is built.
+``:sample``, ``:full``, ``:sym``); a model trained on
+:class:`training.batch_vec_env.BatchVecEnv` reads another vector and plays through
+:class:`SB3CompactAgent` (option ``:sample``): the input's width says which. Loading needs
+torch and sb3-contrib, imported only when such a spec is built.
 
 The zip is read here, never by SB3's own loader: SB3's ``data`` member holds cloudpickled
 objects (the policy class, the spaces, schedules) that its loader unpickles, so a crafted
@@ -25,9 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from scat_env import PlayerView, Rules
 from scat_env.actions import NUM_ACTIONS
 
 from .base import Agent
+from .compact import vector_inputs, vector_size
 from .neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from .neural.policy_file import (
     ACTION_WIDTHS,
@@ -58,6 +62,9 @@ class SB3File:
     max_players: int
     actions: int = NUM_ACTIONS
     extra: tuple[str, ...] = ()  # the pieces a family of rules adds (encoding.EXTRA_PIECES)
+    #: The input is :func:`agents.compact.vector_inputs` of ``max_players`` seats (a model
+    #: trained on :class:`training.batch_vec_env.BatchVecEnv`), not the env's observation.
+    compact: bool = False
     optimizer: dict[str, Any] | None = None
     num_timesteps: int = 0
     n_updates: int = 0
@@ -67,7 +74,8 @@ class SB3File:
         import gymnasium as gym
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-        size = policy_observation_size(self.max_players, extra=pieces_named(self.extra))
+        size = (vector_size(self.max_players) if self.compact else
+                policy_observation_size(self.max_players, extra=pieces_named(self.extra)))
         obs = gym.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
         policy = MaskableActorCriticPolicy(obs, gym.spaces.Discrete(self.actions), lambda _: 0.0,
                                            net_arch={"pi": self.pi_arch, "vf": self.vf_arch})
@@ -141,9 +149,21 @@ def input_layout(obs: int) -> tuple[int, tuple[str, ...]] | None:
     return None
 
 
+def compact_layout(obs: int) -> int | None:
+    """The table size of a :class:`training.batch_vec_env.BatchVecEnv` vector ``obs``
+    wide, or None. No such width is also an env observation's (a test checks every pair),
+    so the input size alone says which reading a zip needs."""
+    lo, hi = PLAYERS_RANGE
+    for m in range(lo, hi + 1):
+        if vector_size(m) == obs:
+            return m
+    return None
+
+
 def _check_weights(weights: Any, where: str
-                   ) -> tuple[list[int], list[int], int, int, tuple[str, ...]]:
-    """(policy layers, value layers, table size, actions, extra pieces) of SB3 MLP weights, every tensor
+                   ) -> tuple[list[int], list[int], int, int, tuple[str, ...], bool]:
+    """(policy layers, value layers, table size, actions, extra pieces, whether the input is
+    a BatchVecEnv vector) of SB3 MLP weights, every tensor
     checked: names, float32, shapes that chain, a scat observation in, scat actions out (the
     draw-and-discard game's, or the whole action space), finite."""
     import torch
@@ -157,6 +177,9 @@ def _check_weights(weights: Any, where: str
                          "(mlp_extractor.policy_net.0.weight)")
     obs = int(first.shape[1])
     found = input_layout(obs)
+    compact = found is None and compact_layout(obs) is not None
+    if compact:
+        found = (compact_layout(obs) or 0, ())
     if found is None:
         raise ValueError(f"{where}: observation size {obs} matches no scat table size")
     players, extra = found
@@ -178,7 +201,7 @@ def _check_weights(weights: Any, where: str
                              f"float32{list(shape)}")
         if not bool(torch.isfinite(t).all()):
             raise ValueError(f"{where}: {name} holds a value that is not finite")
-    return pi, vf, players, actions, extra
+    return pi, vf, players, actions, extra, compact
 
 
 def _counter(data: dict[str, Any], key: str, where: str) -> int:
@@ -205,8 +228,8 @@ def read_sb3_zip(path: str | os.PathLike[str], optimizer: bool = False) -> SB3Fi
     with zf:
         try:
             weights = _torch_member(zf, "policy.pth", where)
-            pi, vf, players, actions, extra = _check_weights(weights, where)
-            out = SB3File(weights, pi, vf, players, actions, extra)
+            pi, vf, players, actions, extra, compact = _check_weights(weights, where)
+            out = SB3File(weights, pi, vf, players, actions, extra, compact=compact)
             if optimizer:
                 out.optimizer = _torch_member(zf, "policy.optimizer.pth", where)
                 if not isinstance(out.optimizer, dict):
@@ -239,6 +262,7 @@ class SB3Policy:
         # refuses a preset whose calls a draw-and-discard (56-output) network cannot make.
         self.num_actions = num_actions
         self.extra = extra  # read by agents.policy.read_pieces
+        self.compact = False  # a BatchVecEnv vector in (SB3File.compact)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         torch = self.torch
@@ -255,6 +279,54 @@ class SB3Policy:
         return np.where(mask, logits, np.float32(-1e9))
 
 
+class SB3CompactAgent(Agent):
+    """An SB3 policy trained on :class:`training.batch_vec_env.BatchVecEnv`, played from
+    the view: the view's compact observation (:func:`scat_env.batch.reference.compact_observation`),
+    its scoring features and :func:`agents.compact.vector_inputs`, the encoding the env
+    trained it on; the most likely legal move, or ``:sample``."""
+
+    def __init__(self, policy: SB3Policy, max_players: int, sample: bool = False,
+                 seed: int | None = None, name: str = "sb3") -> None:
+        super().__init__(seed)
+        self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
+        self._tables: dict[Rules, np.ndarray] = {}
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        """Refuse what its observation cannot say (calls, golf, points races: the batched
+        engine's :func:`scat_env.batch.uncovered`) and tables larger than it was built for."""
+        from scat_env.batch import uncovered
+
+        why = uncovered(rules)
+        if why is not None:
+            raise ValueError(f"{self.name} was trained on the batched engine, which does not "
+                             f"play {why} (the {rules.name!r} rules)")
+        if num_players > self.max_players:
+            raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
+                             f"not {num_players}")
+
+    def act(self, view: PlayerView) -> int:
+        from scat_env.batch.kernels import hand_features
+        from scat_env.batch.reference import compact_observation
+        from scat_env.scoring import value_table
+
+        table = self._tables.get(view.rules)
+        if table is None:
+            table = self._tables[view.rules] = np.asarray(value_table(view.rules), np.float64)
+        obs = compact_observation(view)[None]
+        feats = np.empty((1, 54), np.float32)
+        hand_features(obs, table, feats)
+        x = vector_inputs(obs, feats, view.num_players, view.rules.start_lives,
+                          self.max_players)
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[list(view.legal_actions)] = True
+        logits = self.policy.logits(x[0], mask)
+        if self.sample:
+            z = np.where(mask, logits - logits.max(), -np.inf)
+            p = np.exp(z)
+            return int(self.rng.choices(range(NUM_ACTIONS), weights=(p / p.sum()).tolist())[0])
+        return int(np.argmax(logits))
+
+
 @lru_cache(maxsize=8)
 def _load_sb3(path: str) -> tuple[SB3Policy, int]:
     try:
@@ -264,16 +336,24 @@ def _load_sb3(path: str) -> tuple[SB3Policy, int]:
         raise ValueError(f"sb3:{path} needs stable-baselines3 and sb3-contrib "
                          "(pip install 'scat-env[train]')") from None
     loaded = read_sb3_zip(path)
-    return SB3Policy(loaded.build_policy(), loaded.actions, loaded.extra), loaded.max_players
+    policy = SB3Policy(loaded.build_policy(), loaded.actions, loaded.extra)
+    policy.compact = loaded.compact
+    return policy, loaded.max_players
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:
     path, options = parse_policy_spec(arg, "sb3")
     policy, max_players = _load_sb3(path)
+    if policy.compact:
+        if not options["active_only"] or "symmetry" in options:
+            raise ValueError(f"sb3:{path} was trained on BatchVecEnv's vector: it takes "
+                             "only the option 'sample'")
+        return SB3CompactAgent(policy, max_players, sample=options["sample"], seed=seed,
+                               name=f"sb3:{path}")
     return PolicyAgent(policy, max_players, seed=seed, name=f"sb3:{path}", **options)
 
 
 register("sb3", _make_sb3, "trained stable-baselines3 MaskablePPO policy: "
          "sb3:PATH.zip[:sample][:full][:sym[=N]]")
 
-__all__ = ["SB3File", "SB3Policy", "read_sb3_zip"]
+__all__ = ["SB3CompactAgent", "SB3File", "SB3Policy", "read_sb3_zip"]

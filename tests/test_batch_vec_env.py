@@ -76,6 +76,8 @@ def test_maskable_ppo_trains_on_it_unchanged():
 def test_the_short_observation_is_the_padded_one_without_its_empty_seats(players):
     """The default vector (the table's own seats) drops only columns that the 10-seat
     vector holds at zero for this table size, and keeps the rest in order."""
+    from agents.compact import _dense_columns
+    from scat_env.batch.reference import C_KNOWN
     from training.batch_vec_env import obs_size
 
     short = BatchVecEnv(16, players, seed=4)
@@ -86,8 +88,8 @@ def test_the_short_observation_is_the_padded_one_without_its_empty_seats(players
     for _ in range(40):
         obs = short.env.observe_all()[:, 0]
         a, b = short._encode(obs), padded._encode(obs)
-        codes = np.arange(52)[:, None] * padded._codes + np.arange(short._codes)[None, :]
-        keep = np.concatenate([codes.reshape(-1), 52 * padded._codes + short._dense])
+        codes = np.arange(52)[:, None] * (C_KNOWN + 9) + np.arange(C_KNOWN + players - 1)
+        keep = np.concatenate([codes.reshape(-1), 52 * (C_KNOWN + 9) + _dense_columns(players)])
         np.testing.assert_array_equal(a, b[:, keep])
         dropped = np.ones(OBS_SIZE, bool)
         dropped[keep] = False
@@ -98,3 +100,75 @@ def test_the_short_observation_is_the_padded_one_without_its_empty_seats(players
 def test_max_players_below_the_table_is_refused():
     with pytest.raises(ValueError, match="max_players must be from num_players"):
         BatchVecEnv(4, 5, max_players=4)
+
+
+@pytest.fixture(scope="module")
+def vec_model(tmp_path_factory):
+    """A small MaskablePPO trained a little on BatchVecEnv at 3 players, saved as a zip."""
+    from sb3_contrib import MaskablePPO
+
+    env = BatchVecEnv(32, 3, opponents=("greedy",), seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=256, n_epochs=1, seed=0,
+                            policy_kwargs={"net_arch": [32]}, device="cpu")
+        model.learn(256)
+    path = tmp_path_factory.mktemp("vec") / "model.zip"
+    model.save(str(path))
+    return model, env, str(path)
+
+
+def test_an_sb3_model_trained_on_it_plays_as_an_agent_from_the_view(vec_model):
+    """``sb3:PATH`` reads the zip's input width, plays from each view with the encoding the
+    env trained it on, and picks what the model picks on the env's own vector."""
+    from agents import make_agent
+    from agents.match import play_game
+    from agents.sb3 import SB3CompactAgent
+    from scat_env.batch.reference import compact_observation
+
+    model, env, path = vec_model
+    agent = make_agent(f"sb3:{path}", seed=0)
+    assert isinstance(agent, SB3CompactAgent) and agent.max_players == 3
+    checked = 0
+
+    class Checked(SB3CompactAgent):
+        def act(self, view):
+            nonlocal checked
+            mine = super().act(view)
+            x = env._encode(compact_observation(view)[None])  # BatchVecEnv's own encoding
+            mask = np.zeros((1, 67), bool)
+            mask[0, list(view.legal_actions)] = True
+            theirs, _ = model.predict(x, action_masks=mask, deterministic=True)
+            assert mine == int(theirs[0]) and mine in view.legal_actions
+            checked += 1
+            return mine
+
+    seat = Checked(agent.policy, 3, name=agent.name)
+    for g in range(3):
+        record = play_game([seat, make_agent("greedy"), make_agent("expert")], seed=g)
+        assert record.winner is not None or record.truncated
+    assert checked > 30
+    assert make_agent(f"sb3:{path}:sample", seed=1).sample
+
+
+def test_an_sb3_vector_model_refuses_tables_it_cannot_read(vec_model):
+    from agents import make_agent
+    from scat_env import Rules
+
+    _, _, path = vec_model
+    agent = make_agent(f"sb3:{path}")
+    with pytest.raises(ValueError, match="at most 3 players, not 4"):
+        agent.check_table(4, Rules.preset("standard"))
+    with pytest.raises(ValueError, match="does not play the hammer call"):
+        agent.check_table(3, Rules.preset("hammer"))
+    with pytest.raises(ValueError, match="takes only the option 'sample'"):
+        make_agent(f"sb3:{path}:full")
+
+
+def test_no_vector_width_is_also_an_env_observation_width():
+    from agents.compact import vector_size
+    from agents.neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
+
+    env_widths = {policy_observation_size(n, extra=pieces_named(extra))
+                  for extra in FAMILY_PIECES for n in range(2, 11)}
+    assert not env_widths & {vector_size(m) for m in range(2, 11)}

@@ -159,3 +159,12 @@ def test_best_of_keeps_the_run_with_the_most_steps_per_second():
 
     runs = iter([(100.0, 9.0), (300.0, 1.0), (200.0, 5.0)])
     assert best_of(3, lambda: next(runs)) == (300.0, 1.0)
+
+
+def test_the_sb3_batch_bench_evaluates_its_model_as_an_sb3_agent():
+    """MaskablePPO on BatchVecEnv leaves a model ``sb3:PATH`` plays, so its row gets a
+    win rate against expert like every other trainer's."""
+    pytest.importorskip("sb3_contrib")
+    r = bench.train_once("sb3_batch", 1.0, "greedy", eval_games=2)
+    assert r["learner_decisions"] > 0
+    assert 0.0 <= r["win_rate"] <= 1.0 and r["eval_games"] >= 2

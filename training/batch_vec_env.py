@@ -12,7 +12,7 @@ move again in every game (games already there wait, :meth:`BatchEnv.step`'s ``sk
   counters, table size, scoring features), sized for ``max_players`` seats
   (:func:`obs_size`). The default, the env's own table size, keeps the vector short: the
   first layer of SB3's ``MlpPolicy`` is the larger part of its training cost, and at 3
-  players the vector is 490 wide instead of 889. ``max_players=10`` pads every table to
+  players the vector is 497 wide instead of 889. ``max_players=10`` pads every table to
   the same vector, for one network trained on several table sizes in turn.
 - **Masks**: ``env_method("action_masks")`` (what ``MaskablePPO`` calls) returns the legal
   actions of each game's learner.
@@ -45,34 +45,22 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from agents.compact import COUNTERS, DENSE_SIZE, NUM_CODES, SEAT_FEATURES, dense_inputs
+from agents.compact import vector_inputs, vector_size
 from scat_env.actions import NUM_ACTIONS
 from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import CUR
-from scat_env.batch.reference import C_KNOWN
 from scat_env.rules import DEFAULT_MAX_TURNS, MAX_PLAYERS
 
-HAND_FEATURES = DENSE_SIZE - MAX_PLAYERS * SEAT_FEATURES - COUNTERS - (MAX_PLAYERS - 1)
-OBS_SIZE = 52 * NUM_CODES + DENSE_SIZE
+OBS_SIZE = vector_size(MAX_PLAYERS)
 """The observation's width at ``max_players=10`` (every table size in one vector)."""
 
 
 def obs_size(max_players: int) -> int:
-    """The observation's width for tables of up to ``max_players`` seats: one code per card
-    for the player's own view and each opponent's known cards, then the dense inputs of
-    that many seats."""
-    codes = C_KNOWN + max_players - 1
-    return 52 * codes + max_players * SEAT_FEATURES + COUNTERS + (max_players - 1) + HAND_FEATURES
+    """The observation's width for tables of up to ``max_players`` seats
+    (:func:`agents.compact.vector_size`)."""
+    return vector_size(max_players)
 
 
-def _dense_columns(max_players: int) -> np.ndarray:
-    """Which of :func:`agents.compact.dense_inputs`'s 10-seat columns a ``max_players``
-    vector keeps: the seats, the counters, the table-size one-hot and the hand features."""
-    seats = np.arange(max_players * SEAT_FEATURES)
-    counters = MAX_PLAYERS * SEAT_FEATURES + np.arange(COUNTERS)
-    table = MAX_PLAYERS * SEAT_FEATURES + COUNTERS + np.arange(max_players - 1)
-    feats = DENSE_SIZE - HAND_FEATURES + np.arange(HAND_FEATURES)
-    return np.concatenate([seats, counters, table, feats])
 _RANDOM = -2  # opponent code: random legal moves (threshold codes are K >= 0, or -1 never)
 
 
@@ -115,25 +103,14 @@ class BatchVecEnv(VecEnv):
         self._games = np.arange(num_envs)
         self.max_players = m
         self.obs_size = obs_size(m)
-        self._codes = C_KNOWN + m - 1
-        self._dense = _dense_columns(m)
-        self._cols = (np.arange(52) * self._codes)[None, :]
-        self._rows = np.repeat(np.arange(num_envs), 52)
         space = gym.spaces.Box(0.0, 1.0, (self.obs_size,), np.float32)
         self.render_mode = None  # nothing to draw: SB3 asks before it warns
         super().__init__(num_envs, space, gym.spaces.Discrete(NUM_ACTIONS))
 
     # -- what the learner sees -----------------------------------------------------------
     def _encode(self, obs: np.ndarray) -> np.ndarray:
-        B = obs.shape[0]
-        out = np.zeros((B, self.obs_size), np.float32)
-        rows = self._rows if B == self.num_envs else np.repeat(np.arange(B), 52)
-        cols = self._cols + obs[:, :52]
-        out[rows, cols.reshape(-1)] = 1.0
         feats = self.env.hand_features(obs)
-        dense = dense_inputs(obs, feats, self.n, self.start_lives)
-        out[:, 52 * self._codes:] = dense[:, self._dense]
-        return out
+        return vector_inputs(obs, feats, self.n, self.start_lives, self.max_players)
 
     def action_masks(self) -> np.ndarray:
         return self.env._mask.copy()
