@@ -287,6 +287,10 @@ def train_once(trainer: str, seconds: float, opponents: str, eval_games: int = 0
         os.environ.setdefault(var, "1")
     from .config import load_config
 
+    if trainer in ("batch", "sb3_batch"):
+        from scat_env.batch import compile_kernels
+
+        compile_kernels()  # numba's first-use compile is not training time
     if trainer == "sb3_batch":
         return train_sb3_batch(seconds, opponents, eval_games)
     if trainer == "native":

@@ -58,7 +58,8 @@ from ..scoring import value_table
 from . import kernels as K
 from .reference import game_seed, observation_size
 
-__all__ = ["BatchEnv", "covered_presets", "covers", "observation_size", "uncovered"]
+__all__ = ["BatchEnv", "compile_kernels", "covered_presets", "covers", "observation_size",
+           "uncovered"]
 
 #: The rule fields the kernels read (``_params``, the value table, the pack) or refuse
 #: below. Any other field (one added for another game: points races, golf...) must keep
@@ -311,3 +312,17 @@ class BatchEnv:
             "known": [[c for c in range(52) if int(self._known[i, s]) >> c & 1]
                       for s in range(n)],
         }
+
+
+def compile_kernels() -> None:
+    """Compile every kernel now (a tiny env driven through each entry point): numba
+    compiles on first use, about a minute on a 2-core machine when its cache is cold, and a
+    benchmark must not count that as play. Later processes load the cache in about a
+    second."""
+    env = BatchEnv(2, 2)
+    env.reset()
+    out = env.step(env.random_actions())
+    env.hand_features(out["observation"])
+    env.threshold_actions()
+    env.observe_all()
+    env.restart(np.ones(2, np.bool_))

@@ -325,7 +325,8 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
 
     Inlined (as :func:`_settle`) into :func:`step_all`: a call per step passing some twenty
     arrays counted a reference on each, in memory both threads write, and cost half the
-    step (2.4M steps/s against 4.5M-7.6M inlined, ``scat bench --batch``). What runs once
+    step (``scat bench --batch`` on a 2-core machine: 2.0M-2.5M steps/s as calls,
+    3.6M-7.6M inlined). What runs once
     a hand (:func:`_deal`, :func:`_end_hand`) stays a call: inlining those too did not
     pay for the compile time it added (167 s against 60 s on first use)."""
     seat = sc[g, CUR]
@@ -390,7 +391,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
 
 @njit(cache=True, inline="always")
 def _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out, k):
-    """Seat ``me``'s compact observation of game ``g`` into ``row``: only what that seat
+    """Seat ``me``'s compact observation of game ``g`` into ``out[k]``: only what that seat
     may know (its hand, the card it drew this turn, the discard pile, the cards each
     opponent took from it and still holds, the public counters); the layout of
     :func:`scat_env.batch.reference.compact_observation`. The row is ``out[k]``, passed as
@@ -422,7 +423,7 @@ def _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active,
         s = (me + r) % n
         out[k, base + r] = lives[g, s]
         out[k, base + n + r] = (active[g, s] | (2 if sc[g, KNOCKER] == s else 0)
-                             | (4 if sc[g, DEALER] == s else 0))
+                                | (4 if sc[g, DEALER] == s else 0))
     base += 2 * n
     out[k, base] = slen[g]
     out[k, base + 1] = 1 if phase == DISCARD else 0
