@@ -8,6 +8,7 @@ learner is out or the game ends, and MaskablePPO trains on it unchanged.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -172,3 +173,15 @@ def test_no_vector_width_is_also_an_env_observation_width():
     env_widths = {policy_observation_size(n, extra=pieces_named(extra))
                   for extra in FAMILY_PIECES for n in range(2, 11)}
     assert not env_widths & {vector_size(m) for m in range(2, 11)}
+
+
+def test_the_sb3_trainer_refuses_to_resume_from_a_vector_model(vec_model):
+    from training.config import load_config
+    from training.sb3_train import read_checkpoint
+
+    _, _, path = vec_model
+    config = Path(__file__).resolve().parents[1] / "configs" / "train" / "sb3.yaml"
+    _, cfg = load_config(config, {"max_players": 3, "hidden": 32, "layers": 1,
+                                  "player_counts": [3], "eval_players": [3]})
+    with pytest.raises(ValueError, match="trained on BatchVecEnv's vector"):
+        read_checkpoint(path, cfg)

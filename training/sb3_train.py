@@ -53,6 +53,9 @@ def read_checkpoint(path: Path, cfg: SB3Config) -> Any:
     from agents.sb3 import read_sb3_zip
 
     saved = read_sb3_zip(path, optimizer=True)
+    if saved.compact:
+        raise ValueError(f"{str(path)!r} was trained on BatchVecEnv's vector, not this "
+                         "trainer's observation: it plays as sb3:PATH but does not resume here")
     want = [cfg.hidden] * cfg.layers
     if (saved.pi_arch, saved.vf_arch, saved.max_players) != (want, want, cfg.max_players):
         raise ValueError(f"{str(path)!r} does not match the config: its network is "
