@@ -212,6 +212,23 @@ def vector_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int, start_li
     return out
 
 
+@lru_cache(maxsize=32)
+def _value_table(rules: Rules) -> np.ndarray:
+    return np.asarray(value_table(rules), np.float64)
+
+
+def view_inputs(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+    """``view``'s compact observation [1, D] and its scoring features [1, 54], as the
+    batched engine computes them for its own games: what an agent trained on that engine
+    reads when it plays from a view (``compact:``, and ``sb3:`` for a BatchVecEnv model)."""
+    from scat_env.batch.kernels import hand_features
+
+    obs = compact_observation(view)[None]
+    feats = np.empty((1, HAND_FEATURES), np.float32)
+    hand_features(obs, _value_table(view.rules), feats)
+    return obs, feats
+
+
 class CompactPolicy:
     """The forward pass of :class:`training.batch_ppo.CompactNet` in numpy."""
 
@@ -256,7 +273,6 @@ class CompactAgent(Agent):
         self.policy = policy
         self.sample = sample
         self.name = name
-        self._tables: dict[Rules, np.ndarray] = {}
 
     def check_table(self, num_players: int, rules: Rules) -> None:
         """Refuse rules whose actions or cards mean something else than in training (the
@@ -275,18 +291,8 @@ class CompactAgent(Agent):
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"{self.name} plays {MIN_PLAYERS}..{MAX_PLAYERS} players")
 
-    def _table(self, rules: Rules) -> np.ndarray:
-        table = self._tables.get(rules)
-        if table is None:
-            table = self._tables[rules] = np.asarray(value_table(rules), np.float64)
-        return table
-
     def act(self, view: PlayerView) -> int:
-        from scat_env.batch.kernels import hand_features
-
-        obs = compact_observation(view)[None]
-        feats = np.empty((1, 54), np.float32)
-        hand_features(obs, self._table(view.rules), feats)
+        obs, feats = view_inputs(view)
         dense = dense_inputs(obs, feats, view.num_players, view.rules.start_lives)
         mask = np.zeros((1, NUM_ACTIONS), bool)
         mask[0, list(view.legal_actions)] = True

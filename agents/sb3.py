@@ -31,7 +31,7 @@ from scat_env import PlayerView, Rules
 from scat_env.actions import NUM_ACTIONS
 
 from .base import Agent
-from .compact import vector_inputs, vector_size
+from .compact import vector_inputs, vector_size, view_inputs
 from .neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from .neural.policy_file import (
     ACTION_WIDTHS,
@@ -289,7 +289,6 @@ class SB3CompactAgent(Agent):
                  seed: int | None = None, name: str = "sb3") -> None:
         super().__init__(seed)
         self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
-        self._tables: dict[Rules, np.ndarray] = {}
 
     def check_table(self, num_players: int, rules: Rules) -> None:
         """Refuse what its observation cannot say (calls, golf, points races: the batched
@@ -305,16 +304,7 @@ class SB3CompactAgent(Agent):
                              f"not {num_players}")
 
     def act(self, view: PlayerView) -> int:
-        from scat_env.batch.kernels import hand_features
-        from scat_env.batch.reference import compact_observation
-        from scat_env.scoring import value_table
-
-        table = self._tables.get(view.rules)
-        if table is None:
-            table = self._tables[view.rules] = np.asarray(value_table(view.rules), np.float64)
-        obs = compact_observation(view)[None]
-        feats = np.empty((1, 54), np.float32)
-        hand_features(obs, table, feats)
+        obs, feats = view_inputs(view)
         x = vector_inputs(obs, feats, view.num_players, view.rules.start_lives,
                           self.max_players)
         mask = np.zeros(NUM_ACTIONS, bool)
