@@ -184,12 +184,14 @@ def vector_size(max_players: int) -> int:
             + HAND_FEATURES)
 
 
+@lru_cache(maxsize=16)
 def _dense_columns(max_players: int) -> np.ndarray:
     """Which of :func:`dense_inputs`' 10-seat columns a ``max_players`` vector keeps: its
     seats, then all the rest (counters, the table size's one-hot, the hand features). The
     one-hot stays whole, 9 wide at every ``max_players``: cut to the table's sizes, the
     9-seat vector was exactly as wide as the env's 10-player observation, and an SB3 zip,
-    which tells its input only by its width, could have been read the wrong way."""
+    which tells its input only by its width, could have been read the wrong way.
+    Cached: BatchVecEnv asks at every step (the array is only read)."""
     seats = np.arange(max_players * SEAT_FEATURES)
     rest = np.arange(MAX_PLAYERS * SEAT_FEATURES, DENSE_SIZE)
     return np.concatenate([seats, rest])

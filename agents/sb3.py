@@ -253,7 +253,7 @@ class SB3Policy:
     interface."""
 
     def __init__(self, policy: Any, num_actions: int = NUM_ACTIONS,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), compact: bool = False) -> None:
         import torch
 
         self.policy = policy
@@ -262,7 +262,7 @@ class SB3Policy:
         # refuses a preset whose calls a draw-and-discard (56-output) network cannot make.
         self.num_actions = num_actions
         self.extra = extra  # read by agents.policy.read_pieces
-        self.compact = False  # a BatchVecEnv vector in (SB3File.compact)
+        self.compact = compact  # a BatchVecEnv vector in (SB3File.compact)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         torch = self.torch
@@ -326,9 +326,8 @@ def _load_sb3(path: str) -> tuple[SB3Policy, int]:
         raise ValueError(f"sb3:{path} needs stable-baselines3 and sb3-contrib "
                          "(pip install 'scat-env[train]')") from None
     loaded = read_sb3_zip(path)
-    policy = SB3Policy(loaded.build_policy(), loaded.actions, loaded.extra)
-    policy.compact = loaded.compact
-    return policy, loaded.max_players
+    return (SB3Policy(loaded.build_policy(), loaded.actions, loaded.extra, loaded.compact),
+            loaded.max_players)
 
 
 def _make_sb3(arg: str | None, seed: int | None) -> Agent:

@@ -261,12 +261,6 @@ def train_sb3_batch(seconds: float, opponents: str, eval_games: int = 0) -> dict
     return result
 
 
-def policy_spec(trainer: str, out: str) -> str:
-    """The agent spec of the policy a trainer leaves in its run folder ``out``."""
-    return {"native": f"ppo:{out}/policy.npz", "batch": f"compact:{out}/policy.npz",
-            "sb3": f"sb3:{out}/checkpoint.zip", "rllib": f"rllib:{out}/policy"}[trainer]
-
-
 def _win_rate(spec: str, games: int, workdir: str) -> dict[str, Any]:
     """``spec`` in one seat against :data:`EVAL_OPPONENT` in the others, :data:`EVAL_PLAYERS`
     players, ``games`` duplicate deals in every rotation (the tournament harness)."""
@@ -311,6 +305,8 @@ def train_once(trainer: str, seconds: float, opponents: str, eval_games: int = 0
                   "learner_decisions": learner,
                   "learner_decisions_per_s": learner / summary["elapsed_s"]}
         if eval_games:
+            from .evaluate import policy_spec
+
             result.update(_win_rate(policy_spec(trainer, out), eval_games, out))
     if trainer == "native":
         result["all_decisions"] = summary["env_steps"]

@@ -221,6 +221,13 @@ def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: 
     return ev
 
 
+def policy_spec(trainer: str, out: str | Path) -> str:
+    """The agent spec of the policy ``trainer`` leaves in its run folder ``out``."""
+    out = Path(out)
+    return {"native": f"ppo:{out / 'policy.npz'}", "batch": f"compact:{out / 'policy.npz'}",
+            "rllib": f"rllib:{out / 'policy'}"}.get(trainer, f"sb3:{out / 'checkpoint.zip'}")
+
+
 def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any]) -> str:
     """A run's ``report.md``: what was trained, the final evaluation, the learning curve and
     the commands that play or evaluate the policy."""
@@ -229,8 +236,7 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
     import yaml
 
     out = Path(out)
-    spec = {"native": f"ppo:{out / 'policy.npz'}", "batch": f"compact:{out / 'policy.npz'}",
-            "rllib": f"rllib:{out / 'policy'}"}.get(trainer, f"sb3:{out / 'checkpoint.zip'}")
+    spec = policy_spec(trainer, out)
     speed = summary.get("samples_per_s_since_start")
     lines = [f"# Training report: {cfg.name} ({trainer} trainer)", "",
              f"Trained for {summary.get('elapsed_s', 0):,.0f} s: {summary.get('samples', 0):,} "
