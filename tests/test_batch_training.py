@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.compact import CompactPolicy, load_compact
+from agents.compact import NUM_CODES, CompactPolicy, load_compact
 from agents.match import play_game
 from agents.registry import make_agent
 from scat_cli.main import main
 from scat_env import Rules
 from scat_env.batch import BatchEnv
+from scat_env.batch.kernels import C_HAND, C_UNSEEN
 from training.batch_ppo import (
     CompactNet,
     Rollout,
@@ -69,6 +70,15 @@ def test_the_numpy_forward_pass_gives_the_torch_logits(tmp_path):
         got = policy.logits(obs, feats.numpy(), dense.numpy(), mask)
         legal = mask
         assert np.allclose(got[legal], want.numpy()[legal], atol=1e-4)
+
+
+def test_an_unseen_card_adds_nothing_to_the_embedding_even_after_training(tmp_path):
+    """The trainer sums only the seen cards' rows; the player sums all 52. They agree
+    because an unseen card's rows start at zero and get no gradient."""
+    net, _ = _trained(tmp_path)
+    rows = net.cards.weight.detach().view(52, NUM_CODES, -1)
+    assert torch.count_nonzero(rows[:, C_UNSEEN]) == 0
+    assert torch.count_nonzero(rows[:, C_HAND]) > 0
 
 
 def test_the_agent_plays_whole_games_legally_at_every_table_size(tmp_path):
