@@ -282,6 +282,8 @@ def train_once(trainer: str, seconds: float, opponents: str, eval_games: int = 0
     from .config import load_config
 
     if trainer in ("batch", "sb3_batch"):
+        import torch  # noqa: F401  (before numba's threads start: see docs/TRAINING.md)
+
         from scat_env.batch import compile_kernels
 
         compile_kernels()  # numba's first-use compile is not training time
