@@ -86,6 +86,11 @@ def _engine_fields(state: GameState) -> dict:
         "knocker": state.knocker, "turn": state.turn, "hand_number": state.hand_number,
         "taken": state.taken, "drawn": state.drawn,
         "known": [[c for c in range(52) if k >> c & 1] for k in state.known],
+        "draws": [sum(1 for s, kind, _ in state.log if s == seat and kind in ("draw_stock", "take"))
+                  for seat in range(state.num_players)],
+        "discarded_suits": [[sum(1 for s, kind, c in state.log
+                                 if s == seat and kind == "discard" and c // 13 == suit)
+                             for suit in range(4)] for seat in range(state.num_players)],
     }
 
 

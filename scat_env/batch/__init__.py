@@ -164,6 +164,7 @@ class BatchEnv:
         self._hands = np.zeros((B, n, 4), np.int8)
         self._hlen = np.zeros((B, n), np.int8)
         self._known = np.zeros((B, n), np.uint64)
+        self._pub = np.zeros((B, n, K.PUB_SIZE), np.int64)
         self._stock = np.zeros((B, 52), np.int8)
         self._slen = np.zeros(B, np.int64)
         self._disc = np.zeros((B, 52), np.int8)
@@ -189,7 +190,7 @@ class BatchEnv:
 
     def _state_args(self) -> tuple[np.ndarray, ...]:
         return (self._P, self._T, self._deck, self._hands, self._hlen, self._known,
-                self._stock, self._slen, self._disc, self._dlen, self._lives, self._active,
+                self._pub, self._stock, self._slen, self._disc, self._dlen, self._lives, self._active,
                 self._sc, self._rng, self._prew, self._plost, self._pended)
 
     def reset(self) -> dict[str, np.ndarray]:
@@ -262,6 +263,17 @@ class BatchEnv:
                             self._sc, out.reshape(-1, self.observation_size))
         return out
 
+    def public_record(self) -> np.ndarray:
+        """The current hand's public record per game and absolute seat, [B, num_players,
+        5] (read-only): the cards the seat drew (stock or pile), then its discards of each
+        suit (clubs, diamonds, hearts, spades: card id // 13). Every player's log shows
+        these (``PlayerView.log``); the compact observation does not, and a batched
+        opponent that reads the log, like ``expert``, needs them
+        (:mod:`agents.batch_expert`)."""
+        view = self._pub.view()
+        view.flags.writeable = False
+        return view
+
     def hand_features(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Scoring features of compact observations [B, D] -> [B, 54] float32
         (:func:`scat_env.batch.kernels.hand_features`: the value kept by each discard, the
@@ -311,6 +323,8 @@ class BatchEnv:
             "drawn": none(sc[K.DRAWN]),
             "known": [[c for c in range(52) if int(self._known[i, s]) >> c & 1]
                       for s in range(n)],
+            "draws": self._pub[i, :, K.PUB_DRAWS].tolist(),
+            "discarded_suits": self._pub[i, :, K.PUB_SUITS:].tolist(),
         }
 
 

@@ -11,6 +11,9 @@ Layout (``g`` a game, ``s`` an absolute seat, ``N`` the table size):
 - ``hands[g, s, 0:hlen[g, s]]``: cards in hand, in the engine's order (draws appended,
   discards removed keeping the others' order); ``known[g, s]``: a bit per card the seat
   took from the discard pile and still holds.
+- ``pub[g, s]``: the hand's public record of seat ``s`` (what every player's log shows):
+  :data:`PUB_DRAWS` the cards it drew (stock or pile), then from :data:`PUB_SUITS` its
+  discards of each suit.
 - ``stock[g, 0:slen[g]]`` and ``disc[g, 0:dlen[g]]``: piles with the top card LAST.
 - ``sc[g, k]``: the scalars of :data:`DEALER` .. :data:`HAND_NO` (``-1`` for "none").
 - ``rng[g]``: the game's SplitMix64 state; every random draw of a game comes from it,
@@ -32,6 +35,9 @@ from ..cards import CARD_POINTS
 # -- scalar slots of sc[g] -------------------------------------------------------------------
 DEALER, CUR, PHASE, KNOCKER, KNOCK_TURN, LAST_SEAT, TAKEN, DRAWN, TURN, HAND_NO = range(10)
 NUM_SCALARS = 10
+# -- the public record pub[g, s] ----------------------------------------------------------------
+PUB_DRAWS, PUB_SUITS = 0, 1
+PUB_SIZE = PUB_SUITS + 4
 # -- phases ----------------------------------------------------------------------------------
 DRAW, DISCARD, OVER = 0, 1, 2
 # -- rule parameters P[...] ------------------------------------------------------------------
@@ -91,7 +97,7 @@ def _value3(T: np.ndarray, hands: np.ndarray, g: int, s: int) -> float:
 
 
 @njit(cache=True)
-def _new_game(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+def _new_game(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
               sc, rng, rew, lost, ended):
     """A new game in slot ``g``: full lives, a random dealer, the first deal."""
     for s in range(n):
@@ -99,12 +105,12 @@ def _new_game(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, liv
         active[g, s] = 1
     sc[g, HAND_NO] = 0
     sc[g, DEALER] = _below(rng, g, n)
-    _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+    _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
           rng, rew, lost, ended)
 
 
 @njit(cache=True)
-def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
           rng, rew, lost, ended):
     """``GameState._deal``: deal until a hand needs a decision (a dealt 31 is scored on the
     spot and the next hand dealt). The pack is shuffled in the game's own stock row and the
@@ -123,6 +129,8 @@ def _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, 
         for s in range(n):
             hlen[g, s] = 0
             known[g, s] = 0
+            for j in range(PUB_SIZE):
+                pub[g, s, j] = 0
         sc[g, KNOCKER] = -1
         sc[g, KNOCK_TURN] = -1
         sc[g, LAST_SEAT] = -1
@@ -319,7 +327,7 @@ def _may_knock(g, n, P, T, hands, active, sc, slen):
 
 
 @njit(cache=True, inline="always")
-def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
            active, sc, rng, rew, lost, ended):
     """``GameState.apply_action`` for a legal ``action`` of the player to move.
 
@@ -342,6 +350,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
         hlen[g, seat] = h - 1
         disc[g, dlen[g]] = action
         dlen[g] += 1
+        pub[g, seat, PUB_SUITS + action // 13] += 1
         known[g, seat] &= ~(np.uint64(1) << np.uint64(action))
         sc[g, TAKEN] = -1
         sc[g, DRAWN] = -1
@@ -358,6 +367,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
         card = stock[g, slen[g]]
         hands[g, seat, hlen[g, seat]] = card
         hlen[g, seat] += 1
+        pub[g, seat, PUB_DRAWS] += 1
         sc[g, DRAWN] = card
         sc[g, PHASE] = DISCARD
     elif action == DRAW_DISCARD:
@@ -366,6 +376,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
         hands[g, seat, hlen[g, seat]] = card
         hlen[g, seat] += 1
         known[g, seat] |= np.uint64(1) << np.uint64(card)
+        pub[g, seat, PUB_DRAWS] += 1
         sc[g, TAKEN] = card
         sc[g, DRAWN] = card
         sc[g, PHASE] = DISCARD
@@ -385,7 +396,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, stock, slen, disc, dlen
     if reason >= 0:
         _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, reason, declarers)
         if sc[g, PHASE] == DRAW:
-            _deal(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+            _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
                   sc, rng, rew, lost, ended)
 
 
@@ -484,7 +495,7 @@ def _settle(g, n, P, active, sc, rew, done, trunc, winner):
 
 
 @njit(cache=True)
-def _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+def _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
            rng, prew, plost, pended):
     """A new game in slot ``g`` that waits for a decision. Hands decided by its deal (a
     dealt 31) are paid with its first step, as ``env()`` pays them (``prew``, ``plost``,
@@ -495,29 +506,29 @@ def _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
             prew[g, s] = 0.0
             plost[g, s] = 0
         pended[g] = 0
-        _new_game(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+        _new_game(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
                   sc, rng, prew, plost, pended)
         if sc[g, PHASE] != OVER:
             return
 
 
 @njit(cache=True, parallel=True)
-def reset_all(n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active, sc,
+def reset_all(n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
               rng, prew, plost, pended, obs, mask):
     """Start a new game in every slot."""
     for g in prange(hands.shape[0]):
-        _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives, active,
+        _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
                sc, rng, prew, plost, pended)
         _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
 
 
 @njit(cache=True, parallel=True)
-def restart_some(n, which, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+def restart_some(n, which, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
                  active, sc, rng, prew, plost, pended, obs, mask):
     """A new game in every slot where ``which`` is set (the rest untouched)."""
     for g in prange(hands.shape[0]):
         if which[g]:
-            _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+            _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
                    active, sc, rng, prew, plost, pended)
             _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs,
                      mask)
@@ -538,7 +549,7 @@ def first_illegal(actions, mask, skip):
 
 
 @njit(cache=True, parallel=True)
-def step_all(n, actions, skip, P, T, deck, hands, hlen, known, stock, slen, disc, dlen,
+def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
              lives, active, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc, winner,
              obs, mask):
     """One decision in every game not in ``skip`` (the actions checked legal by
@@ -564,10 +575,10 @@ def step_all(n, actions, skip, P, T, deck, hands, hlen, known, stock, slen, disc
         done[g] = False
         trunc[g] = False
         winner[g] = -1
-        _apply(g, n, actions[g], P, T, deck, hands, hlen, known, stock, slen, disc, dlen,
+        _apply(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
                lives, active, sc, rng, rew, lost, ended)
         if _settle(g, n, P, active, sc, rew, done, trunc, winner):
-            _start(g, n, P, T, deck, hands, hlen, known, stock, slen, disc, dlen, lives,
+            _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
                    active, sc, rng, prew, plost, pended)
         _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
 
