@@ -11,7 +11,10 @@ The file (``.npz``, read with ``allow_pickle=False``) holds one float32 array pe
 :class:`training.batch_ppo.CompactNet` under its ``state_dict`` name and ``metadata.json`` (a
 uint8 array of UTF-8 JSON): ``kind`` (:data:`COMPACT_KIND`), ``format_version``, ``hidden``,
 ``layers``, ``num_codes``, ``num_actions``, ``rules`` (the preset name it was trained on),
-``player_counts``, the run's ``metrics`` and ``sha256`` over everything else. Every shape is
+``player_counts``, ``expert_advice`` (whether it reads ``expert``'s move: then the file
+holds ``advice_gain`` and the agent asks :class:`~agents.expert.ExpertAgent`; absent in
+files written before the option, meaning false), the run's ``metrics`` and ``sha256`` over
+everything else. Every shape is
 checked against the architecture and the hash against the content before a weight is used.
 """
 
@@ -33,6 +36,7 @@ from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
 
 from .base import Agent
+from .expert import ExpertAgent
 from .neural.policy_file import ACTION_WIDTHS, shipped_path
 from .registry import register
 
@@ -52,9 +56,10 @@ MAX_HIDDEN, MAX_LAYERS = 4096, 16
 MAX_FILE_BYTES = 512 * 2**20
 
 
-def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS
-                    ) -> dict[str, tuple[int, ...]]:
-    """Every weight of a :class:`training.batch_ppo.CompactNet` of this size."""
+def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS,
+                    advice: bool = False) -> dict[str, tuple[int, ...]]:
+    """Every weight of a :class:`training.batch_ppo.CompactNet` of this size (``advice``:
+    with its expert-advice bonus per action)."""
     shapes: dict[str, tuple[int, ...]] = {
         "cards.weight": (52 * NUM_CODES, hidden),
         "dense.weight": (hidden, DENSE_SIZE), "dense.bias": (hidden,),
@@ -66,6 +71,8 @@ def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS
                    "v.weight": (1, hidden), "v.bias": (1,)})
     for name in ("card_gain", "draw_gain", "knock_gain", "knock_at"):
         shapes[name] = ()
+    if advice:
+        shapes["advice_gain"] = (num_actions,)
     return shapes
 
 
@@ -126,7 +133,10 @@ def load_compact(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], d
                 raise _Refused(f"{where} was made for another observation or action space "
                                f"(codes {meta.get('num_codes')!r}, actions "
                                f"{meta.get('num_actions')!r})")
-            shapes = expected_shapes(hidden, layers, meta["num_actions"])
+            advice = meta.get("expert_advice", False)  # absent: written before the option
+            if not isinstance(advice, bool):
+                raise _Refused(f"{where}: expert_advice {advice!r} is not true or false")
+            shapes = expected_shapes(hidden, layers, meta["num_actions"], advice)
             names = set(data.files) - {METADATA}
             if names != set(shapes):
                 raise _Refused(f"{where}: weights do not fit the architecture")
@@ -237,12 +247,15 @@ class CompactPolicy:
     def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
         self.w = arrays
         self.meta = meta
+        self.advice = bool(meta.get("expert_advice", False))
         self.layers = int(meta["layers"])
         self.num_actions = int(meta["num_actions"])
         self.offsets = np.arange(52) * NUM_CODES
 
     def logits(self, obs: np.ndarray, feats: np.ndarray, dense: np.ndarray,
-               mask: np.ndarray) -> np.ndarray:
+               mask: np.ndarray, advice: np.ndarray | None = None) -> np.ndarray:
+        """Masked logits; ``advice`` ([B] ints, the expert's move or -1) is read by a
+        policy trained with ``expert_advice``."""
         w = self.w
         h = w["cards.weight"][obs[:, :52].astype(np.int64) + self.offsets].sum(axis=1)
         h = np.maximum(h + dense @ w["dense.weight"].T + w["dense.bias"], 0.0)
@@ -254,6 +267,9 @@ class CompactPolicy:
         logits[:, :52] += w["card_gain"] * feats[:, :52] * POINT_SCALE
         logits[:, DRAW_DISCARD] += w["draw_gain"] * (feats[:, 53] - feats[:, 52]) * POINT_SCALE
         logits[:, KNOCK] += w["knock_gain"] * (value - w["knock_at"] * POINT_SCALE)
+        if self.advice and advice is not None:
+            rows = np.flatnonzero(advice >= 0)
+            logits[rows, advice[rows]] += w["advice_gain"][advice[rows]]
         missing = mask.shape[-1] - logits.shape[-1]
         if missing > 0:  # trained on a prefix of the action space: it never plays the rest
             logits = np.concatenate([logits, np.full((len(logits), missing), -1e9,
@@ -275,6 +291,8 @@ class CompactAgent(Agent):
         self.policy = policy
         self.sample = sample
         self.name = name
+        # The move the policy was trained to weigh: expert's, from the same view.
+        self._expert = ExpertAgent() if policy.advice else None
 
     def check_table(self, num_players: int, rules: Rules) -> None:
         """Refuse rules whose actions or cards mean something else than in training (the
@@ -298,7 +316,10 @@ class CompactAgent(Agent):
         dense = dense_inputs(obs, feats, view.num_players, view.rules.start_lives)
         mask = np.zeros((1, NUM_ACTIONS), bool)
         mask[0, list(view.legal_actions)] = True
-        logits = self.policy.logits(obs, feats, dense, mask)[0]
+        advice = None
+        if self._expert is not None:
+            advice = np.array([self._expert.act(view)], np.int64)
+        logits = self.policy.logits(obs, feats, dense, mask, advice)[0]
         if self.sample:
             z = logits - logits.max()
             p = np.exp(z) * mask[0]

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents.batch_expert import BatchExpert
 from agents.compact import NUM_CODES, CompactPolicy, load_compact
 from agents.match import play_game
 from agents.registry import make_agent
@@ -26,8 +27,12 @@ from scat_env import Rules
 from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import C_HAND, C_UNSEEN
 from training.batch_ppo import (
+    EXPERT,
+    LEARNER,
     CompactNet,
     Rollout,
+    Table,
+    _act,
     _tensors,
     advantages,
     export,
@@ -39,8 +44,8 @@ TINY = dict(envs_per_table=64, rollout_steps=16, minibatch_samples=512, epochs=1
             eval_every_updates=0, final_eval_games=0, torch_threads=1)
 
 
-def _trained(tmp_path: Path, samples: int = 3000) -> tuple[CompactNet, Path]:
-    cfg = BatchPPOConfig(player_counts=[2, 4], total_samples=samples, **TINY)
+def _trained(tmp_path: Path, samples: int = 3000, **fields) -> tuple[CompactNet, Path]:
+    cfg = BatchPPOConfig(player_counts=[2, 4], total_samples=samples, **TINY, **fields)
     net, summary = train_network(cfg, log=lambda m: None)
     assert summary["samples"] >= samples
     path = tmp_path / "policy.npz"
@@ -70,6 +75,60 @@ def test_the_numpy_forward_pass_gives_the_torch_logits(tmp_path):
         got = policy.logits(obs, feats.numpy(), dense.numpy(), mask)
         legal = mask
         assert np.allclose(got[legal], want.numpy()[legal], atol=1e-4)
+
+
+def test_with_expert_advice_the_numpy_player_gives_the_torch_logits(tmp_path):
+    """A policy trained with ``expert_advice`` reads the expert's move; the player that
+    plays it from a view computes that move with ``ExpertAgent`` and adds the same bonus."""
+    net, path = _trained(tmp_path, expert_advice=True)
+    policy = CompactPolicy(*load_compact(path))
+    assert policy.advice and load_compact(path)[1]["expert_advice"] is True
+    expert = BatchExpert("standard")
+    for n in (3, 8):
+        env = BatchEnv(64, n, "standard", seed=n)
+        out = env.reset()
+        for _ in range(25):
+            out = env.step(env.random_actions())
+        obs, mask = out["observation"].copy(), out["action_mask"].copy()
+        advice = expert.actions(env)
+        cards, feats, dense = _tensors(_Table(env), obs)
+        with torch.no_grad():
+            want, _ = net(cards, feats, dense, torch.from_numpy(mask), torch.from_numpy(advice))
+            plain, _ = net(cards, feats, dense, torch.from_numpy(mask))
+        got = policy.logits(obs, feats.numpy(), dense.numpy(), mask, advice)
+        assert np.allclose(got[mask], want.numpy()[mask], atol=1e-4)
+        assert not np.allclose(want.numpy()[mask], plain.numpy()[mask], atol=1e-2)
+
+
+def test_an_untrained_advised_network_plays_the_experts_moves():
+    """The bonus starts high enough that the policy starts as the expert and learns where
+    to leave it (:data:`training.batch_ppo.ADVICE_GAIN`)."""
+    net = CompactNet(64, 2, advice=True)
+    env = BatchEnv(512, 5, "standard", seed=1)
+    expert = BatchExpert("standard")
+    out = env.reset()
+    same = total = 0
+    for _ in range(30):
+        advice = expert.actions(env)
+        cards, feats, dense = _tensors(_Table(env), out["observation"])
+        with torch.no_grad():
+            logits, _ = net(cards, feats, dense, torch.from_numpy(out["action_mask"]),
+                            torch.from_numpy(advice))
+        mine = logits.argmax(-1).numpy()
+        same += int((mine == advice).sum())
+        total += len(advice)
+        out = env.step(advice)
+    assert same / total > 0.95
+
+
+def test_the_agent_of_an_advised_policy_plays_whole_games(tmp_path):
+    _, path = _trained(tmp_path, expert_advice=True)
+    agent = make_agent(f"compact:{path}")
+    assert agent._expert is not None  # it asks the expert for its move
+    for n in (2, 7):
+        agents = [agent] + [make_agent("greedy")] * (n - 1)
+        record = play_game(agents, Rules.preset("standard"), seed=n)
+        assert record.actions and (record.winner is not None or record.truncated)
 
 
 def test_an_unseen_card_adds_nothing_to_the_embedding_even_after_training(tmp_path):
@@ -148,10 +207,44 @@ def test_gae_follows_each_seats_own_chain():
     assert np.allclose(ret, adv + ro.val)
 
 
+def test_expert_opponents_make_the_batched_experts_moves():
+    """An ``expert`` seat of a training game plays :class:`BatchExpert`'s move (itself
+    checked move for move against ``ExpertAgent`` in tests/test_batch_expert.py)."""
+    cfg = BatchPPOConfig(player_counts=[4], opponents={"expert": 1.0}, self_play=0.0, **TINY)
+    table = Table(cfg, 4, seed=3)
+    net = CompactNet(cfg.hidden, cfg.layers)
+    gen = torch.Generator().manual_seed(0)
+    want_expert = BatchExpert("standard")
+    checked = 0
+    for _ in range(40):
+        out = table.out
+        tensors = _tensors(table, out["observation"])
+        mask = torch.from_numpy(out["action_mask"])
+        acts, _, _, learn = _act(net, net, table, *tensors, mask, gen)
+        want = want_expert.actions(table.env)
+        role = table.roles[np.arange(64), out["current_player"]]
+        assert set(np.unique(table.roles)) == {LEARNER, EXPERT}
+        assert (acts[role == EXPERT] == want[role == EXPERT]).all()
+        assert (learn == (role == LEARNER)).all()
+        checked += int((role == EXPERT).sum())
+        table.out = table.env.step(acts)
+    assert checked > 1000
+
+
 def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):
     path = tmp_path / "bad.yaml"
-    path.write_text("trainer: batch\nopponents: {expert: 1.0}\n")
+    path.write_text("trainer: batch\nopponents: {ismcts: 1.0}\n")
     with pytest.raises(ValueError, match="opponents must map some of"):
+        load_config(path)
+    path.write_text("trainer: batch\nrules: moyer_second_knock\nopponents: {expert: 1.0}\n")
+    with pytest.raises(ValueError, match="batched expert does not play rules "
+                                         "'moyer_second_knock': a second knock"):
+        load_config(path)
+    path.write_text("trainer: batch\nrules: moyer_second_knock\nexpert_advice: true\n")
+    with pytest.raises(ValueError, match="expert_advice: the batched expert does not play"):
+        load_config(path)
+    path.write_text("trainer: batch\nexpert_advice: 1\n")
+    with pytest.raises(ValueError, match="expert_advice' must be true or false"):
         load_config(path)
     trainer, cfg = load_config(Path("configs/train/default.yaml"))
     assert trainer == "batch" and isinstance(cfg, BatchPPOConfig)

@@ -4,8 +4,9 @@ The native trainer (:mod:`training.ppo`) walks the Python engine one decision at
 this one collects its rollouts from :class:`scat_env.batch.BatchEnv`, where a step is one
 decision in every game of the batch, compiled. Every seat of a self-play game is a learner
 seat (each of its decisions a training sample); other games seat one learner against
-opponents played batched too: the threshold agent (``greedy``), random, or a frozen
-snapshot of the policy.
+opponents played batched too: the threshold agent (``greedy``), ``expert``
+(:mod:`agents.batch_expert`: the same moves, compiled), random, or a frozen snapshot of the
+policy.
 
 The network (:class:`CompactNet`) reads the compact observation: each card's code goes
 through a learned embedding (one bag of lookups summed: like a dense layer over a one-hot of
@@ -18,6 +19,14 @@ lookups (``python scripts/bench_compact_net.py``). The seat counters and the sco
 trunk and two heads. As in :class:`training.policy_net.PolicyNet`, three learned gains
 carry the scoring features straight to the actions they are about (the value kept by a
 discard, the gain of taking the top discard, the hand's value for a knock).
+
+With ``expert_advice`` the network also reads ``expert``'s move in the position (computed
+batched, :mod:`agents.batch_expert`) as a learned bonus on that move's logit, one per
+action, starting at :data:`ADVICE_GAIN`: the untrained policy plays the expert's moves and
+PPO learns where to leave them, rather than re-deriving card counting and knock risk from
+the cards. The value head does not read it, so a seat waiting for its turn (which has no
+move to advise) is valued the same way. The player (``compact:``) asks
+:class:`agents.expert.ExpertAgent` for the same move from its view.
 
 Returns are per seat: a sample's reward is everything its seat received after that decision
 until its next one (or the game's end), so a seat that is knocked out on another seat's
@@ -38,6 +47,7 @@ import torch
 from torch import nn
 
 from agents import compact
+from agents.batch_expert import BatchExpert
 from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv
@@ -57,9 +67,10 @@ def dense_inputs(obs: torch.Tensor, feats: torch.Tensor, num_players: int,
 class CompactNet(nn.Module):
     """Actor-critic over compact observations (module docstring)."""
 
-    def __init__(self, hidden: int = 128, layers: int = 2, knock_at: float = 25.0) -> None:
+    def __init__(self, hidden: int = 128, layers: int = 2, knock_at: float = 25.0,
+                 advice: bool = False) -> None:
         super().__init__()
-        self.hidden, self.layers = hidden, layers
+        self.hidden, self.layers, self.advice = hidden, layers, advice
         self.cards = nn.EmbeddingBag(52 * NUM_CODES, hidden, mode="sum")
         nn.init.normal_(self.cards.weight, std=0.05)
         with torch.no_grad():  # an unseen card adds nothing (module docstring)
@@ -81,13 +92,17 @@ class CompactNet(nn.Module):
         self.draw_gain = nn.Parameter(torch.tensor(20.0))
         self.knock_gain = nn.Parameter(torch.tensor(20.0))
         self.knock_at = nn.Parameter(torch.tensor(float(knock_at)))
+        if advice:  # expert's move, a bonus per action it can be (module docstring)
+            self.advice_gain = nn.Parameter(torch.full((NUM_ACTIONS,), ADVICE_GAIN))
         self.register_buffer("_offsets", torch.arange(52) * NUM_CODES, persistent=False)
 
     def forward(self, cards: torch.Tensor, feats: torch.Tensor, dense: torch.Tensor,
-                mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                mask: torch.Tensor, advice: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         """(masked logits [B, A], value [B]) from the card codes (the first 52 entries of
         the compact observations, [B, 52] int8), the scoring features and the dense
-        inputs (:func:`dense_inputs`)."""
+        inputs (:func:`dense_inputs`); with ``advice`` ([B] int64, the expert's move or -1),
+        a network built with ``advice=True`` adds its learned bonus to that move's logit."""
         seen = cards != C_UNSEEN
         codes = (cards.to(torch.int64) + self._offsets)[seen]  # row by row: one bag a row
         counts = seen.sum(1)
@@ -100,13 +115,21 @@ class CompactNet(nn.Module):
         skip[:, DRAW_DISCARD] = self.draw_gain * (feats[:, 53] - feats[:, 52]) * POINT_SCALE
         skip[:, KNOCK] = self.knock_gain * (value - self.knock_at * POINT_SCALE)
         logits = logits + skip
+        if self.advice and advice is not None:
+            move = advice.clamp(min=0)[:, None]
+            bonus = self.advice_gain[move] * (advice >= 0)[:, None]
+            logits = logits.scatter_add(1, move, bonus)
         logits = torch.where(mask, logits, torch.full_like(logits, -1e9))
         return logits, self.v(h).squeeze(-1)
 
 
+#: The expert-advice bonus of an untrained network (``advice=True``): its policy starts as
+#: the expert's moves, nearly always, and learns where to leave them.
+ADVICE_GAIN = 6.0
+
 #: Seat roles in a game: a learner seat, or an opponent of one of these kinds.
-LEARNER, GREEDY, RANDOM, SNAPSHOT = 0, 1, 2, 3
-_KINDS = {"greedy": GREEDY, "random": RANDOM, "snapshot": SNAPSHOT}
+LEARNER, GREEDY, RANDOM, SNAPSHOT, EXPERT = 0, 1, 2, 3, 4
+_KINDS = {"greedy": GREEDY, "random": RANDOM, "snapshot": SNAPSHOT, "expert": EXPERT}
 
 
 class Table:
@@ -124,6 +147,9 @@ class Table:
         w = np.array(list(cfg.opponents.values()), np.float64)
         self.kind_p = w / w.sum()
         self.self_play = cfg.self_play
+        # expert's moves, batched (agents.batch_expert): built only when it plays
+        self.expert = (BatchExpert(cfg.rules) if "expert" in cfg.opponents or cfg.expert_advice
+                       else None)
         self._assign(np.arange(B))
         self.feats = np.zeros((B, 54), np.float32)
 
@@ -147,14 +173,17 @@ def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 def _act(net: CompactNet, snapshot: CompactNet, table: Table, obs_t: torch.Tensor,
          feats_t: torch.Tensor, dense_t: torch.Tensor, mask_t: torch.Tensor,
-         gen: torch.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(actions, log-probs, values, learner flags) for every game's player to move."""
+         gen: torch.Generator, advice: np.ndarray | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(actions, log-probs, values, learner flags) for every game's player to move;
+    ``advice``: the expert's move in every game, when the network reads it."""
     env, out = table.env, table.out
     B = env.num_envs
     movers = out["current_player"]
     role = table.roles[np.arange(B), movers]
+    adv_t = None if advice is None else torch.from_numpy(advice)
     with torch.no_grad():
-        logits, value = net(obs_t, feats_t, dense_t, mask_t)
+        logits, value = net(obs_t, feats_t, dense_t, mask_t, adv_t)
         acts = _sample(logits, gen)
         logp = torch.log_softmax(logits, dim=-1).gather(1, acts[:, None]).squeeze(-1)
     actions = acts.numpy().copy()
@@ -162,11 +191,16 @@ def _act(net: CompactNet, snapshot: CompactNet, table: Table, obs_t: torch.Tenso
     if snap.any():
         idx = torch.from_numpy(np.flatnonzero(snap))
         with torch.no_grad():
-            sl, _ = snapshot(obs_t[idx], feats_t[idx], dense_t[idx], mask_t[idx])
+            sl, _ = snapshot(obs_t[idx], feats_t[idx], dense_t[idx], mask_t[idx],
+                             None if adv_t is None else adv_t[idx])
         actions[snap] = _sample(sl, gen).numpy()
     greedy = role == GREEDY
     if greedy.any():
         actions[greedy] = env.threshold_actions(25)[greedy]
+    expert = role == EXPERT
+    if expert.any():
+        moves = advice if advice is not None else table.expert.actions(env)
+        actions[expert] = moves[expert]
     rnd = role == RANDOM
     if rnd.any():
         actions[rnd] = env.random_actions()[rnd]
@@ -195,11 +229,12 @@ class Rollout:
         self.done = np.zeros((T, B), np.bool_)
         self.learn = np.zeros((T, B), np.bool_)
         self.seat = np.zeros((T, B), np.int64)
+        self.advice = np.full((T, B), -1, np.int64)  # the expert's move, when read
 
 
 def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
-            gen: torch.Generator, stats: dict[str, float], hand_reward: float = 0.0
-            ) -> tuple[Rollout, np.ndarray]:
+            gen: torch.Generator, stats: dict[str, float], hand_reward: float = 0.0,
+            advice: bool = False) -> tuple[Rollout, np.ndarray]:
     """``T`` batched steps of ``table``: the rollout and each seat's bootstrap value.
     ``hand_reward`` adds the lives shaping of :func:`scat_env.rewards.hand_shaping` to
     each hand's rewards."""
@@ -213,8 +248,9 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
         obs = out["observation"]
         obs_t, feats_t, dense_t = _tensors(table, obs)
         mask_t = torch.from_numpy(out["action_mask"])
+        moves = table.expert.actions(table.env, ro.advice[t]) if advice else None
         actions, logp, value, learn = _act(net, snapshot, table, obs_t, feats_t, dense_t,
-                                           mask_t, gen)
+                                           mask_t, gen, moves)
         movers = out["current_player"].copy()
         ro.obs[t] = obs
         ro.mask[t] = out["action_mask"]
@@ -274,27 +310,33 @@ def advantages(ro: Rollout, boot: np.ndarray, gamma: float, lam: float
     return adv, adv + ro.val
 
 
-def evaluate_vs_greedy(net: CompactNet, cfg: BatchPPOConfig, n: int, games: int,
-                       seed: int) -> tuple[float, int]:
+def evaluate_batched(net: CompactNet, cfg: BatchPPOConfig, n: int, games: int,
+                     seed: int) -> tuple[float, int]:
     """(win share / fair share, games) of one learner seat playing its most likely move
-    against ``n - 1`` greedy seats, over ``games`` whole games."""
+    against ``n - 1`` seats of ``cfg.eval_opponent`` (greedy or expert, batched), over
+    ``games`` whole games."""
     B = min(games, 1024)
     env = BatchEnv(B, n, cfg.rules, seed)
     out = env.reset()
     rng = np.random.default_rng(seed)
     learner = rng.integers(n, size=B)
     start_lives = env.rules.start_lives
+    expert = (BatchExpert(cfg.rules) if net.advice or cfg.eval_opponent == "expert"
+              else None)
     wins = finished = 0
     while finished < games:
         obs = out["observation"]
         feats = env.hand_features(obs)
         obs_t, feats_t = torch.from_numpy(obs), torch.from_numpy(feats)
         dense_t = dense_inputs(obs_t, feats_t, n, start_lives)
+        moves = None if expert is None else expert.actions(env)
         with torch.no_grad():
             logits, _ = net(obs_t[:, :52], feats_t, dense_t,
-                            torch.from_numpy(out["action_mask"]))
+                            torch.from_numpy(out["action_mask"]),
+                            None if moves is None or not net.advice else torch.from_numpy(moves))
         mine = logits.argmax(-1).numpy()
-        acts = np.where(out["current_player"] == learner, mine, env.threshold_actions(25))
+        theirs = moves if cfg.eval_opponent == "expert" else env.threshold_actions(25)
+        acts = np.where(out["current_player"] == learner, mine, theirs)
         out = env.step(acts)
         for g in np.flatnonzero(out["done"]):
             if finished < games:
@@ -312,6 +354,7 @@ def export(net: CompactNet, path: str | Path, cfg: BatchPPOConfig,
     """Write ``net`` as a compact policy file (:mod:`agents.compact`): numpy only to play."""
     arrays = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     compact.save_compact(path, arrays, {"hidden": net.hidden, "layers": net.layers,
+                                "expert_advice": net.advice,
                                 "num_codes": NUM_CODES, "num_actions": NUM_ACTIONS,
                                 "rules": cfg.rules, "player_counts": list(cfg.player_counts),
                                 "config": dataclasses.asdict(cfg), "metrics": metrics})
@@ -351,8 +394,8 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     gen = torch.Generator().manual_seed(cfg.seed)
-    net = CompactNet(cfg.hidden, cfg.layers)
-    snapshot = CompactNet(cfg.hidden, cfg.layers)
+    net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
+    snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
     snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     tables = [Table(cfg, n, cfg.seed * 1000 + n) for n in cfg.player_counts]
@@ -369,7 +412,8 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
             coef = cfg.hand_reward
             if cfg.hand_reward_decay_samples:
                 coef *= max(0.0, 1.0 - samples / cfg.hand_reward_decay_samples)
-            ro, boot = collect(net, snapshot, table, cfg.rollout_steps, gen, stats, coef)
+            ro, boot = collect(net, snapshot, table, cfg.rollout_steps, gen, stats, coef,
+                               cfg.expert_advice)
             adv, ret = advantages(ro, boot, cfg.gamma, cfg.gae_lambda)
             keep = ro.learn.reshape(-1)
             batches.append((*_tensors(table, ro.obs.reshape(-1, ro.obs.shape[-1])[keep]),
@@ -377,17 +421,20 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
                             torch.from_numpy(ro.act.reshape(-1)[keep]),
                             torch.from_numpy(ro.logp.reshape(-1)[keep]),
                             torch.from_numpy(adv.reshape(-1)[keep]),
-                            torch.from_numpy(ret.reshape(-1)[keep])))
+                            torch.from_numpy(ret.reshape(-1)[keep]),
+                            torch.from_numpy(ro.advice.reshape(-1)[keep])))
         cols = list(zip(*batches, strict=True))
-        cards_t, feats_t, dense_t, mask_t, act_t, logp_t, adv_t, ret_t = (torch.cat(c)
-                                                                         for c in cols)
+        (cards_t, feats_t, dense_t, mask_t, act_t, logp_t, adv_t, ret_t,
+         advice_t) = (torch.cat(c) for c in cols)
+        advice_t = advice_t if cfg.expert_advice else None
         N = act_t.shape[0]
         adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
         for _ in range(cfg.epochs):
             perm = torch.randperm(N, generator=gen)
             for lo in range(0, N, cfg.minibatch_samples):
                 idx = perm[lo:lo + cfg.minibatch_samples]
-                logits, value = net(cards_t[idx], feats_t[idx], dense_t[idx], mask_t[idx])
+                logits, value = net(cards_t[idx], feats_t[idx], dense_t[idx], mask_t[idx],
+                                    None if advice_t is None else advice_t[idx])
                 logp_all = torch.log_softmax(logits, -1)
                 logp = logp_all.gather(1, act_t[idx, None]).squeeze(-1)
                 ratio = torch.exp(logp - logp_t[idx])
@@ -408,14 +455,14 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
             snapshot.load_state_dict(net.state_dict())
         elapsed = time.perf_counter() - start
         if cfg.eval_every_updates and update % cfg.eval_every_updates == 0:
-            evals = {n: evaluate_vs_greedy(net, cfg, n, cfg.eval_games, update)[0]
+            evals = {n: evaluate_batched(net, cfg, n, cfg.eval_games, update)[0]
                      for n in cfg.player_counts}
             history.append({"update": update, "samples": samples, "elapsed_s": elapsed,
-                            "vs_greedy": evals})
+                            f"vs_{cfg.eval_opponent}": evals})
             text = " ".join(f"{n}p {v:.2f}x" for n, v in evals.items())
             if cfg.progress:  # --no-progress keeps a run quiet until its report
                 log(f"update {update}: {samples:,} samples, {samples / elapsed:,.0f}/s, "
-                    f"vs greedy {text}")
+                    f"vs {cfg.eval_opponent} {text}")
     elapsed = time.perf_counter() - start
     return net, {"samples": samples, "updates": update, "elapsed_s": elapsed,
                  "samples_per_s_since_start": samples / max(elapsed, 1e-9),

@@ -349,7 +349,7 @@ class SB3Config:
 
 
 #: The opponents a batched run plays, batched like its games (training.batch_ppo).
-BATCH_OPPONENTS = ("greedy", "random", "snapshot")
+BATCH_OPPONENTS = ("greedy", "random", "snapshot", "expert")
 
 
 @dataclass
@@ -372,6 +372,7 @@ class BatchPPOConfig:
     opponents: dict[str, float] = field(default_factory=lambda: {
         "greedy": 0.5, "snapshot": 0.3, "random": 0.2})  # the other games' opponents
     snapshot_every_updates: int = 10
+    expert_advice: bool = False  # expert's move as a learned bonus on that action's logit
     hand_reward: float = 0.25  # lives shaping: coef * (others' mean lives lost - mine)
     hand_reward_decay_samples: int = 0  # linear decay of hand_reward to 0 (0: constant)
     hidden: int = 128
@@ -390,6 +391,7 @@ class BatchPPOConfig:
     torch_threads: int = 2
     eval_every_updates: int = 20  # in-training check against greedy (batched); 0: none
     eval_games: int = 2000
+    eval_opponent: str = "greedy"  # the in-training check's opponents: greedy or expert
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
     final_eval_games: int = 1000  # per (opponent, player count), duplicate deals; 0: none
@@ -416,6 +418,23 @@ class BatchPPOConfig:
                 self.opponents.values()) <= 0:
             raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
                              f"got {self.opponents!r}")
+        if not isinstance(self.expert_advice, bool):
+            raise ValueError(f"{where}: expert_advice must be true or false, "
+                             f"got {self.expert_advice!r}")
+        if self.eval_opponent not in ("greedy", "expert"):
+            raise ValueError(f"{where}: eval_opponent must be greedy or expert, "
+                             f"got {self.eval_opponent!r}")
+        if (self.opponents.get("expert") or self.expert_advice
+                or self.eval_opponent == "expert"):
+            from agents.batch_expert import uncovered
+            from scat_env.rules import PRESETS, Rules
+
+            why = uncovered(Rules.preset(self.rules)) if self.rules in PRESETS else None
+            if why is not None:
+                field_name = ("expert_advice" if self.expert_advice else "opponents"
+                              if self.opponents.get("expert") else "eval_opponent")
+                raise ValueError(f"{where}: {field_name}: the batched expert does not play "
+                                 f"rules {self.rules!r}: {why}")
         if not isinstance(self.eval_opponents, list) or any(
                 not isinstance(s, str) or not s.strip() for s in self.eval_opponents):
             raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
