@@ -54,8 +54,37 @@ def test_an_illegal_learner_move_is_refused_naming_the_game():
 
 
 def test_unknown_opponents_are_refused():
-    with pytest.raises(ValueError, match="greedy, random or threshold:K"):
-        BatchVecEnv(4, 3, opponents=("expert",))
+    with pytest.raises(ValueError, match="greedy, expert, random or threshold:K"):
+        BatchVecEnv(4, 3, opponents=("ismcts",))
+    with pytest.raises(ValueError, match="does not play rules 'moyer_second_knock'"):
+        BatchVecEnv(4, 3, rules="moyer_second_knock", opponents=("expert",))
+
+
+def test_expert_opponents_play_the_batched_experts_moves():
+    """Between two learner moves every game's opponents play ``BatchExpert``'s moves (the
+    expert's, tested move for move in tests/test_batch_expert.py)."""
+    from agents.batch_expert import BatchExpert
+
+    env = BatchVecEnv(32, 4, opponents=("expert",), seed=2)
+    env.reset()
+    expert = BatchExpert("standard")
+    played = 0
+    real_step = env.env.step
+
+    def checked_step(actions, skip=None):
+        nonlocal played
+        want = expert.actions(env.env)
+        moving = ~skip if skip is not None else np.ones(len(actions), bool)
+        others = moving & (env.env._sc[:, CUR] != env.learner)
+        assert (actions[others] == want[others]).all()
+        played += int(others.sum())
+        return real_step(actions, skip)
+
+    env.env.step = checked_step
+    for _ in range(50):
+        env.step_async(_first_legal(env.action_masks()))
+        env.step_wait()
+    assert played > 500
 
 
 def test_maskable_ppo_trains_on_it_unchanged():

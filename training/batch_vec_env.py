@@ -3,7 +3,7 @@
 ``BatchVecEnv(num_envs, num_players)`` is a drop-in ``VecEnv`` for stable-baselines3 and
 sb3-contrib: each of its ``num_envs`` sub-environments is one batched game with the learner
 in one seat (a new random seat every game) and the other seats played inside the env by
-batched baselines (``greedy``, ``random`` or ``threshold:K``, drawn per game). A step
+batched baselines (``greedy``, ``expert``, ``random`` or ``threshold:K``, drawn per game). A step
 plays the learner's move in every game, then the opponents' moves until the learner is to
 move again in every game (games already there wait, :meth:`BatchEnv.step`'s ``skip``).
 
@@ -45,6 +45,7 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from agents.batch_expert import BatchExpert
 from agents.compact import vector_inputs, vector_size
 from scat_env.actions import NUM_ACTIONS
 from scat_env.batch import BatchEnv
@@ -62,6 +63,7 @@ def obs_size(max_players: int) -> int:
 
 
 _RANDOM = -2  # opponent code: random legal moves (threshold codes are K >= 0, or -1 never)
+_EXPERT = -3  # expert's moves (agents.batch_expert)
 
 
 def _opponent_code(spec: str) -> int:
@@ -69,13 +71,15 @@ def _opponent_code(spec: str) -> int:
         return _RANDOM
     if spec == "greedy":
         return 25
+    if spec == "expert":
+        return _EXPERT
     if spec.startswith("threshold:"):
         arg = spec.partition(":")[2]
         if arg == "never":
             return -1
         if arg.isdigit() and 17 <= int(arg) <= 31:
             return int(arg)
-    raise ValueError(f"BatchVecEnv opponents are played batched: greedy, random or "
+    raise ValueError(f"BatchVecEnv opponents are played batched: greedy, expert, random or "
                      f"threshold:K (K 17..31 or never), got {spec!r}")
 
 
@@ -93,6 +97,7 @@ class BatchVecEnv(VecEnv):
         if not opponents:
             raise ValueError("BatchVecEnv needs at least one opponent spec")
         self.codes = np.array([_opponent_code(s) for s in opponents], np.int64)
+        self.expert = BatchExpert(self.env.rules) if _EXPERT in self.codes else None
         self.n = num_players
         self.start_lives = self.env.rules.start_lives
         self.rng = np.random.default_rng(seed)
@@ -125,7 +130,10 @@ class BatchVecEnv(VecEnv):
         for code in np.unique(self.opponent):
             if code == _RANDOM:
                 continue
-            chosen = self.env.threshold_actions(None if code < 0 else int(code))
+            if code == _EXPERT:
+                chosen = self.expert.actions(self.env)  # type: ignore[union-attr]
+            else:
+                chosen = self.env.threshold_actions(None if code < 0 else int(code))
             sel = self.opponent == code
             acts[sel] = chosen[sel]
         return acts
