@@ -45,10 +45,20 @@ def test_agents_bench_times_only_the_agents_own_decisions(capsys):
     assert calls > 0 and 0 < per < 0.01  # greedy decides in microseconds, not milliseconds
 
 
+def test_agents_bench_times_the_batched_expert(capsys):
+    assert bench.agents_main(["--agent", "greedy", "--players", "4", "--games", "2",
+                              "--batched", "64"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("batched expert, 4 players, 64 games at once")
+    assert "decisions/s" in lines[1]
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--agent", "bogus"], "bad agent spec 'bogus'"),
     (["--players", "11"], "between 2 and 10"),
     (["--games", "0"], "at least 1"),
+    (["--batched", "-1"], "--batched must be 0 or more"),
+    (["--batched", "8", "--rules", "golf"], "the batched expert does not play 'golf'"),
 ])
 def test_agents_bench_refuses_bad_input_in_one_line(argv, words, capsys):
     with pytest.raises(SystemExit) as exc:

@@ -10,6 +10,11 @@ so the figure is the agent's own cost per decision::
     scat bench agents --agent expert --players 3 --games 300
     scat bench agents --agent ismcts:200 --opponents expert --games 20
 
+``--batched GAMES`` also times ``expert`` batched (:mod:`agents.batch_expert`), every seat of
+``GAMES`` games stepped at once, its decisions per second including the engine's steps::
+
+    scat bench agents --agent expert --players 3 10 --games 100 --batched 512
+
 ``scat bench training`` measures training throughput, the native lockstep PPO trainer
 against the SB3 MaskablePPO path, the same MaskablePPO on the batched engine
 (``sb3_batch``: :class:`training.batch_vec_env.BatchVecEnv`, 256 games of 3 players, the
@@ -138,18 +143,29 @@ def agents_main(argv: Sequence[str] | None = None, prog: str = "scat bench agent
     p.add_argument("--rules", default="standard", help="rules preset or YAML path")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=1, help="report the best of this many runs")
+    p.add_argument("--batched", type=int, default=0, metavar="GAMES",
+                   help="also time expert batched (agents.batch_expert) over this many games "
+                        "stepped at once: its decisions per second, every seat expert")
     args = p.parse_args(argv)
     for n in args.players:
         if not 2 <= n <= 10:
             p.error(f"--players: {n} is not between 2 and 10")
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
+    if args.batched < 0:
+        p.error("--batched must be 0 or more")
     for spec in (args.agent, args.opponents):
         try:
             make_agent(spec)
         except (ValueError, OSError) as e:  # unknown name, bad option, missing policy file
             p.error(f"bad agent spec {spec!r}: {e}")
     rules = Rules.preset(args.rules)
+    if args.batched:
+        from agents.batch_expert import uncovered
+
+        why = uncovered(rules)
+        if why is not None:
+            p.error(f"--batched: the batched expert does not play {rules.name!r}: {why}")
     # Warm-up: lookup tables are built once per scoring variant, not per decision.
     time_agent(args.agent, args.opponents, 2, 1, rules, args.seed)
     for n in args.players:
@@ -159,7 +175,33 @@ def agents_main(argv: Sequence[str] | None = None, prog: str = "scat bench agent
         print(f"{args.agent} vs {args.opponents}, {n} players, {args.games} games, "
               f"rules={rules.name}: {per * 1e6:.1f} us/decision over {calls} decisions "
               f"(best of {args.repeat})", flush=True)
+        if args.batched:
+            rate = time_batched_expert(rules, n, args.batched)
+            print(f"batched expert, {n} players, {args.batched} games at once, "
+                  f"rules={rules.name}: {rate:,.0f} decisions/s ({1e6 / rate:.2f} us/decision "
+                  f"with the engine's step)", flush=True)
     return 0
+
+
+def time_batched_expert(rules: Rules, players: int, games: int, seconds: float = 2.0) -> float:
+    """Decisions per second of :class:`agents.batch_expert.BatchExpert` playing every seat of
+    ``games`` batched games (its moves and the engine's steps, after a first compiling call)."""
+    import numpy as np
+
+    from agents.batch_expert import BatchExpert
+    from scat_env.batch import BatchEnv
+
+    env = BatchEnv(games, players, rules, seed=0)
+    env.reset()
+    expert = BatchExpert(rules)
+    moves = np.empty(games, np.int64)
+    env.step(expert.actions(env, moves))  # numba compiles on first use
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.step(expert.actions(env, moves))
+        steps += 1
+    return steps * games / (time.perf_counter() - start)
 
 
 # ---------------------------------------------------------------------------------------
