@@ -112,7 +112,7 @@ class BatchExpert:
             self._scratch = (np.empty((B, 4), np.int64), np.empty((B, 52), np.int64),
                              np.empty((B, 52)), np.empty((B, n, 4), np.int64),
                              np.empty((B, n), np.int64), np.empty((B, NUM_BINS)))
-        o = env._out(first=True)
+        o = env.current()
         expert_actions(n, o["observation"], o["action_mask"], o["current_player"],
                        env.public_record(), self._T, self._EV, self._POT, self._in_deck,
                        self._LT, self._LE, self._KLT, self._KLE, self._rule, self._knobs,

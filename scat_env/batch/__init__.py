@@ -263,6 +263,12 @@ class BatchEnv:
                             self._sc, out.reshape(-1, self.observation_size))
         return out
 
+    def current(self) -> dict[str, np.ndarray]:
+        """The observation, mask and player to move of every game, as the last ``reset``
+        or ``step`` returned them (also after :meth:`restart`): for an opponent computed
+        outside the env, such as :class:`agents.batch_expert.BatchExpert`."""
+        return self._out(first=True)
+
     def public_record(self) -> np.ndarray:
         """The current hand's public record per game and absolute seat, [B, num_players,
         5] (read-only): the cards the seat drew (stock or pile), then its discards of each
