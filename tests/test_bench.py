@@ -72,12 +72,13 @@ def test_agents_bench_refuses_bad_input_in_one_line(argv, words, capsys):
 def test_training_bench_overrides_are_fields_of_each_trainers_config(trainer):
     """The benchmark switches evaluation and checkpoints off through config fields: a
     renamed field must fail here, not an hour into a benchmark."""
-    # The batched trainer plays its opponents batched: greedy and random, not expert.
-    field = "greedy,random" if trainer == "batch" else "greedy,expert"
+    # The batched trainer plays its opponents batched: greedy, random, expert.
+    field = "greedy,random,expert" if trainer == "batch" else "greedy,expert"
     overrides = bench.training_overrides(trainer, 5.0, field)
     name, cfg = load_config(bench.CONFIGS[trainer], overrides)
     assert name == trainer
-    assert cfg.final_eval_games == 0 and cfg.torch_threads == (2 if trainer == "batch" else 1)
+    threads = {"batch": 2, "sb3": bench.SB3_TORCH_THREADS}.get(trainer, 1)
+    assert cfg.final_eval_games == 0 and cfg.torch_threads == threads
     assert cfg.opponents == dict.fromkeys(field.split(","), 1.0)
 
 

@@ -26,7 +26,8 @@ limit, so the figure includes PPO updates, not just env stepping) against the sa
 evaluation, checkpoints and the final evaluation turned off. The two runs go one after the
 other, each in its own fresh process (SB3 with a DummyVecEnv: one process, like the native
 trainer; SubprocVecEnv would use more cores than the other and make the figures
-incomparable)::
+incomparable). The two SB3 runs give torch every core (:data:`SB3_TORCH_THREADS`), as a
+user's script has them; the native trainer and RLlib one thread, the batched trainer two::
 
     scat bench training --seconds 60
     scat bench training --seconds 60 --opponents self
@@ -80,6 +81,9 @@ EVAL_PLAYERS, EVAL_OPPONENT = 3, "expert"
 #: Games of the SB3 run on the batched engine (:class:`training.batch_vec_env.BatchVecEnv`)
 #: and their table size; its network and PPO settings are ``sb3.yaml``'s.
 SB3_BATCH_GAMES, SB3_BATCH_PLAYERS = 256, 3
+#: Torch threads of both SB3 runs: every core, as a user's MaskablePPO script gets them (the
+#: comparison is "the env constructor the only change"). The other trainers keep their own.
+SB3_TORCH_THREADS = os.cpu_count() or 1
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -226,7 +230,7 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
         return {**common, "eval_every_iterations": 0, "checkpoint_every_iterations": 10**6}
     if trainer == "batch":
         # Built for the whole machine: numba steps the games on every core, so torch gets
-        # two threads too. Its opponents are played batched: greedy, random or itself.
+        # two threads too. Its opponents are played batched: greedy, expert, random, itself.
         batch = {k: v for k, v in common.items() if k not in ("opponents", "progress")}
         batch.update(eval_every_updates=0, torch_threads=2)
         if opponents == "self":
@@ -234,7 +238,7 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
         return {**batch, "self_play": 0.0,
                 "opponents": {spec: 1.0 for spec in opponents.split(",")}}
     sb3 = {**common, "eval_every_samples": 0, "checkpoint_every_samples": 10**9,
-           "snapshot_every_samples": 0, "vec_env": "dummy"}
+           "snapshot_every_samples": 0, "vec_env": "dummy", "torch_threads": SB3_TORCH_THREADS}
     if opponents == "self":
         if workdir is None:
             raise ValueError("SB3 self-play needs a folder for its first snapshot")
@@ -273,10 +277,10 @@ def train_sb3_batch(seconds: float, opponents: str, eval_games: int = 0) -> dict
     from .config import load_config
 
     if opponents == "self":
-        raise ValueError("sb3_batch plays batched baselines (greedy, random, threshold:K), "
-                         "not itself")
+        raise ValueError("sb3_batch plays batched baselines (greedy, expert, random, "
+                         "threshold:K), not itself")
     _, cfg = load_config(CONFIGS["sb3"])
-    torch.set_num_threads(1)
+    torch.set_num_threads(SB3_TORCH_THREADS)
     env = BatchVecEnv(SB3_BATCH_GAMES, SB3_BATCH_PLAYERS, cfg.rules, cfg.seed,
                       opponents=tuple(opponents.split(",")))
     steps = max(1, cfg.rollout_samples_per_env * cfg.n_envs // SB3_BATCH_GAMES)
@@ -406,7 +410,8 @@ def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench tra
     if "rllib" in trainers and not _rllib_installed():
         p.error("--trainers rllib: RLlib is not installed: pip install -e '.[rllib]'")
     print(f"training throughput, {args.seconds:g} s per trainer vs {args.opponents}, "
-          f"1 process each (1 torch thread; batch: 2 torch and numba threads), load average "
+          f"1 process each (1 torch thread; sb3, sb3_batch: {SB3_TORCH_THREADS}; batch: 2 torch "
+          f"and numba threads), load average "
           f"before: {os.getloadavg()[0]:.2f}")
     for trainer in trainers:
         # A fresh interpreter per trainer: neither inherits the other's threads or caches.
