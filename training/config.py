@@ -389,7 +389,7 @@ class BatchPPOConfig:
     total_samples: int = 10_000_000  # learner decisions
     time_limit_s: float | None = None  # seconds of training; None: no limit
     torch_threads: int = 2
-    eval_every_updates: int = 20  # in-training check against greedy (batched); 0: none
+    eval_every_updates: int = 20  # in-training check against eval_opponent (batched); 0: none
     eval_games: int = 2000
     eval_opponent: str = "greedy"  # the in-training check's opponents: greedy or expert
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
