@@ -71,28 +71,11 @@ class BatchExpert:
         if p.knock_floor != int(p.knock_floor):
             raise ValueError(f"the batched expert needs a whole knock_floor, got {p.knock_floor}")
         self.rules = rules
-        model = hand_model(rules)
-        self._T = model.value_np
-        self._EV = model.value_np + p.beta * (model.potential_np - model.value_np)
-        self._POT = model.potential_np
         deck = sorted(rules.deck_cards)
         if list(rules.deck_cards) != deck:
             raise ValueError("the batched expert counts cards in pack order: ascending ids")
-        self._in_deck = np.zeros(52, np.bool_)
-        self._in_deck[deck] = True
-        # value_dist(col, col - delta, quiet_cap, floor) for every column, delta 0..2 (the
-        # conditions the opponent model asks for, after value_dist's clipping) and floor.
-        shape = (_COLS, 3, _FLOORS, NUM_BINS)
-        self._LT, self._LE = np.zeros(shape), np.zeros(shape)
-        self._KLT, self._KLE = np.zeros(shape), np.zeros(shape)
-        for col in range(_COLS):
-            for delta in range(3):
-                for f in range(_FLOORS):
-                    lt, le = model.value_dist(col, col - delta, p.quiet_cap, float(f))
-                    self._LT[col, delta, f], self._LE[col, delta, f] = lt, le
-                    lt, le = model.value_dist(col, col - delta, p.quiet_cap,
-                                              max(float(f), p.knock_floor))
-                    self._KLT[col, delta, f], self._KLE[col, delta, f] = lt, le
+        (self._T, self._EV, self._POT, self._in_deck, self._LT, self._LE, self._KLT,
+         self._KLE) = _tables(rules, p)
         tie = {"safe": 0, "all": 1, "knocker_only": 2}[rules.knocker_tie]
         self._rule = np.array([rules.knock_mode == "gin", tie, rules.knocker_loss,
                                rules.knock_then_draw], np.int64)
@@ -118,6 +101,40 @@ class BatchExpert:
                        self._LT, self._LE, self._KLT, self._KLE, self._rule, self._knobs,
                        *self._scratch, out)
         return out
+
+
+#: The lookup tables per (scoring, pack, knobs): building them takes about a second, and a
+#: trainer builds an expert per table size.
+_TABLES: dict[tuple, tuple[np.ndarray, ...]] = {}
+
+
+def _tables(rules: Rules, p: ExpertParams) -> tuple[np.ndarray, ...]:
+    """Value, value-plus-potential and potential tables, the pack, and the opponent model's
+    value distributions (``value_dist(col, col - delta, quiet_cap, floor)`` for every column,
+    delta 0..2, the conditions the model asks for after value_dist's clipping, and floor;
+    plain and with a knocker's floor)."""
+    key = (rules.scoring_key, rules.deck, p)
+    if key in _TABLES:
+        return _TABLES[key]
+    model = hand_model(rules)
+    ev = model.value_np + p.beta * (model.potential_np - model.value_np)
+    in_deck = np.zeros(52, np.bool_)
+    in_deck[list(rules.deck_cards)] = True
+    shape = (_COLS, 3, _FLOORS, NUM_BINS)
+    lt_, le_, klt, kle = (np.zeros(shape) for _ in range(4))
+    for col in range(_COLS):
+        for delta in range(3):
+            for f in range(_FLOORS):
+                lt, le = model.value_dist(col, col - delta, p.quiet_cap, float(f))
+                lt_[col, delta, f], le_[col, delta, f] = lt, le
+                lt, le = model.value_dist(col, col - delta, p.quiet_cap,
+                                          max(float(f), p.knock_floor))
+                klt[col, delta, f], kle[col, delta, f] = lt, le
+    # Shared by every expert of these rules, and never written. (Marked read-only, numba
+    # would compile the kernel again for read-only arrays: half a minute.)
+    tables = (model.value_np, ev, model.potential_np, in_deck, lt_, le_, klt, kle)
+    _TABLES[key] = tables
+    return tables
 
 
 @njit(cache=True, inline="always")
