@@ -27,13 +27,23 @@ from numba import njit, prange
 from scat_env import Rules
 from scat_env.batch import BatchEnv
 from scat_env.batch import covers as engine_covers
+from scat_env.batch.kernels import (
+    C_DRAWN,
+    C_HAND,
+    C_KNOWN,
+    C_TAKEN,
+    C_TOP,
+    C_UNSEEN,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    KNOCK,
+)
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
 from .expert import ExpertParams
 from .knowledge import MAX_DRAWS, NUM_BINS, hand_model
 
-C_UNSEEN, C_HAND, C_DRAWN, C_TAKEN, C_TOP, C_PILE, C_KNOWN = 0, 1, 2, 3, 4, 5, 6
-DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY = 52, 53, 54, 55
 _COLS = MAX_DRAWS + 2  # value_dist's columns: draws 0..MAX_DRAWS + 1
 _FLOORS = 42  # a seat's known cards are worth 0..41 in one suit
 _POINTS = np.array(CARD_POINTS, np.int64)
