@@ -41,7 +41,7 @@ from scat_env.batch.kernels import (
 )
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
-from .expert import ExpertParams
+from .expert import ExpertParams, eval_tables
 from .knowledge import MAX_DRAWS, NUM_BINS, hand_model
 
 _COLS = MAX_DRAWS + 2  # value_dist's columns: draws 0..MAX_DRAWS + 1
@@ -127,7 +127,7 @@ def _tables(rules: Rules, p: ExpertParams) -> tuple[np.ndarray, ...]:
     if key in _TABLES:
         return _TABLES[key]
     model = hand_model(rules)
-    ev = model.value_np + p.beta * (model.potential_np - model.value_np)
+    ev = eval_tables(rules, model, p.beta)[1]
     in_deck = np.zeros(52, np.bool_)
     in_deck[list(rules.deck_cards)] = True
     shape = (_COLS, 3, _FLOORS, NUM_BINS)

@@ -120,6 +120,20 @@ _STOCK, _TAKE, _P_SOLE, _P_NONE_BELOW, _LOSE_STOCK, _LOSE_TAKE = range(CORE_ACTI
 _EVAL_TABLES: dict[tuple, tuple[list[float], np.ndarray]] = {}
 
 
+def eval_tables(rules: Rules, model: HandModel, beta: float) -> tuple[list[float], np.ndarray]:
+    """``value + beta * (potential - value)`` for every ordered triple, as a list (fast
+    scalar lookups) and an array. Shared by every expert with the same scoring and beta, the
+    batched one (:mod:`agents.batch_expert`) too: building the 140,608-entry table costs
+    about a millisecond, more than a whole game's decisions."""
+    key = (rules.scoring_key, beta)
+    tables = _EVAL_TABLES.get(key)
+    if tables is None:
+        arr = model.value_np + beta * (model.potential_np - model.value_np)
+        tables = (arr.tolist(), arr)
+        _EVAL_TABLES[key] = tables
+    return tables
+
+
 class ExpertAgent(Agent):
     """Card counting, value-plus-potential hands, next-player reading, risk-based knocks."""
 
@@ -131,16 +145,7 @@ class ExpertAgent(Agent):
 
     # -- evaluation tables -------------------------------------------------------------
     def _eval_tables(self, view: PlayerView, model: HandModel) -> tuple[list[float], np.ndarray]:
-        # Shared by every expert with the same scoring and beta: building the 140,608-entry
-        # table costs about a millisecond, more than a whole game's decisions.
-        key = (view.rules.scoring_key, self.params.beta)
-        tables = _EVAL_TABLES.get(key)
-        if tables is None:
-            beta = self.params.beta
-            arr = model.value_np + beta * (model.potential_np - model.value_np)
-            tables = (arr.tolist(), arr)
-            _EVAL_TABLES[key] = tables
-        return tables
+        return eval_tables(view.rules, model, self.params.beta)
 
     # -- the decision ------------------------------------------------------------------
     def act(self, view: PlayerView) -> int:
