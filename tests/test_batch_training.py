@@ -37,6 +37,7 @@ from training.batch_ppo import (
     advantages,
     export,
     train_network,
+    warm_start,
 )
 from training.config import BatchPPOConfig, load_config
 
@@ -248,6 +249,36 @@ def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):
         load_config(path)
     trainer, cfg = load_config(Path("configs/train/default.yaml"))
     assert trainer == "batch" and isinstance(cfg, BatchPPOConfig)
+
+
+def test_init_from_starts_a_run_from_a_policy_files_weights(tmp_path):
+    """A long run goes in legs: ``init_from`` loads a file's weights, critic included; a
+    file of another shape is refused in one line naming what differs."""
+    net, path = _trained(tmp_path, expert_advice=True)
+    again = CompactNet(32, 2, advice=True)
+    warm_start(again, str(path))
+    for name, value in net.state_dict().items():
+        assert torch.equal(again.state_dict()[name], value), name
+    with pytest.raises(ValueError, match="hidden is 32 in the file, 64 in the config"):
+        warm_start(CompactNet(64, 2, advice=True), str(path))
+    with pytest.raises(ValueError, match="expert_advice is True in the file, False"):
+        warm_start(CompactNet(32, 2), str(path))
+    with pytest.raises(ValueError, match="does not exist"):
+        warm_start(again, str(tmp_path / "none.npz"))
+    cfg = BatchPPOConfig(player_counts=[3], total_samples=500, init_from=str(path),
+                         expert_advice=True, **{**TINY, "epochs": 1})
+    leg, summary = train_network(cfg, log=lambda m: None)
+    moved = [n for n, v in leg.state_dict().items() if not torch.equal(v, net.state_dict()[n])]
+    assert summary["updates"] == 1 and moved  # trained on from there
+    # A small step from the file, not a fresh network: the embedding barely moved.
+    assert (leg.cards.weight - net.cards.weight).abs().max() < 0.05
+
+
+def test_a_bad_init_from_is_refused_by_the_config(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("trainer: batch\ninit_from: ''\n")
+    with pytest.raises(ValueError, match="init_from must be a policy file's path"):
+        load_config(path)
 
 
 def test_scat_train_with_the_batch_trainer_writes_and_evaluates_a_policy(tmp_path, capsys):

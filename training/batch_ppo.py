@@ -389,12 +389,30 @@ def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
     return summary
 
 
+def warm_start(net: CompactNet, path: str) -> None:
+    """Load ``net``'s weights, critic included, from the compact policy file ``path``; a file
+    of another shape is refused in one line naming what differs."""
+    arrays, meta = compact.load_compact(path)
+    ours = {"hidden": net.hidden, "layers": net.layers, "expert_advice": net.advice,
+            "num_actions": NUM_ACTIONS}
+    for key, want in ours.items():
+        have = meta.get(key, False if key == "expert_advice" else None)
+        if have != want:
+            raise ValueError(f"init_from {path!r}: {key} is {have!r} in the file, {want!r} "
+                             "in the config")
+    state = net.state_dict()
+    net.load_state_dict({k: torch.from_numpy(arrays[k]).to(v.dtype) for k, v in state.items()})
+
+
 def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, dict[str, Any]]:
-    """Train from scratch; the network and a summary (samples, samples/s, evaluations)."""
+    """Train from scratch, or from ``cfg.init_from``; the network and a summary (samples,
+    samples/s, evaluations)."""
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     gen = torch.Generator().manual_seed(cfg.seed)
     net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
+    if cfg.init_from:
+        warm_start(net, cfg.init_from)
     snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
     snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)

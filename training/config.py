@@ -373,6 +373,10 @@ class BatchPPOConfig:
         "greedy": 0.5, "snapshot": 0.3, "random": 0.2})  # the other games' opponents
     snapshot_every_updates: int = 10
     expert_advice: bool = False  # expert's move as a learned bonus on that action's logit
+    # A compact policy file (``scat train`` output, or shipped) whose weights the run starts
+    # from: its hidden, layers and expert_advice must be this config's. Relative paths are
+    # from the working folder. A long run goes in legs, each starting from the last one.
+    init_from: str | None = None
     hand_reward: float = 0.25  # lives shaping: coef * (others' mean lives lost - mine)
     hand_reward_decay_samples: int = 0  # linear decay of hand_reward to 0 (0: constant)
     hidden: int = 128
@@ -421,6 +425,10 @@ class BatchPPOConfig:
         if not isinstance(self.expert_advice, bool):
             raise ValueError(f"{where}: expert_advice must be true or false, "
                              f"got {self.expert_advice!r}")
+        if self.init_from is not None and (not isinstance(self.init_from, str)
+                                           or not self.init_from.strip()):
+            raise ValueError(f"{where}: init_from must be a policy file's path, "
+                             f"got {self.init_from!r}")
         if self.eval_opponent not in ("greedy", "expert"):
             raise ValueError(f"{where}: eval_opponent must be greedy or expert, "
                              f"got {self.eval_opponent!r}")

@@ -125,11 +125,16 @@ def _params(rules: Rules, max_turns: int, reward: str) -> np.ndarray:
 
 class BatchEnv:
     """``num_envs`` games of ``num_players`` under ``rules`` (a preset name or a
-    :class:`Rules`), game ``i`` seeded from ``(seed, i)``. See the module docstring."""
+    :class:`Rules`), game ``i`` seeded from ``(seed, i)``, or from ``(seed, deal_ids[i])``
+    when given. Games with the same deal id are dealt the same cards: the same first dealer
+    and the same shuffled pack every hand, whatever is played (each hand's shuffle takes
+    the same draws from the game's generator), as duplicate bridge deals the same boards
+    to every table; an evaluation seats its agent in every seat of one deal. See the module
+    docstring."""
 
     def __init__(self, num_envs: int, num_players: int, rules: str | Rules = "standard",
                  seed: int = 0, *, max_turns: int = DEFAULT_MAX_TURNS,
-                 reward: str = "game") -> None:
+                 reward: str = "game", deal_ids: Any = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if (isinstance(num_players, bool) or not isinstance(num_players, int)
@@ -153,6 +158,15 @@ class BatchEnv:
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if reward not in ("game", "hand"):
             raise ValueError(f"reward must be 'game' or 'hand', got {reward!r}")
+        if deal_ids is None:
+            deal_ids = range(num_envs)
+        else:
+            ids = np.asarray(deal_ids)
+            if (ids.shape != (num_envs,) or not np.issubdtype(ids.dtype, np.integer)
+                    or (ids < 0).any()):
+                raise ValueError(f"deal_ids must be {num_envs} ints >= 0 (one per game), got "
+                                 f"an array of shape {ids.shape} and dtype {ids.dtype}")
+            deal_ids = ids.tolist()
         self.num_envs, self.num_players, self.rules = num_envs, num_players, rules
         self.seed, self.max_turns, self.reward = seed, max_turns, reward
         B, n = num_envs, num_players
@@ -172,7 +186,7 @@ class BatchEnv:
         self._lives = np.zeros((B, n), np.int64)
         self._active = np.zeros((B, n), np.uint8)
         self._sc = np.zeros((B, K.NUM_SCALARS), np.int64)
-        self._rng = np.array([game_seed(seed, i) for i in range(B)], np.uint64)
+        self._rng = np.array([game_seed(seed, i) for i in deal_ids], np.uint64)
         self._act_rng = np.array([game_seed(seed ^ 0x5CA7, i) for i in range(B)], np.uint64)
         self._prew = np.zeros((B, n), np.float32)  # paid with a new game's first step
         self._plost = np.zeros((B, n), np.int64)
