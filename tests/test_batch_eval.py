@@ -23,7 +23,14 @@ from scat_env import GameState, Rules
 from scat_env.batch import BatchEnv
 from scat_env.batch.reference import SplitMixRandom, game_seed
 from scat_env.view import make_view
-from training.batch_eval import duplicate_wins, load_policy, main, paired, summarize
+from training.batch_eval import (
+    duplicate_wins,
+    load_player,
+    load_policy,
+    main,
+    paired,
+    summarize,
+)
 
 
 def test_copies_of_one_deal_get_the_same_cards_every_hand():
@@ -137,3 +144,17 @@ def test_wins_are_counted_from_each_seat_of_each_deal():
     assert wins.shape == (150, 2)
     assert wins.mean() > 0.55
     assert np.isfinite(summarize(wins)["ci95"]).all()
+
+
+def test_the_expert_against_itself_wins_exactly_its_fair_share():
+    """Every seat the same deterministic player: the n copies of a deal play the same game,
+    so the evaluated seat wins exactly one of them (none if the turn cap cut it)."""
+    wins = duplicate_wins([load_player("expert")], 5, 30, "expert", seed=2)[0]
+    assert (wins.sum(axis=1) <= 1).all() and wins.sum() >= 28
+    variant = duplicate_wins([load_player("expert:min_value=30")], 5, 30, "expert", seed=2)[0]
+    assert (variant != wins).any()  # the knobs reach the player
+
+
+def test_an_unknown_expert_knob_is_one_line(capsys):
+    assert main(["expert:nope=1"]) == 2
+    assert "expected name=value pairs" in capsys.readouterr().err

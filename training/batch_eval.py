@@ -28,6 +28,7 @@ clustered by deal (as :mod:`training.paired` does for two tournament runs).
 
     python -m training.batch_eval policies/scat_batch.npz --players 7,8,9,10 --games 2000
     python -m training.batch_eval runs/NAME/policy.npz --against scat_batch --players 7,10
+    python -m training.batch_eval expert:min_value=25 --players 10 --games 3000
 
 The deals are this module's, not the tournament's: a figure from here and one from
 ``training.evaluate`` with the same seed are different samples of the same games.
@@ -48,6 +49,7 @@ import numpy as np
 
 from agents.batch_expert import BatchExpert
 from agents.compact import CompactPolicy, dense_inputs, load_compact
+from agents.expert import parse_params
 from agents.neural.policy_file import shipped_path
 from scat_env.batch import BatchEnv
 
@@ -59,14 +61,27 @@ CHUNK_GAMES = 2400
 OPPONENTS = ("expert", "greedy")
 
 
+Player = CompactPolicy | BatchExpert
+
+
 def load_policy(path: str) -> CompactPolicy:
     """A compact policy file, or a shipped one by name (``scat_batch``)."""
+    path = path.removeprefix("compact:")
     if not os.path.isfile(path):
         path = shipped_path(path) or path
     return CompactPolicy(*load_compact(path))
 
 
-def duplicate_wins(policies: Sequence[CompactPolicy], num_players: int, deals: int,
+def load_player(spec: str, rules: str = "standard") -> Player:
+    """What to evaluate: a compact policy (a file, ``compact:PATH`` or a shipped name), or
+    ``expert[:KNOBS]`` (``expert:min_value=25,beta=0.95``: the batched expert with other
+    knobs, to measure a variant against the default one)."""
+    if spec == "expert" or spec.startswith("expert:"):
+        return BatchExpert(rules, parse_params(spec.partition(":")[2] or None))
+    return load_policy(spec)
+
+
+def duplicate_wins(policies: Sequence[Player], num_players: int, deals: int,
                    opponent: str = "expert", rules: str = "standard",
                    seed: int = 0) -> np.ndarray:
     """Wins [len(policies), deals, num_players]: ``[k, d, r]`` is whether policy ``k`` won
@@ -80,14 +95,15 @@ def duplicate_wins(policies: Sequence[CompactPolicy], num_players: int, deals: i
     wins = np.zeros((len(policies), deals, n), np.bool_)
     per_chunk = max(1, CHUNK_GAMES // n)
     for k, policy in enumerate(policies):
-        expert = BatchExpert(rules) if opponent == "expert" or policy.advice else None
+        advised = isinstance(policy, CompactPolicy) and policy.advice
+        expert = BatchExpert(rules) if opponent == "expert" or advised else None
         for lo in range(0, deals, per_chunk):
             d = np.arange(lo, min(deals, lo + per_chunk))
             wins[k, d] = _play(policy, expert, opponent, n, d, rules, seed)
     return wins
 
 
-def _play(policy: CompactPolicy, expert: BatchExpert | None, opponent: str, n: int,
+def _play(policy: Player, expert: BatchExpert | None, opponent: str, n: int,
           deals: np.ndarray, rules: str, seed: int) -> np.ndarray:
     """Whether the policy won each of ``deals`` from each seat, [len(deals), n]."""
     B = len(deals) * n
@@ -98,6 +114,7 @@ def _play(policy: CompactPolicy, expert: BatchExpert | None, opponent: str, n: i
     finished = np.zeros(B, np.bool_)
     won = np.zeros(B, np.bool_)
     moves = np.empty(B, np.int64)
+    theirs = np.empty(B, np.int64)
     while not finished.all():
         mine = (out["current_player"] == learner) & ~finished
         if expert is not None:
@@ -106,7 +123,9 @@ def _play(policy: CompactPolicy, expert: BatchExpert | None, opponent: str, n: i
             moves[:] = env.threshold_actions(25)
         acts = moves.copy()
         rows = np.flatnonzero(mine)
-        if len(rows):
+        if isinstance(policy, BatchExpert):
+            acts[rows] = policy.actions(env, theirs)[rows]
+        elif len(rows):
             obs = out["observation"][rows]
             feats = env.hand_features(obs)
             dense = dense_inputs(obs, feats, n, start_lives)
@@ -165,8 +184,9 @@ def _positive(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.batch_eval", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("policy", help="compact policy file, or a shipped name (scat_batch)")
-    ap.add_argument("--against", help="a second policy, played on the same games (paired)")
+    ap.add_argument("policy", help="compact policy file, a shipped name (scat_batch), or "
+                    "expert:KNOBS (a variant of the expert)")
+    ap.add_argument("--against", help="a second player, on the same games (paired)")
     ap.add_argument("--players", type=_counts, default=[7, 8, 9, 10])
     ap.add_argument("--games", type=_positive, default=2000,
                     help="games per table size, at least (whole deals of n games each)")
@@ -176,10 +196,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", help="write the figures as JSON here")
     args = ap.parse_args(argv)
     try:
-        policies = [load_policy(args.policy)]
-        if args.against:
-            policies.append(load_policy(args.against))
         BatchEnv(1, 2, args.rules)  # a preset the engine does not play: one line, now
+        policies = [load_player(args.policy, args.rules)]
+        if args.against:
+            policies.append(load_player(args.against, args.rules))
     except ValueError as e:
         print(f"batch_eval: {e}", file=sys.stderr)
         return 2
