@@ -82,8 +82,10 @@ def _python_winner(policy, seat: int, n: int, seed: int, deal: int, greedy: bool
     return state.winner
 
 
-@pytest.mark.parametrize("advice, n, opponent", [(True, 4, "expert"), (False, 3, "greedy")])
+@pytest.mark.parametrize("advice, n, opponent", [(True, 4, "expert"), (False, 3, "greedy"),
+                                                 (True, 3, "greedy")])
 def test_every_evaluated_game_is_the_python_players_game(tmp_path, advice, n, opponent):
+    """An advised policy reads the expert's move whoever its opponents are."""
     _, path = _trained(tmp_path, samples=2000, expert_advice=advice)
     policy = load_policy(str(path))
     deals, seed = 2, 11

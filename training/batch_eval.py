@@ -113,24 +113,27 @@ def _play(policy: Player, expert: BatchExpert | None, opponent: str, n: int,
     start_lives = env.rules.start_lives
     finished = np.zeros(B, np.bool_)
     won = np.zeros(B, np.bool_)
-    moves = np.empty(B, np.int64)
-    theirs = np.empty(B, np.int64)
+    acts = np.empty(B, np.int64)
+    advice = np.empty(B, np.int64)
+    mover = np.empty(B, np.int64)
     while not finished.all():
         mine = (out["current_player"] == learner) & ~finished
-        if expert is not None:
-            expert.actions(env, moves)
+        if opponent == "expert":
+            expert.actions(env, acts)  # type: ignore[union-attr]
         else:
-            moves[:] = env.threshold_actions(25)
-        acts = moves.copy()
+            acts[:] = env.threshold_actions(25)
         rows = np.flatnonzero(mine)
         if isinstance(policy, BatchExpert):
-            acts[rows] = policy.actions(env, theirs)[rows]
+            acts[rows] = policy.actions(env, mover)[rows]
         elif len(rows):
             obs = out["observation"][rows]
             feats = env.hand_features(obs)
             dense = dense_inputs(obs, feats, n, start_lives)
-            advice = moves[rows] if policy.advice else None
-            logits = policy.logits(obs, feats, dense, out["action_mask"][rows], advice)
+            advised = None
+            if policy.advice:  # the expert's move: the opponents' moves when they are it
+                moves = acts if opponent == "expert" else expert.actions(env, advice)  # type: ignore[union-attr]
+                advised = moves[rows]
+            logits = policy.logits(obs, feats, dense, out["action_mask"][rows], advised)
             acts[rows] = np.argmax(logits, axis=1)
         out = env.step(acts, skip=finished)
         ended = out["done"] & ~finished
