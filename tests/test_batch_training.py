@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from agents.batch_expert import BatchExpert
-from agents.compact import NUM_CODES, CompactPolicy, load_compact
+from agents.compact import NUM_CODES, CompactPolicy, load_compact, save_compact
 from agents.match import play_game
 from agents.registry import make_agent
 from scat_cli.main import main
@@ -265,6 +265,15 @@ def test_init_from_starts_a_run_from_a_policy_files_weights(tmp_path):
         warm_start(CompactNet(32, 2), str(path))
     with pytest.raises(ValueError, match="does not exist"):
         warm_start(again, str(tmp_path / "none.npz"))
+    with pytest.raises(ValueError, match="'scat_batch': num_actions is 61 in the file, 67"):
+        warm_start(CompactNet(128, 2), "scat_batch")  # a shipped file, found by name
+    arrays, meta = load_compact(path)
+    arrays["cards.weight"].reshape(52, NUM_CODES, -1)[5, C_UNSEEN] = 0.1
+    old = tmp_path / "old.npz"
+    save_compact(old, arrays, {k: v for k, v in meta.items()
+                               if k not in ("kind", "format_version", "sha256")})
+    with pytest.raises(ValueError, match="unseen cards' rows are not zero"):
+        warm_start(CompactNet(32, 2, advice=True), str(old))
     cfg = BatchPPOConfig(player_counts=[3], total_samples=500, init_from=str(path),
                          expert_advice=True, **{**TINY, "epochs": 1})
     leg, summary = train_network(cfg, log=lambda m: None)

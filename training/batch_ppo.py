@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from torch import nn
 from agents import compact
 from agents.batch_expert import BatchExpert
 from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE
+from agents.neural.policy_file import shipped_path
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import C_UNSEEN
@@ -390,9 +392,11 @@ def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
 
 
 def warm_start(net: CompactNet, path: str) -> None:
-    """Load ``net``'s weights, critic included, from the compact policy file ``path``; a file
-    of another shape is refused in one line naming what differs."""
-    arrays, meta = compact.load_compact(path)
+    """Load ``net``'s weights, critic included, from the compact policy file ``path`` (or a
+    shipped one by name: ``scat_batch``); a file of another shape is refused in one line
+    naming what differs."""
+    found = path if os.path.isfile(path) else shipped_path(path) or path
+    arrays, meta = compact.load_compact(found)
     ours = {"hidden": net.hidden, "layers": net.layers, "expert_advice": net.advice,
             "num_actions": NUM_ACTIONS}
     for key, want in ours.items():
@@ -400,6 +404,10 @@ def warm_start(net: CompactNet, path: str) -> None:
         if have != want:
             raise ValueError(f"init_from {path!r}: {key} is {have!r} in the file, {want!r} "
                              "in the config")
+    rows = arrays["cards.weight"].reshape(52, NUM_CODES, -1)[:, C_UNSEEN]
+    if rows.any():  # the network sums only seen cards: it would not play as the file does
+        raise ValueError(f"init_from {path!r}: its unseen cards' rows are not zero (a file "
+                         "from before the trainer left them out), so it cannot be continued")
     state = net.state_dict()
     net.load_state_dict({k: torch.from_numpy(arrays[k]).to(v.dtype) for k, v in state.items()})
 

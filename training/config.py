@@ -373,9 +373,9 @@ class BatchPPOConfig:
         "greedy": 0.5, "snapshot": 0.3, "random": 0.2})  # the other games' opponents
     snapshot_every_updates: int = 10
     expert_advice: bool = False  # expert's move as a learned bonus on that action's logit
-    # A compact policy file (``scat train`` output, or shipped) whose weights the run starts
-    # from: its hidden, layers and expert_advice must be this config's. Relative paths are
-    # from the working folder. A long run goes in legs, each starting from the last one.
+    # A compact policy file (``scat train`` output, or a shipped name) whose weights the run
+    # starts from: its hidden, layers and expert_advice must be this config's. Relative
+    # paths are from the working folder. A long run goes in legs, each from the last one.
     init_from: str | None = None
     hand_reward: float = 0.25  # lives shaping: coef * (others' mean lives lost - mine)
     hand_reward_decay_samples: int = 0  # linear decay of hand_reward to 0 (0: constant)
