@@ -45,6 +45,17 @@ COMPACT_KIND = "scat-compact-policy"
 #: (policies/README.md): ``compact:scat_batch``, the default opponent where the shipped
 #: policy set does not reach (7 to 10 players).
 SHIPPED_COMPACT = "scat_batch"
+#: The batched trainer's policy for 7-10 player tables (``compact:scat_batch_7_10``): it
+#: reads the expert's move and beats ``scat_batch`` at those sizes, game by game on the
+#: same deals (policies/README.md), so a table of 7 or more gets it by default.
+SHIPPED_LARGE = "scat_batch_7_10"
+LARGE_TABLES = 7
+
+
+def shipped_compact(players: int) -> str:
+    """The shipped compact policy a table of ``players`` gets by default."""
+    return SHIPPED_LARGE if players >= LARGE_TABLES else SHIPPED_COMPACT
+
 FORMAT_VERSION = 1
 METADATA = "metadata.json"
 NUM_CODES = C_KNOWN + MAX_PLAYERS - 1

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
+from agents.compact import shipped_compact
 from agents.registry import make_agent
 from scat_cli import keystore
 from scat_cli.game import HUMAN_SEAT, new_game
@@ -62,14 +63,21 @@ from . import serialize
 #: files or spend minutes per move.
 AGENTS: tuple[tuple[str, str], ...] = (
     ("ppo:scat_ppo_set", "Trained policy set (PPO, 2-6 players)"),
+    ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),
     ("ismcts:100", "Search (ISMCTS, 100 deals a move; slower)"),
     ("greedy", "Greedy (knocks at 25+)"),
     ("random", "Random (any legal move)"),
 )
-#: The opponent a new game gets when none is named, if it can play the table.
-DEFAULT_OPPONENTS = ("ppo:scat_ppo_set", "compact:scat_batch")
+
+
+def default_opponents(players: int) -> tuple[str, ...]:
+    """The opponents a new game of ``players`` may get when none is named, in order: the
+    first that plays the table."""
+    return ("ppo:scat_ppo_set", f"compact:{shipped_compact(players)}")
+
+
 FALLBACK_OPPONENT = "expert"
 _GAME_ID = re.compile(r"[0-9a-f]{8}")
 #: Games kept in memory at once; the least recently used are dropped (and reloaded from
@@ -204,7 +212,7 @@ class GameStore:
         found = self._defaults.get(key)
         if found is None:
             found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
-            for spec in DEFAULT_OPPONENTS:
+            for spec in default_opponents(players):
                 if spec not in allowed:
                     continue
                 try:
