@@ -28,6 +28,7 @@ from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import C_HAND, C_UNSEEN
 from training.batch_ppo import (
     EXPERT,
+    GREEDY,
     LEARNER,
     CompactNet,
     Rollout,
@@ -230,6 +231,20 @@ def test_expert_opponents_make_the_batched_experts_moves():
         checked += int((role == EXPERT).sum())
         table.out = table.env.step(acts)
     assert checked > 1000
+
+
+def test_learner_seats_puts_that_many_learners_in_each_game_against_opponents():
+    cfg = BatchPPOConfig(player_counts=[5], opponents={"greedy": 1.0}, self_play=0.0,
+                         learner_seats=3, **TINY)
+    table = Table(cfg, 5, seed=4)
+    assert ((table.roles == LEARNER).sum(axis=1) == 3).all()
+    assert ((table.roles == GREEDY).sum(axis=1) == 2).all()
+    seats = set(map(tuple, np.argwhere(table.roles == LEARNER)[:, 1].reshape(-1, 3)))
+    assert len(seats) > 3  # random seats, not always the same ones
+    table._assign(np.arange(10))  # a new game is seated the same way
+    assert ((table.roles[:10] == LEARNER).sum(axis=1) == 3).all()
+    two = Table(cfg, 2, seed=4)  # never a whole table of learners: at most n - 1
+    assert ((two.roles == LEARNER).sum(axis=1) == 1).all()
 
 
 def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):

@@ -3,8 +3,9 @@ against ``expert`` in the time the Python harness plays a few hundred.
 
 ``python -m training.evaluate`` plays every game through the Python engine and agents:
 280 games against ``expert`` at each of 7-10 players took four minutes on 2 cores, so the
-2,000 games a size that tell 1.25x from 1.15x took half an hour a size. This plays the same
-games batched. Each part is the one the Python harness runs, checked by a test:
+2,000 games a size that tell 1.25x from 1.15x took half an hour for the four sizes. This
+plays the same games batched, in 15-20 s a size. Each part is the one the Python harness
+runs, checked by a test:
 
 - the policy is the ``compact:`` player's own numpy forward pass
   (:class:`agents.compact.CompactPolicy`), on the compact observation and hand features the

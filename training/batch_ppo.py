@@ -149,6 +149,7 @@ class Table:
         w = np.array(list(cfg.opponents.values()), np.float64)
         self.kind_p = w / w.sum()
         self.self_play = cfg.self_play
+        self.learner_seats = min(cfg.learner_seats, n - 1)
         # expert's moves, batched (agents.batch_expert): built only when it plays
         self.expert = (BatchExpert(cfg.rules) if "expert" in cfg.opponents or cfg.expert_advice
                        else None)
@@ -156,14 +157,18 @@ class Table:
         self.feats = np.zeros((B, 54), np.float32)
 
     def _assign(self, games: np.ndarray | int) -> None:
-        """Seat roles of new games: all learners (self-play), or one learner against one
-        kind of opponent."""
+        """Seat roles of new games: all learners (self-play), or ``learner_seats`` learners
+        (random seats) against one kind of opponent."""
         games = np.atleast_1d(games)
         k = len(games)
         kind = self.rng.choice(self.kinds, p=self.kind_p, size=k)
         kind[self.rng.random(k) < self.self_play] = LEARNER
         self.roles[games] = kind[:, None]
-        self.roles[games, self.rng.integers(self.n, size=k)] = LEARNER
+        if self.learner_seats == 1:
+            self.roles[games, self.rng.integers(self.n, size=k)] = LEARNER
+        else:  # the first seats of a random order of each game's seats
+            seats = np.argsort(self.rng.random((k, self.n)), axis=1)[:, :self.learner_seats]
+            self.roles[games[:, None], seats] = LEARNER
 
 
 def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:

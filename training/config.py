@@ -371,6 +371,10 @@ class BatchPPOConfig:
     self_play: float = 0.5  # share of games where every seat is a learner seat
     opponents: dict[str, float] = field(default_factory=lambda: {
         "greedy": 0.5, "snapshot": 0.3, "random": 0.2})  # the other games' opponents
+    # Learner seats in a game against opponents (the rest are the opponent kind drawn for
+    # it), at most num_players - 1: more samples from those games at large tables, where
+    # one seat in ten is all a game gives.
+    learner_seats: int = 1
     snapshot_every_updates: int = 10
     expert_advice: bool = False  # expert's move as a learned bonus on that action's logit
     # A compact policy file (``scat train`` output, or a shipped name) whose weights the run
@@ -452,7 +456,8 @@ class BatchPPOConfig:
             raise ValueError(f"{where}: self_play must be a share from 0 to 1, "
                              f"got {self.self_play!r}")
         _positive_ints(self, ("envs_per_table", "rollout_steps", "hidden", "layers", "epochs",
-                              "minibatch_samples", "total_samples", "torch_threads",
+                              "learner_seats", "minibatch_samples", "total_samples",
+                              "torch_threads",
                               "snapshot_every_updates", "final_eval_workers"), where)
         _counts(self, ("eval_every_updates", "eval_games", "final_eval_games",
                        "hand_reward_decay_samples"), where)
