@@ -49,9 +49,10 @@ from typing import Any
 import numpy as np
 
 from agents.batch_expert import BatchExpert
-from agents.compact import CompactPolicy, dense_inputs, load_compact
+from agents.compact import CompactAgent, CompactPolicy, dense_inputs, load_compact
 from agents.expert import parse_params
 from agents.neural.policy_file import shipped_path
+from scat_env import Rules
 from scat_env.batch import BatchEnv
 
 from .ratings import cluster_wilson_ci
@@ -95,6 +96,9 @@ def duplicate_wins(policies: Sequence[Player], num_players: int, deals: int,
     n = num_players
     wins = np.zeros((len(policies), deals, n), np.bool_)
     per_chunk = max(1, CHUNK_GAMES // n)
+    for policy in policies:  # refused as the compact: agent refuses a table it never read
+        if isinstance(policy, CompactPolicy):
+            CompactAgent(policy).check_table(n, Rules.preset(rules))
     for k, policy in enumerate(policies):
         advised = isinstance(policy, CompactPolicy) and policy.advice
         expert = BatchExpert(rules) if opponent == "expert" or advised else None
@@ -215,7 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for n in args.players:
         t0 = time.perf_counter()
         deals = -(-args.games // n)
-        wins = duplicate_wins(policies, n, deals, args.opponent, args.rules, args.seed)
+        try:
+            wins = duplicate_wins(policies, n, deals, args.opponent, args.rules, args.seed)
+        except ValueError as e:  # a table or rules a player does not play
+            print(f"batch_eval: {e}", file=sys.stderr)
+            return 2
         row: dict[str, Any] = {"seconds": time.perf_counter() - t0}
         for name, w in zip(names, wins, strict=True):
             s = row[name] = summarize(w)
