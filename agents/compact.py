@@ -244,11 +244,11 @@ def view_inputs(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
     """``view``'s compact observation [1, D] and its scoring features [1, 54], as the
     batched engine computes them for its own games: what an agent trained on that engine
     reads when it plays from a view (``compact:``, and ``sb3:`` for a BatchVecEnv model)."""
-    from scat_env.batch.kernels import hand_features
+    from scat_env.batch.kernels import hand_features_serial
 
     obs = compact_observation(view)[None]
     feats = np.empty((1, HAND_FEATURES), np.float32)
-    hand_features(obs, _value_table(view.rules), feats)
+    hand_features_serial(obs, _value_table(view.rules), feats)
     return obs, feats
 
 

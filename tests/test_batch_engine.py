@@ -21,6 +21,7 @@ import pytest
 from scat_env import GameState, Rules
 from scat_env.actions import KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv, covered_presets, covers
+from scat_env.batch.kernels import hand_features_serial
 from scat_env.batch.reference import (
     SplitMixRandom,
     compact_observation,
@@ -342,6 +343,9 @@ def test_the_batched_threshold_agent_and_features_match_the_python_ones(preset, 
     for _ in range(150):
         acts = env.threshold_actions(knock_at)
         feats = env.hand_features(out["observation"])
+        one = np.empty_like(feats)  # the single-threaded kernel an agent's view uses
+        hand_features_serial(out["observation"], env._T, one)
+        assert (one == feats).all()
         for i, twin in enumerate(twins):
             view = make_view(twin.state, twin.state.current_player)
             assert acts[i] == agent.act(view), f"game {i}"
