@@ -42,8 +42,7 @@ from .registry import register
 
 COMPACT_KIND = "scat-compact-policy"
 #: The shipped policy of the batched trainer, for every table from 2 to 10 players
-#: (policies/README.md): ``compact:scat_batch``, the default opponent where the shipped
-#: policy set does not reach (7 to 10 players).
+#: (policies/README.md): ``compact:scat_batch``, one network for 2 to 10 players.
 SHIPPED_COMPACT = "scat_batch"
 #: The batched trainer's policy for 7-10 player tables (``compact:scat_batch_7_10``): it
 #: reads the expert's move and beats ``scat_batch`` at those sizes, game by game on the

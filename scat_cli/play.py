@@ -82,8 +82,9 @@ FALLBACK_OPPONENT = "expert"
 def default_opponent(players: int, rules: Rules | None = None) -> str:
     """The shipped policy set where it plays the table (2-6 players of the standard game's
     family), else the batched trainer's shipped policy (``compact:scat_batch_7_10`` at 7-10
-    players, ``compact:scat_batch`` below), else :data:`FALLBACK_OPPONENT`. Why a fallback: the policies read only the
-    game they were trained on, and ``scat play --rules golf`` must still seat someone."""
+    players, ``compact:scat_batch`` below), else :data:`FALLBACK_OPPONENT`. Why a
+    fallback: the policies read only the game they were trained on, and ``scat play
+    --rules golf`` must still seat someone."""
     from agents.compact import shipped_compact
     from agents.policy import DEFAULT_OPPONENT
     from agents.registry import make_agent
