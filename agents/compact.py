@@ -287,6 +287,14 @@ class CompactPolicy:
         return np.where(mask, logits, np.float32(-1e9))
 
 
+def policy_path(name: str) -> str:
+    """A compact policy file's path: ``name`` itself when it is a file, else the shipped
+    file it names (``scat_batch``), else ``name`` (which :func:`load_compact` refuses)."""
+    if os.path.isfile(name):
+        return name
+    return shipped_path(name) or name
+
+
 @lru_cache(maxsize=8)
 def _load(path: str) -> CompactPolicy:
     return CompactPolicy(*load_compact(path))
@@ -344,9 +352,7 @@ def _make_compact(arg: str | None, seed: int | None) -> Agent:
                          "(compact:runs/default/policy.npz[:sample]) or a shipped name "
                          f"(compact:{SHIPPED_COMPACT})")
     path, _, option = arg.rpartition(":") if arg.endswith(":sample") else (arg, "", "")
-    if not os.path.isfile(path):
-        path = shipped_path(path) or path
-    return CompactAgent(_load(path), sample=option == "sample", seed=seed,
+    return CompactAgent(_load(policy_path(path)), sample=option == "sample", seed=seed,
                         name=f"compact:{arg.removesuffix(':sample')}")
 
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -48,9 +47,14 @@ from typing import Any
 import numpy as np
 
 from agents.batch_expert import BatchExpert
-from agents.compact import CompactAgent, CompactPolicy, dense_inputs, load_compact
+from agents.compact import (
+    CompactAgent,
+    CompactPolicy,
+    dense_inputs,
+    load_compact,
+    policy_path,
+)
 from agents.expert import parse_params
-from agents.neural.policy_file import shipped_path
 from scat_env import Rules
 from scat_env.batch import BatchEnv
 
@@ -67,10 +71,7 @@ Player = CompactPolicy | BatchExpert
 
 def load_policy(path: str) -> CompactPolicy:
     """A compact policy file, or a shipped one by name (``scat_batch``)."""
-    path = path.removeprefix("compact:")
-    if not os.path.isfile(path):
-        path = shipped_path(path) or path
-    return CompactPolicy(*load_compact(path))
+    return CompactPolicy(*load_compact(policy_path(path.removeprefix("compact:"))))
 
 
 def load_player(spec: str, rules: str = "standard") -> Player:

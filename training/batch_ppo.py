@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,6 @@ from torch import nn
 from agents import compact
 from agents.batch_expert import BatchExpert
 from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE
-from agents.neural.policy_file import shipped_path
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import C_UNSEEN
@@ -400,8 +398,7 @@ def warm_start(net: CompactNet, path: str) -> None:
     """Load ``net``'s weights, critic included, from the compact policy file ``path`` (or a
     shipped one by name: ``scat_batch``); a file of another shape is refused in one line
     naming what differs."""
-    found = path if os.path.isfile(path) else shipped_path(path) or path
-    arrays, meta = compact.load_compact(found)
+    arrays, meta = compact.load_compact(compact.policy_path(path))
     ours = {"hidden": net.hidden, "layers": net.layers, "expert_advice": net.advice,
             "num_actions": NUM_ACTIONS}
     for key, want in ours.items():
