@@ -652,6 +652,19 @@ def _read_hand(obs, g, cards):
 
 
 @njit(cache=True, inline="always")
+def _best_with(T, cards, top):
+    """The best three of a three-card hand (``cards[:3]``) and the top discard, keeping the
+    discard (``cards[3]`` is overwritten with it): the hand a take would give."""
+    cards[3] = top
+    best = -1.0
+    for i in range(3):
+        w = _best_without(T, cards, 4, i)
+        if w > best:
+            best = w
+    return best
+
+
+@njit(cache=True, inline="always")
 def _features_row(obs, T, out, g):
     """Row ``g`` of :func:`hand_features`."""
     for j in range(out.shape[1]):
@@ -671,13 +684,7 @@ def _features_row(obs, T, out, g):
         v = T[cards[0] * 2704 + cards[1] * 52 + cards[2]]
         out[g, 52] = v
         if top >= 0:
-            cards[3] = top
-            best = -1.0
-            for i in range(3):
-                w = _best_without(T, cards, 4, i)
-                if w > best:
-                    best = w
-            out[g, 53] = best
+            out[g, 53] = _best_with(T, cards, top)
 
 
 @njit(cache=True, parallel=True)
@@ -727,13 +734,7 @@ def threshold_actions(knock_at, T, obs, mask, out):
             out[g] = KNOCK
             continue
         if mask[g, DRAW_DISCARD] and top >= 0:
-            cards[3] = top
-            best = -1.0
-            for i in range(3):
-                w = _best_without(T, cards, 4, i)
-                if w > best:
-                    best = w
-            if best > value:
+            if _best_with(T, cards, top) > value:
                 out[g] = DRAW_DISCARD
                 continue
         out[g] = DRAW_STOCK if mask[g, DRAW_STOCK] else END_PLAY
