@@ -27,6 +27,16 @@ if os.environ.get("CI"):
 
 MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 
+# One thread each when pytest-xdist runs several workers: the workers already fill the cores,
+# and a numba ``prange`` kernel or a torch op that waits at a barrier for a thread the other
+# worker has descheduled runs many times slower (a 4 s test took 17 s beside another worker).
+# Set before numba or torch is imported. The batched engine's results do not depend on its
+# thread count, which ``tests/test_batch_engine.py`` checks in a process with two threads.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                 "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ROOT_BEFORE: set[str] = set()

@@ -15,6 +15,10 @@ players; ``pytest -m slow`` compares 2,000,000.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -320,6 +324,36 @@ def test_shapes_and_seeds():
     assert [env.game(i) for i in range(32)] == [twin.game(i) for i in range(32)]
     assert [env.game(i) for i in range(32)] != [other.game(i) for i in range(32)]
     assert len({str(env.game(i)["hands"]) for i in range(32)}) == 32  # each game its own deal
+
+
+_THREADED_RUN = """
+import hashlib, numpy as np, numba
+from scat_env.batch import BatchEnv
+from scat_env.batch.kernels import random_actions
+assert numba.get_num_threads() == {threads}
+env = BatchEnv(64, 6, seed=5)
+out, digest = env.reset(), hashlib.sha256()
+rng = np.arange(64, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+for _ in range(3000):
+    out = env.step(random_actions(out["action_mask"], rng))
+    for key in ("observation", "action_mask", "current_player", "rewards", "done"):
+        digest.update(np.ascontiguousarray(out[key]).tobytes())
+print(digest.hexdigest())
+"""
+
+
+def test_the_games_do_not_depend_on_the_number_of_threads():
+    """Each game owns its generator and its rows, so a ``prange`` step gives the same bytes
+    on one thread and on two (the suite's workers run one thread each: this is where the
+    threaded kernels are checked)."""
+    digests = []
+    for threads in (1, 2):
+        env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
+        proc = subprocess.run([sys.executable, "-c", _THREADED_RUN.format(threads=threads)],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        digests.append(proc.stdout.strip())
+    assert digests[0] == digests[1] and len(digests[0]) == 64
 
 
 @pytest.mark.parametrize("preset, players, knock_at", [("standard", 3, 25), ("gin", 4, 21),
