@@ -23,6 +23,12 @@ Layout (``g`` a game, ``s`` an absolute seat, ``N`` the table size):
 
 Outputs per step: the observation and mask of the player to move, rewards per seat, done
 and truncated flags, the winner, and what the hands that ended cost (for reports).
+
+Compile time: numba compiles a helper once per distinct argument types, and a constant
+argument has its own literal type: constants passed to a compiled helper go through
+``np.int64``, which took ``_end_hand`` from six compilations to two (a ``prange`` body's
+helpers are typed with a signed game index, then compiled again with the unsigned one the
+parallel loop runs).
 """
 
 from __future__ import annotations
@@ -169,8 +175,8 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
                 if active[g, s] and _value3(T, hands, g, s) >= THIRTY_ONE:
                     holders |= 1 << s
             if holders:
-                _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, R_DEALT,
-                          holders)
+                _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended,
+                          np.int64(R_DEALT), np.int64(holders))
                 if sc[g, PHASE] == DRAW:
                     continue  # the game goes on: deal again
                 return
@@ -394,7 +400,8 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc,
     else:  # END_PLAY
         reason = R_EXHAUSTED
     if reason >= 0:
-        _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, reason, declarers)
+        _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, np.int64(reason),
+                  np.int64(declarers))
         if sc[g, PHASE] == DRAW:
             _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
                   sc, rng, rew, lost, ended)
