@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
-from agents.compact import shipped_compact
 from agents.registry import make_agent
 from scat_cli import keystore
 from scat_cli.game import HUMAN_SEAT, new_game
+from scat_cli.play import default_candidates
 from scat_cli.savegame import (
     HUMAN,
     MAX_FILE_BYTES,
@@ -70,14 +70,6 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("greedy", "Greedy (knocks at 25+)"),
     ("random", "Random (any legal move)"),
 )
-
-
-def default_opponents(players: int) -> tuple[str, ...]:
-    """The opponents a new game of ``players`` may get when none is named, in order: the
-    first that plays the table."""
-    return ("ppo:scat_ppo_set", f"compact:{shipped_compact(players)}")
-
-
 FALLBACK_OPPONENT = "expert"
 _GAME_ID = re.compile(r"[0-9a-f]{8}")
 #: Games kept in memory at once; the least recently used are dropped (and reloaded from
@@ -212,7 +204,7 @@ class GameStore:
         found = self._defaults.get(key)
         if found is None:
             found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
-            for spec in default_opponents(players):
+            for spec in default_candidates(players):
                 if spec not in allowed:
                     continue
                 try:
