@@ -16,6 +16,10 @@ holds ``advice_gain`` and the agent asks :class:`~agents.expert.ExpertAgent`; ab
 files written before the option, meaning false), the run's ``metrics`` and ``sha256`` over
 everything else. Every shape is
 checked against the architecture and the hash against the content before a weight is used.
+
+``compact:SET.yaml`` plays a *compact set* (:class:`CompactSet`): compact files by the
+number of players still in, each reading its smaller game, in the ``ppo:`` sets' manifest
+format.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import numpy as np
 
 from scat_env import PlayerView, Rules
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
+from scat_env.batch.active import active_observations, players_in
 from scat_env.batch.reference import C_KNOWN, compact_observation
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
@@ -38,22 +43,18 @@ from scat_env.scoring import value_table
 from .base import Agent
 from .expert import ExpertAgent
 from .neural.policy_file import ACTION_WIDTHS, shipped_path
+from .neural.policy_set import load_policy_set
 from .registry import register
 
 COMPACT_KIND = "scat-compact-policy"
-#: The shipped policy of the batched trainer, for every table from 2 to 10 players
-#: (policies/README.md): ``compact:scat_batch``, one network for 2 to 10 players.
+#: The batched trainer's first policy, one network for 2 to 10 players (policies/README.md):
+#: ``compact:scat_batch``.
 SHIPPED_COMPACT = "scat_batch"
-#: The batched trainer's policy for 7-10 player tables (``compact:scat_batch_7_10``): it
-#: reads the expert's move and beats ``scat_batch`` at those sizes, game by game on the
-#: same deals (policies/README.md), so a table of 7 or more gets it by default.
-SHIPPED_LARGE = "scat_batch_7_10"
-LARGE_TABLES = 7
-
-
-def shipped_compact(players: int) -> str:
-    """The shipped compact policy a table of ``players`` gets by default."""
-    return SHIPPED_LARGE if players >= LARGE_TABLES else SHIPPED_COMPACT
+#: The batched trainer's shipped set (``compact:scat_batch_set``, policies/README.md): a
+#: two-player specialist for every position with two players in, ``scat_batch_7_10`` (it
+#: reads the expert's move) for the rest. It beats both files alone at every table size,
+#: game by game on the same deals, so it is the compact policy a table gets by default.
+SHIPPED_SET = "scat_batch_set"
 
 FORMAT_VERSION = 1
 METADATA = "metadata.json"
@@ -286,6 +287,72 @@ class CompactPolicy:
                                                      np.float32)], axis=1)
         return np.where(mask, logits, np.float32(-1e9))
 
+    def play_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
+                    start_lives: int, mask: np.ndarray,
+                    advice: np.ndarray | None = None) -> np.ndarray:
+        """Masked logits of a table's compact observations (what a player calls; a
+        :class:`CompactSet` answers the same call)."""
+        return self.logits(obs, feats, dense_inputs(obs, feats, num_players, start_lives),
+                           mask, advice)
+
+
+class CompactSet:
+    """Compact policies by the number of players still in: a policy-set manifest
+    (:func:`agents.neural.policy_set.load_policy_set`, the ``ppo:`` sets' format) whose
+    files are compact policies, played as ``compact:SET.yaml``.
+
+    Why: the end of a game is a smaller game (``scat_env.active_view``), and it decides
+    who wins: at ten players against ``expert``, handing the last two players' hands of
+    ``scat_batch_7_10`` to the policy that plays two-player tables best took it from 1.22x
+    to 1.30x its fair share on the same 2,000 games (``docs/EXPERIMENTS.md``). A member for
+    ``k`` players plays every position with ``k`` players in, reading the smaller game's
+    observation (:func:`scat_env.batch.active.active_observations`); ``default`` plays the
+    other positions as the whole table. A list of files is one member: their logits
+    averaged. The scoring features are the table's: the smaller game's cards and counters
+    are the same, and so are its features.
+    """
+
+    def __init__(self, members: dict[int, list[CompactPolicy]],
+                 default: list[CompactPolicy] | None, name: str) -> None:
+        every = [p for group in members.values() for p in group] + list(default or [])
+        trained = {p.meta.get("rules") for p in every}
+        if len(trained) > 1:
+            raise ValueError(f"{name}: its members were trained on different rules "
+                             f"({', '.join(sorted(map(str, trained)))})")
+        self.members, self.default, self.name = members, default, name
+        self.meta: dict[str, Any] = {"rules": trained.pop()}
+        self.advice = any(p.advice for p in every)
+
+    def plays(self, num_players: int) -> bool:
+        """Whether every position of a ``num_players`` table has a member."""
+        return self.default is not None or all(
+            k in self.members for k in range(2, num_players + 1))
+
+    def play_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
+                    start_lives: int, mask: np.ndarray,
+                    advice: np.ndarray | None = None) -> np.ndarray:
+        n = num_players
+        out = np.empty(mask.shape, np.float32)
+        ins = players_in(obs, n)
+        for k in np.unique(ins).tolist():
+            rows = np.flatnonzero(ins == k)
+            group = self.members.get(k)
+            o, size = obs[rows], n
+            if group is not None:
+                o, size = active_observations(o, n, k), k
+            else:
+                group = self.default
+            if group is None:
+                raise ValueError(f"{self.name} has no member for {k} players in and no "
+                                 "default")
+            adv = None if advice is None else advice[rows]
+            total = group[0].play_logits(o, feats[rows], size, start_lives, mask[rows], adv)
+            for policy in group[1:]:
+                total = total + policy.play_logits(o, feats[rows], size, start_lives,
+                                                   mask[rows], adv)
+            out[rows] = total / len(group)
+        return out
+
 
 def policy_path(name: str) -> str:
     """A compact policy file's path: ``name`` itself when it is a file, else the shipped
@@ -295,16 +362,38 @@ def policy_path(name: str) -> str:
     return shipped_path(name) or name
 
 
-@lru_cache(maxsize=8)
-def _load(path: str) -> CompactPolicy:
+def load_compact_set(path: str) -> CompactSet:
+    """A compact set from its manifest (:class:`CompactSet`); one ``ValueError`` line for
+    any problem, the manifest's or a member file's."""
+    manifest = load_policy_set(path)
+    if manifest.symmetry != 1:
+        raise ValueError(f"compact set {path!r}: 'symmetry' is for ppo: sets; a compact "
+                         "set plays its members as they are")
+    members = {k: [_load_file(f) for f in files] for k, files in manifest.members.items()}
+    default = None if manifest.default is None else [_load_file(f) for f in manifest.default]
+    return CompactSet(members, default, f"compact set {path!r}")
+
+
+def is_set_manifest(path: str) -> bool:
+    """Whether ``path`` names a set manifest rather than a policy file (by its name)."""
+    return path.endswith((".yaml", ".yml"))
+
+
+@lru_cache(maxsize=16)
+def _load_file(path: str) -> CompactPolicy:
     return CompactPolicy(*load_compact(path))
+
+
+def load_compact_player(path: str) -> CompactPolicy | CompactSet:
+    """What ``compact:PATH`` plays: a set manifest (``.yaml``) or a compact policy file."""
+    return load_compact_set(path) if is_set_manifest(path) else _load_file(path)
 
 
 class CompactAgent(Agent):
     """Plays a compact policy from the view: most likely legal move, or ``:sample``."""
 
-    def __init__(self, policy: CompactPolicy, sample: bool = False, seed: int | None = None,
-                 name: str = "compact") -> None:
+    def __init__(self, policy: CompactPolicy | CompactSet, sample: bool = False,
+                 seed: int | None = None, name: str = "compact") -> None:
         super().__init__(seed)
         self.policy = policy
         self.sample = sample
@@ -328,16 +417,19 @@ class CompactAgent(Agent):
                              "something else")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"{self.name} plays {MIN_PLAYERS}..{MAX_PLAYERS} players")
+        if isinstance(self.policy, CompactSet) and not self.policy.plays(num_players):
+            raise ValueError(f"{self.name} has no default member and none for some table "
+                             f"of {num_players} players or fewer")
 
     def act(self, view: PlayerView) -> int:
         obs, feats = view_inputs(view)
-        dense = dense_inputs(obs, feats, view.num_players, view.rules.start_lives)
         mask = np.zeros((1, NUM_ACTIONS), bool)
         mask[0, list(view.legal_actions)] = True
         advice = None
         if self._expert is not None:
             advice = np.array([self._expert.act(view)], np.int64)
-        logits = self.policy.logits(obs, feats, dense, mask, advice)[0]
+        logits = self.policy.play_logits(obs, feats, view.num_players,
+                                         view.rules.start_lives, mask, advice)[0]
         if self.sample:
             z = logits - logits.max()
             p = np.exp(z) * mask[0]
@@ -352,7 +444,7 @@ def _make_compact(arg: str | None, seed: int | None) -> Agent:
                          "(compact:runs/default/policy.npz[:sample]) or a shipped name "
                          f"(compact:{SHIPPED_COMPACT})")
     path, _, option = arg.rpartition(":") if arg.endswith(":sample") else (arg, "", "")
-    return CompactAgent(_load(policy_path(path)), sample=option == "sample", seed=seed,
+    return CompactAgent(load_compact_player(policy_path(path)), sample=option == "sample", seed=seed,
                         name=f"compact:{arg.removesuffix(':sample')}")
 
 

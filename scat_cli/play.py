@@ -82,17 +82,17 @@ FALLBACK_OPPONENT = "expert"
 def default_candidates(players: int) -> tuple[str, str]:
     """The shipped policies a table of ``players`` may get by default, in order of
     preference (``scat play`` and ``scat serve`` seat the first that plays the table)."""
-    from agents.compact import shipped_compact
+    from agents.compact import SHIPPED_SET
     from agents.policy import DEFAULT_OPPONENT
 
-    return DEFAULT_OPPONENT, f"compact:{shipped_compact(players)}"
+    return DEFAULT_OPPONENT, f"compact:{SHIPPED_SET}"
 
 
 def default_opponent(players: int, rules: Rules | None = None) -> str:
-    """The shipped policy set where it plays the table (2-6 players of the standard game's
-    family), else the batched trainer's shipped policy (``compact:scat_batch_7_10`` at 7-10
-    players, ``compact:scat_batch`` below), else :data:`FALLBACK_OPPONENT`. Why a
-    fallback: the policies read only the game they were trained on, and ``scat play
+    """``ppo:scat_ppo_set`` where it plays the table (2-6 players of the standard game's
+    family), else the batched trainer's ``compact:scat_batch_set`` (7-10 players, and the
+    draw-and-discard presets the first does not read), else :data:`FALLBACK_OPPONENT`.
+    Why a fallback: the policies read only the game they were trained on, and ``scat play
     --rules golf`` must still seat someone."""
     from agents.registry import make_agent
     from scat_env import Rules

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from test_batch_training import _trained
 
-from agents.compact import CompactAgent
+from agents.compact import CompactAgent, CompactSet, policy_path
 from agents.expert import ExpertAgent
 from agents.greedy import ThresholdAgent
 from scat_env import GameState, Rules
@@ -94,6 +94,28 @@ def test_every_evaluated_game_is_the_python_players_game(tmp_path, advice, n, op
         for r in range(n):
             winner = _python_winner(policy, r, n, seed, d, opponent == "greedy")
             assert wins[d, r] == (winner == r), f"deal {d}, seat {r}"
+    assert wins.sum() >= 1  # something was won: the comparison compared outcomes
+
+
+def compact_set(tmp_path, two: str = "scat_batch", rest: str = "scat_batch_7_10") -> str:
+    """A compact set manifest: ``two`` plays whenever two players are in, ``rest`` every
+    other position (shipped files by name, an advised one among them by default)."""
+    manifest = tmp_path / "set.yaml"
+    manifest.write_text(f"format: scat-policy-set\npolicies:\n  2: {policy_path(two)}\n"
+                        f"  default: {policy_path(rest)}\n")
+    return str(manifest)
+
+
+def test_a_compact_sets_evaluated_games_are_the_python_players_games(tmp_path):
+    """The set hands each position to the member for the number of players in, reading the
+    smaller game (``scat_env.batch.active``), the same way batched and from a view."""
+    policy = load_player(compact_set(tmp_path))
+    assert isinstance(policy, CompactSet) and policy.advice
+    n, deals, seed = 4, 3, 12
+    wins = duplicate_wins([policy], n, deals, "expert", seed=seed)[0]
+    for d in range(deals):
+        for r in range(n):
+            assert wins[d, r] == (_python_winner(policy, r, n, seed, d, False) == r), (d, r)
     assert wins.sum() >= 1  # something was won: the comparison compared outcomes
 
 

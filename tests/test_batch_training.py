@@ -326,15 +326,17 @@ def test_scat_train_with_the_batch_trainer_writes_and_evaluates_a_policy(tmp_pat
 
 
 def test_the_shipped_policies_play_every_table_and_are_the_default_past_six(tmp_path):
-    """``compact:scat_batch`` ships for 2-10 players and ``compact:scat_batch_7_10`` (it reads
-    the expert's move) for 7-10: ``scat play`` seats the second where the policy set does
-    not reach, and both finish a game at every size."""
+    """``compact:scat_batch`` ships for 2-10 players, ``compact:scat_batch_7_10`` (it reads
+    the expert's move) for 7-10, and ``compact:scat_batch_set`` hands each position to its
+    member: ``scat play`` seats the set where the native policy set does not reach, and
+    each finishes a game at every size."""
     from scat_cli.play import default_opponent
 
     assert default_opponent(3) == "ppo:scat_ppo_set"
-    assert default_opponent(7) == default_opponent(10) == "compact:scat_batch_7_10"
+    assert default_opponent(7) == default_opponent(10) == "compact:scat_batch_set"
     assert make_agent("compact:scat_batch_7_10")._expert is not None
-    for spec in ("compact:scat_batch", "compact:scat_batch_7_10"):
+    assert make_agent("compact:scat_batch_set")._expert is not None
+    for spec in ("compact:scat_batch", "compact:scat_batch_7_10", "compact:scat_batch_set"):
         for n in (2, 7, 10):
             agents = [make_agent(spec, seed=s) for s in range(n)]
             record = play_game(agents, Rules.preset("standard"), seed=n)

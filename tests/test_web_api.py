@@ -144,7 +144,7 @@ def test_a_new_game_is_at_the_persons_first_decision_with_the_agents_moves_befor
 def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
     assert _new(client, opponents=None, players=3)["players"][1]["agent"] == "ppo:scat_ppo_set"
     assert _new(client, opponents=None, players=8)["players"][1]["agent"] == (
-        "compact:scat_batch_7_10")
+        "compact:scat_batch_set")
     assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == "expert"
 
 

@@ -7,8 +7,11 @@ tell 1.25x from 1.15x take two minutes a size. This plays the same games batched
 12-20 s. Each part is the one the Python harness runs, checked by a test:
 
 - the policy is the ``compact:`` player's own numpy forward pass
-  (:class:`agents.compact.CompactPolicy`), on the compact observation and hand features the
-  batched engine gives (``tests/test_batch_training.py``: the same logits as from a view);
+  (:class:`agents.compact.CompactPolicy`, or a :class:`agents.compact.CompactSet` handing
+  each position to its member for the players still in), on the compact observation and
+  hand features the batched engine gives (``tests/test_batch_training.py``: the same
+  logits as from a view; ``tests/test_batch_eval.py``: a set's games are the Python
+  players' games);
 - its expert advice and the ``expert`` seats are :class:`agents.batch_expert.BatchExpert`,
   which makes :class:`agents.expert.ExpertAgent`'s move in every position
   (``tests/test_batch_expert.py``); ``greedy`` is the engine's threshold player at 25;
@@ -50,8 +53,8 @@ from agents.batch_expert import BatchExpert
 from agents.compact import (
     CompactAgent,
     CompactPolicy,
-    dense_inputs,
-    load_compact,
+    CompactSet,
+    load_compact_player,
     policy_path,
 )
 from agents.expert import parse_params
@@ -66,18 +69,19 @@ CHUNK_GAMES = 2400
 OPPONENTS = ("expert", "greedy")
 
 
-Player = CompactPolicy | BatchExpert
+Player = CompactPolicy | CompactSet | BatchExpert
 
 
-def load_policy(path: str) -> CompactPolicy:
-    """A compact policy file, or a shipped one by name (``scat_batch``)."""
-    return CompactPolicy(*load_compact(policy_path(path.removeprefix("compact:"))))
+def load_policy(path: str) -> CompactPolicy | CompactSet:
+    """A compact policy file or set manifest, or a shipped one by name (``scat_batch``,
+    ``scat_batch_set``)."""
+    return load_compact_player(policy_path(path.removeprefix("compact:")))
 
 
 def load_player(spec: str, rules: str = "standard") -> Player:
-    """What to evaluate: a compact policy (a file, ``compact:PATH`` or a shipped name), or
-    ``expert[:KNOBS]`` (``expert:min_value=25,beta=0.95``: the batched expert with other
-    knobs, to measure a variant against the default one)."""
+    """What to evaluate: a compact policy or set (a file, ``compact:PATH`` or a shipped
+    name), or ``expert[:KNOBS]`` (``expert:min_value=25,beta=0.95``: the batched expert
+    with other knobs, to measure a variant against the default one)."""
     if spec == "expert" or spec.startswith("expert:"):
         return BatchExpert(rules, parse_params(spec.partition(":")[2] or None))
     return load_policy(spec)
@@ -97,10 +101,10 @@ def duplicate_wins(policies: Sequence[Player], num_players: int, deals: int,
     wins = np.zeros((len(policies), deals, n), np.bool_)
     per_chunk = max(1, CHUNK_GAMES // n)
     for policy in policies:  # refused as the compact: agent refuses a table it never read
-        if isinstance(policy, CompactPolicy):
+        if not isinstance(policy, BatchExpert):
             CompactAgent(policy).check_table(n, Rules.preset(rules))
     for k, policy in enumerate(policies):
-        advised = isinstance(policy, CompactPolicy) and policy.advice
+        advised = not isinstance(policy, BatchExpert) and policy.advice
         expert = BatchExpert(rules) if opponent == "expert" or advised else None
         for lo in range(0, deals, per_chunk):
             d = np.arange(lo, min(deals, lo + per_chunk))
@@ -133,12 +137,12 @@ def _play(policy: Player, expert: BatchExpert | None, opponent: str, n: int,
         elif len(rows):
             obs = out["observation"][rows]
             feats = env.hand_features(obs)
-            dense = dense_inputs(obs, feats, n, start_lives)
             advised = None
             if policy.advice:  # the expert's move: the opponents' moves when they are it
                 moves = acts if opponent == "expert" else expert.actions(env, advice)  # type: ignore[union-attr]
                 advised = moves[rows]
-            logits = policy.logits(obs, feats, dense, out["action_mask"][rows], advised)
+            logits = policy.play_logits(obs, feats, n, start_lives, out["action_mask"][rows],
+                                        advised)
             acts[rows] = np.argmax(logits, axis=1)
         out = env.step(acts, skip=finished)
         ended = out["done"] & ~finished
@@ -192,8 +196,9 @@ def _positive(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.batch_eval", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("policy", help="compact policy file, a shipped name (scat_batch), or "
-                    "expert:KNOBS (a variant of the expert)")
+    ap.add_argument("policy", help="compact policy file or set manifest (.yaml), a shipped "
+                    "name (scat_batch, scat_batch_set), or expert:KNOBS (a variant of the "
+                    "expert)")
     ap.add_argument("--against", help="a second player, on the same games (paired)")
     ap.add_argument("--players", type=_counts, default=[7, 8, 9, 10])
     ap.add_argument("--games", type=_positive, default=2000,
