@@ -52,8 +52,9 @@ COMPACT_KIND = "scat-compact-policy"
 SHIPPED_COMPACT = "scat_batch"
 #: The batched trainer's shipped set (``compact:scat_batch_set``, policies/README.md): a
 #: two-player specialist for every position with two players in, ``scat_batch_7_10`` (it
-#: reads the expert's move) for the rest. It beats both files alone at every table size,
-#: game by game on the same deals, so it is the compact policy a table gets by default.
+#: reads the expert's move) for the rest. It beats ``scat_batch_7_10`` alone at every
+#: table size, game by game on the same deals, so it is the compact policy a table gets by
+#: default.
 SHIPPED_SET = "scat_batch_set"
 
 FORMAT_VERSION = 1
@@ -444,8 +445,9 @@ def _make_compact(arg: str | None, seed: int | None) -> Agent:
                          "(compact:runs/default/policy.npz[:sample]) or a shipped name "
                          f"(compact:{SHIPPED_COMPACT})")
     path, _, option = arg.rpartition(":") if arg.endswith(":sample") else (arg, "", "")
-    return CompactAgent(load_compact_player(policy_path(path)), sample=option == "sample", seed=seed,
-                        name=f"compact:{arg.removesuffix(':sample')}")
+    return CompactAgent(load_compact_player(policy_path(path)), sample=option == "sample",
+                        seed=seed, name=f"compact:{arg.removesuffix(':sample')}")
 
 
-register("compact", _make_compact, "a policy of the batched trainer: compact:PATH[:sample]")
+register("compact", _make_compact,
+         "a policy or set of the batched trainer: compact:PATH[.yaml][:sample]")
