@@ -79,9 +79,10 @@ def opponent_specs(players: int | None, opponents: str | None,
 FALLBACK_OPPONENT = "expert"
 
 
-def default_candidates(players: int) -> tuple[str, str]:
-    """The shipped policies a table of ``players`` may get by default, in order of
-    preference (``scat play`` and ``scat serve`` seat the first that plays the table)."""
+def default_candidates() -> tuple[str, str]:
+    """The shipped policies a table may get by default, in order of preference (``scat
+    play`` and ``scat serve`` seat the first that plays the table: each set hands its
+    positions to its members, so the list is the same at every size)."""
     from agents.compact import SHIPPED_SET
     from agents.policy import DEFAULT_OPPONENT
 
@@ -98,7 +99,7 @@ def default_opponent(players: int, rules: Rules | None = None) -> str:
     from scat_env import Rules
 
     table = rules if rules is not None else Rules()
-    for spec in default_candidates(players):
+    for spec in default_candidates():
         try:
             make_agent(spec).check_table(players, table)
         except ValueError:  # a table larger than it plays, or a game it never read

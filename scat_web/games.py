@@ -205,7 +205,7 @@ class GameStore:
         found = self._defaults.get(key)
         if found is None:
             found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
-            for spec in default_candidates(players):
+            for spec in default_candidates():
                 if spec not in allowed:
                     continue
                 try:

@@ -13,6 +13,7 @@ import random
 
 import numpy as np
 import pytest
+from test_batch_eval import compact_set
 
 from agents.compact import CompactSet, load_compact_set, policy_path
 from scat_env import GameState, Rules, active_view
@@ -81,11 +82,7 @@ def test_rows_that_are_not_of_that_size_are_one_line():
 def test_a_compact_set_hands_each_position_to_the_member_for_the_players_in(tmp_path):
     """``compact:SET``: positions with two players in are the two-player member's, read as
     a two-player game; every other position is the default member's, read as it is."""
-    manifest = tmp_path / "set.yaml"
-    manifest.write_text("format: scat-policy-set\npolicies:\n"
-                        f"  2: {policy_path('scat_batch')}\n"
-                        f"  default: {policy_path('scat_batch_7_10')}\n")
-    cs = load_compact_set(str(manifest))
+    cs = load_compact_set(compact_set(tmp_path))
     assert isinstance(cs, CompactSet) and cs.plays(10)
     two, rest = cs.members[2][0], cs.default[0]
     n = 5

@@ -97,12 +97,13 @@ def test_every_evaluated_game_is_the_python_players_game(tmp_path, advice, n, op
     assert wins.sum() >= 1  # something was won: the comparison compared outcomes
 
 
-def compact_set(tmp_path, two: str = "scat_batch", rest: str = "scat_batch_7_10") -> str:
-    """A compact set manifest: ``two`` plays whenever two players are in, ``rest`` every
-    other position (shipped files by name, an advised one among them by default)."""
+def compact_set(tmp_path) -> str:
+    """A compact set manifest of shipped files: ``scat_batch`` whenever two players are in,
+    ``scat_batch_7_10`` (it reads the expert's move) every other position."""
     manifest = tmp_path / "set.yaml"
-    manifest.write_text(f"format: scat-policy-set\npolicies:\n  2: {policy_path(two)}\n"
-                        f"  default: {policy_path(rest)}\n")
+    manifest.write_text("format: scat-policy-set\npolicies:\n"
+                        f"  2: {policy_path('scat_batch')}\n"
+                        f"  default: {policy_path('scat_batch_7_10')}\n")
     return str(manifest)
 
 
