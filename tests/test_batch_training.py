@@ -222,7 +222,7 @@ def test_expert_opponents_make_the_batched_experts_moves():
         out = table.out
         tensors = _tensors(table, out["observation"])
         mask = torch.from_numpy(out["action_mask"])
-        acts, _, _, learn = _act(net, net, table, *tensors, mask, gen)
+        acts, _, _, learn, _ = _act(net, net, table, *tensors, mask, gen)
         want = want_expert.actions(table.env)
         role = table.roles[np.arange(64), out["current_player"]]
         assert set(np.unique(table.roles)) == {LEARNER, EXPERT}

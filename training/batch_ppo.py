@@ -48,9 +48,11 @@ from torch import nn
 
 from agents import compact
 from agents.batch_expert import BatchExpert
-from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE
+from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE, CompactPolicy, CompactSet
+from scat_env import Rules
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv
+from scat_env.batch.active import active_observations, players_in
 from scat_env.batch.kernels import C_UNSEEN
 
 from .config import BatchPPOConfig
@@ -169,6 +171,43 @@ class Table:
             self.roles[games[:, None], seats] = LEARNER
 
 
+class Handoff:
+    """The fixed player of ``BatchPPOConfig.handoff``: a compact policy or set that plays
+    every position of a learner or snapshot seat with at most ``players`` players in, read
+    as the smaller game (:func:`scat_env.batch.active.active_observations`), its most
+    likely move, as the ``compact:`` player of a set would."""
+
+    def __init__(self, spec: str, players: int, rules: str) -> None:
+        try:
+            self.policy: CompactPolicy | CompactSet = compact.load_compact_player(
+                compact.policy_path(spec.removeprefix("compact:")))
+            compact.CompactAgent(self.policy).check_table(players, Rules.preset(rules))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"batch config: handoff {spec!r}: {exc}") from None
+        self.spec, self.players = spec, players
+        self.expert = BatchExpert(rules) if self.policy.advice else None
+
+    def moves(self, env: BatchEnv, out: dict[str, np.ndarray], rows: np.ndarray,
+              advice: np.ndarray | None = None) -> np.ndarray:
+        """The handoff's move in each of the games ``rows`` of ``env`` (its last step's
+        ``out``; every one with at most ``players`` players in); ``advice``: the
+        expert's move in every game, when already computed."""
+        obs, n = out["observation"][rows], env.num_players
+        if self.expert is not None and advice is None:
+            advice = self.expert.actions(env)
+        feats = env.hand_features(obs)
+        mask = out["action_mask"][rows]
+        acts = np.empty(len(rows), np.int64)
+        ins = players_in(obs, n)
+        for k in np.unique(ins).tolist():
+            at = np.flatnonzero(ins == k)
+            logits = self.policy.play_logits(
+                active_observations(obs[at], n, k), feats[at], k, env.rules.start_lives,
+                mask[at], None if advice is None else advice[rows[at]])
+            acts[at] = logits.argmax(-1)
+        return acts
+
+
 def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """One action per row drawn from softmax(logits), by the Gumbel-max trick: 5x faster
     than ``torch.multinomial`` on a batch of 512 (measured), the same distribution."""
@@ -178,10 +217,12 @@ def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 def _act(net: CompactNet, snapshot: CompactNet, table: Table, obs_t: torch.Tensor,
          feats_t: torch.Tensor, dense_t: torch.Tensor, mask_t: torch.Tensor,
-         gen: torch.Generator, advice: np.ndarray | None = None
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(actions, log-probs, values, learner flags) for every game's player to move;
-    ``advice``: the expert's move in every game, when the network reads it."""
+         gen: torch.Generator, advice: np.ndarray | None = None,
+         handoff: Handoff | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(actions, log-probs, values, learner flags, handed-off flags) for every game's
+    player to move; ``advice``: the expert's move in every game, when the network reads
+    it; ``handoff``: who plays the learner and snapshot seats once few players are in."""
     env, out = table.env, table.out
     B = env.num_envs
     movers = out["current_player"]
@@ -209,7 +250,14 @@ def _act(net: CompactNet, snapshot: CompactNet, table: Table, obs_t: torch.Tenso
     rnd = role == RANDOM
     if rnd.any():
         actions[rnd] = env.random_actions()[rnd]
-    return actions, logp.numpy(), value.numpy(), role == LEARNER
+    handed = np.zeros(B, np.bool_)
+    if handoff is not None:
+        few = players_in(out["observation"], table.n) <= handoff.players
+        handed = few & ((role == LEARNER) | (role == SNAPSHOT))
+        if handed.any():
+            rows = np.flatnonzero(handed)
+            actions[rows] = handoff.moves(env, out, rows, advice)
+    return actions, logp.numpy(), value.numpy(), role == LEARNER, handed
 
 
 def _tensors(table: Table, obs: np.ndarray) -> tuple[torch.Tensor, ...]:
@@ -235,14 +283,19 @@ class Rollout:
         self.learn = np.zeros((T, B), np.bool_)
         self.seat = np.zeros((T, B), np.int64)
         self.advice = np.full((T, B), -1, np.int64)  # the expert's move, when read
+        # False where a learner seat was played by the handoff: a value sample only
+        self.policy = np.ones((T, B), np.bool_)
 
 
 def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
             gen: torch.Generator, stats: dict[str, float], hand_reward: float = 0.0,
-            advice: bool = False) -> tuple[Rollout, np.ndarray]:
+            advice: bool = False, handoff: Handoff | None = None
+            ) -> tuple[Rollout, np.ndarray]:
     """``T`` batched steps of ``table``: the rollout and each seat's bootstrap value.
     ``hand_reward`` adds the lives shaping of :func:`scat_env.rewards.hand_shaping` to
-    each hand's rewards."""
+    each hand's rewards. A learner seat's decisions that ``handoff`` plays stay in its
+    chain (their values carry the seat's result back to its own decisions) but are not
+    policy samples (``Rollout.policy``)."""
     env = table.env
     B, n = env.num_envs, table.n
     ro = Rollout(T, B, n, env.observation_size)
@@ -254,13 +307,14 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
         obs_t, feats_t, dense_t = _tensors(table, obs)
         mask_t = torch.from_numpy(out["action_mask"])
         moves = table.expert.actions(table.env, ro.advice[t]) if advice else None
-        actions, logp, value, learn = _act(net, snapshot, table, obs_t, feats_t, dense_t,
-                                           mask_t, gen, moves)
+        actions, logp, value, learn, handed = _act(net, snapshot, table, obs_t, feats_t,
+                                                   dense_t, mask_t, gen, moves, handoff)
         movers = out["current_player"].copy()
         ro.obs[t] = obs
         ro.mask[t] = out["action_mask"]
         ro.act[t], ro.logp[t], ro.val[t], ro.learn[t], ro.seat[t] = (actions, logp, value,
                                                                      learn, movers)
+        ro.policy[t] = ~handed
         last[games, movers] = t
         table.out = out = env.step(actions)
         rew = out["rewards"]
@@ -316,18 +370,20 @@ def advantages(ro: Rollout, boot: np.ndarray, gamma: float, lam: float
 
 
 def evaluate_batched(net: CompactNet, cfg: BatchPPOConfig, n: int, games: int,
-                     seed: int) -> tuple[float, int]:
+                     seed: int, handoff: Handoff | None = None) -> tuple[float, int]:
     """(win share / fair share, games) of one learner seat playing its most likely move
     against ``n - 1`` seats of ``cfg.eval_opponent`` (greedy or expert, batched), over
-    ``games`` whole games."""
+    ``games`` whole games; ``handoff`` plays the learner's positions with few players in,
+    as in training."""
     B = min(games, 1024)
     env = BatchEnv(B, n, cfg.rules, seed)
     out = env.reset()
     rng = np.random.default_rng(seed)
     learner = rng.integers(n, size=B)
     start_lives = env.rules.start_lives
-    expert = (BatchExpert(cfg.rules) if net.advice or cfg.eval_opponent == "expert"
-              else None)
+    expert = (BatchExpert(cfg.rules)
+              if net.advice or cfg.eval_opponent == "expert"
+              or (handoff is not None and handoff.policy.advice) else None)
     wins = finished = 0
     while finished < games:
         obs = out["observation"]
@@ -340,6 +396,11 @@ def evaluate_batched(net: CompactNet, cfg: BatchPPOConfig, n: int, games: int,
                             torch.from_numpy(out["action_mask"]),
                             None if moves is None or not net.advice else torch.from_numpy(moves))
         mine = logits.argmax(-1).numpy()
+        if handoff is not None:
+            rows = np.flatnonzero((players_in(obs, n) <= handoff.players)
+                                  & (out["current_player"] == learner))
+            if len(rows):
+                mine[rows] = handoff.moves(env, out, rows, moves)
         theirs = moves if cfg.eval_opponent == "expert" else env.threshold_actions(25)
         acts = np.where(out["current_player"] == learner, mine, theirs)
         out = env.step(acts)
@@ -376,6 +437,8 @@ def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
     out.mkdir(parents=True, exist_ok=True)
     net, summary = train_network(cfg, log)
     export(net, out / POLICY_FILE, cfg, {k: v for k, v in summary.items() if k != "history"})
+    if cfg.handoff is not None:
+        write_set(out, cfg)
     if cfg.final_eval_games:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -392,6 +455,25 @@ def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
                 out / "final_eval", workers=cfg.final_eval_workers, rules=cfg.rules).result()
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     return summary
+
+
+SET_FILE = "set.yaml"
+
+
+def write_set(out: Path, cfg: BatchPPOConfig) -> None:
+    """``out/set.yaml``: the run's policy with its handoff, as ``compact:`` plays a set
+    (the run was trained to play only with it). Not for a handoff that is itself a set:
+    a set does not nest, so its members would be listed by hand."""
+    spec = cfg.handoff.removeprefix("compact:")
+    path = Path(compact.policy_path(spec)).resolve()
+    lines = [f"# {cfg.name}: {POLICY_FILE} while more than {cfg.handoff_players} players "
+             f"are in, then its handoff ({spec})", "format: scat-policy-set", "policies:"]
+    if compact.is_set_manifest(spec):
+        (out / SET_FILE).unlink(missing_ok=True)
+        return
+    lines += [f"  {k}: {path}" for k in range(2, cfg.handoff_players + 1)]
+    lines.append(f"  default: {POLICY_FILE}")
+    (out / SET_FILE).write_text("\n".join(lines) + "\n")
 
 
 def warm_start(net: CompactNet, path: str) -> None:
@@ -414,6 +496,22 @@ def warm_start(net: CompactNet, path: str) -> None:
     net.load_state_dict({k: torch.from_numpy(arrays[k]).to(v.dtype) for k, v in state.items()})
 
 
+def ppo_loss(net: CompactNet, cfg: BatchPPOConfig, cards: torch.Tensor, feats: torch.Tensor,
+             dense: torch.Tensor, mask: torch.Tensor, advice: torch.Tensor | None,
+             act: torch.Tensor, logp_old: torch.Tensor, adv: torch.Tensor, ret: torch.Tensor,
+             policy: torch.Tensor) -> torch.Tensor:
+    """Clipped PPO loss of a minibatch. ``policy`` (1.0 or 0.0 a row): whether the row is
+    the policy's own decision; a handed-off row (0.0) trains the value head only."""
+    logits, value = net(cards, feats, dense, mask, advice)
+    logp_all = torch.log_softmax(logits, -1)
+    ratio = torch.exp(logp_all.gather(1, act[:, None]).squeeze(-1) - logp_old)
+    pg = -torch.min(ratio * adv, torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
+    ent = -(logp_all.exp() * torch.where(mask, logp_all, torch.zeros_like(logp_all))).sum(-1)
+    own = policy.sum().clamp(min=1.0)
+    return ((pg * policy).sum() / own + cfg.vf_coef * ((value - ret) ** 2).mean()
+            - cfg.ent_coef * (ent * policy).sum() / own)
+
+
 def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, dict[str, Any]]:
     """Train from scratch, or from ``cfg.init_from``; the network and a summary (samples,
     samples/s, evaluations)."""
@@ -427,7 +525,9 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
     snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     tables = [Table(cfg, n, cfg.seed * 1000 + n) for n in cfg.player_counts]
-    samples = 0
+    handoff = (None if cfg.handoff is None
+               else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
+    samples = value_only = 0
     update = 0
     start = time.perf_counter()
     history: list[dict[str, Any]] = []
@@ -441,7 +541,7 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
             if cfg.hand_reward_decay_samples:
                 coef *= max(0.0, 1.0 - samples / cfg.hand_reward_decay_samples)
             ro, boot = collect(net, snapshot, table, cfg.rollout_steps, gen, stats, coef,
-                               cfg.expert_advice)
+                               cfg.expert_advice, handoff)
             adv, ret = advantages(ro, boot, cfg.gamma, cfg.gae_lambda)
             keep = ro.learn.reshape(-1)
             batches.append((*_tensors(table, ro.obs.reshape(-1, ro.obs.shape[-1])[keep]),
@@ -450,40 +550,36 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
                             torch.from_numpy(ro.logp.reshape(-1)[keep]),
                             torch.from_numpy(adv.reshape(-1)[keep]),
                             torch.from_numpy(ret.reshape(-1)[keep]),
-                            torch.from_numpy(ro.advice.reshape(-1)[keep])))
+                            torch.from_numpy(ro.advice.reshape(-1)[keep]),
+                            torch.from_numpy(ro.policy.reshape(-1)[keep])))
         cols = list(zip(*batches, strict=True))
         (cards_t, feats_t, dense_t, mask_t, act_t, logp_t, adv_t, ret_t,
-         advice_t) = (torch.cat(c) for c in cols)
+         advice_t, pol_t) = (torch.cat(c) for c in cols)
         advice_t = advice_t if cfg.expert_advice else None
         N = act_t.shape[0]
-        adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
+        played = int(pol_t.sum())  # the policy's own decisions (the rest: value samples)
+        pol_f = pol_t.float()
+        own = adv_t[pol_t] if played > 1 else adv_t
+        adv_t = (adv_t - own.mean()) / (own.std() + 1e-8)
         for _ in range(cfg.epochs):
             perm = torch.randperm(N, generator=gen)
             for lo in range(0, N, cfg.minibatch_samples):
                 idx = perm[lo:lo + cfg.minibatch_samples]
-                logits, value = net(cards_t[idx], feats_t[idx], dense_t[idx], mask_t[idx],
-                                    None if advice_t is None else advice_t[idx])
-                logp_all = torch.log_softmax(logits, -1)
-                logp = logp_all.gather(1, act_t[idx, None]).squeeze(-1)
-                ratio = torch.exp(logp - logp_t[idx])
-                a = adv_t[idx]
-                pg = -torch.min(ratio * a, torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip) * a)
-                probs = logp_all.exp()
-                ent = -(probs * torch.where(mask_t[idx], logp_all, torch.zeros_like(logp_all))
-                        ).sum(-1)
-                loss = (pg.mean() + cfg.vf_coef * ((value - ret_t[idx]) ** 2).mean()
-                        - cfg.ent_coef * ent.mean())
+                loss = ppo_loss(net, cfg, cards_t[idx], feats_t[idx], dense_t[idx],
+                                mask_t[idx], None if advice_t is None else advice_t[idx],
+                                act_t[idx], logp_t[idx], adv_t[idx], ret_t[idx], pol_f[idx])
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
                 opt.step()
-        samples += N
+        samples += played
+        value_only += N - played
         update += 1
         if update % cfg.snapshot_every_updates == 0:
             snapshot.load_state_dict(net.state_dict())
         elapsed = time.perf_counter() - start
         if cfg.eval_every_updates and update % cfg.eval_every_updates == 0:
-            evals = {n: evaluate_batched(net, cfg, n, cfg.eval_games, update)[0]
+            evals = {n: evaluate_batched(net, cfg, n, cfg.eval_games, update, handoff)[0]
                      for n in cfg.player_counts}
             history.append({"update": update, "samples": samples, "elapsed_s": elapsed,
                             f"vs_{cfg.eval_opponent}": evals})
@@ -492,6 +588,7 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
                 log(f"update {update}: {samples:,} samples, {samples / elapsed:,.0f}/s, "
                     f"vs {cfg.eval_opponent} {text}")
     elapsed = time.perf_counter() - start
-    return net, {"samples": samples, "updates": update, "elapsed_s": elapsed,
+    return net, {"samples": samples, "value_only_samples": value_only, "updates": update,
+                 "elapsed_s": elapsed,
                  "samples_per_s_since_start": samples / max(elapsed, 1e-9),
                  "history": history}

@@ -381,6 +381,15 @@ class BatchPPOConfig:
     # starts from: its hidden, layers and expert_advice must be this config's. Relative
     # paths are from the working folder. A long run goes in legs, each from the last one.
     init_from: str | None = None
+    # Hand the learner's and snapshots' seats to a fixed compact policy or set (a file, a
+    # set manifest or a shipped name: ``scat_batch_2p``) once at most ``handoff_players``
+    # players are in, read as that smaller game (``compact:`` sets play so). Why: a set's
+    # member for three players plays only while three are in; the heads-up that follows is
+    # its two-player member's. With a hand-off the policy learns only positions it will play,
+    # and what reaching the smaller game is worth under the player who really plays it: the
+    # handed-off positions train the value head, not the policy.
+    handoff: str | None = None
+    handoff_players: int = 2
     hand_reward: float = 0.25  # lives shaping: coef * (others' mean lives lost - mine)
     hand_reward_decay_samples: int = 0  # linear decay of hand_reward to 0 (0: constant)
     hidden: int = 128
@@ -433,6 +442,16 @@ class BatchPPOConfig:
                                            or not self.init_from.strip()):
             raise ValueError(f"{where}: init_from must be a policy file's path, "
                              f"got {self.init_from!r}")
+        if self.handoff is not None and (not isinstance(self.handoff, str)
+                                         or not self.handoff.strip()):
+            raise ValueError(f"{where}: handoff must be a compact policy file, set manifest "
+                             f"or shipped name (scat_batch_2p), got {self.handoff!r}")
+        if self.handoff is not None and (
+                type(self.handoff_players) is not int
+                or not 2 <= self.handoff_players < min(self.player_counts)):
+            raise ValueError(f"{where}: handoff_players must be an int from 2 to one less "
+                             f"than the smallest player count ({min(self.player_counts)}), "
+                             f"got {self.handoff_players!r}")
         if self.eval_opponent not in ("greedy", "expert"):
             raise ValueError(f"{where}: eval_opponent must be greedy or expert, "
                              f"got {self.eval_opponent!r}")
