@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from test_batch_training import TINY
 
 from agents.compact import CompactSet, load_compact_player
 from scat_env.batch.active import active_observations, players_in
@@ -23,9 +24,6 @@ from training.batch_ppo import (
     train_network,
 )
 from training.config import BatchPPOConfig, load_config
-
-TINY = dict(envs_per_table=64, rollout_steps=16, minibatch_samples=512, epochs=1, hidden=32,
-            eval_every_updates=0, final_eval_games=0, torch_threads=1)
 
 
 def _member(tmp_path: Path, seed: int = 7) -> Path:

@@ -28,6 +28,10 @@ the cards. The value head does not read it, so a seat waiting for its turn (whic
 move to advise) is valued the same way. The player (``compact:``) asks
 :class:`agents.expert.ExpertAgent` for the same move from its view.
 
+With ``handoff`` (a policy-set member's training) the learner's and snapshots' seats are
+played by another compact policy once few players are in, as the set would play them; those
+positions train the value head only.
+
 Returns are per seat: a sample's reward is everything its seat received after that decision
 until its next one (or the game's end), so a seat that is knocked out on another seat's
 move still learns it; GAE runs along each seat's own chain of decisions, bootstrapped at the
@@ -465,12 +469,12 @@ def write_set(out: Path, cfg: BatchPPOConfig) -> None:
     (the run was trained to play only with it). Not for a handoff that is itself a set:
     a set does not nest, so its members would be listed by hand."""
     spec = cfg.handoff.removeprefix("compact:")
-    path = Path(compact.policy_path(spec)).resolve()
-    lines = [f"# {cfg.name}: {POLICY_FILE} while more than {cfg.handoff_players} players "
-             f"are in, then its handoff ({spec})", "format: scat-policy-set", "policies:"]
     if compact.is_set_manifest(spec):
         (out / SET_FILE).unlink(missing_ok=True)
         return
+    path = Path(compact.policy_path(spec)).resolve()
+    lines = [f"# {cfg.name}: {POLICY_FILE} while more than {cfg.handoff_players} players "
+             f"are in, then its handoff ({spec})", "format: scat-policy-set", "policies:"]
     lines += [f"  {k}: {path}" for k in range(2, cfg.handoff_players + 1)]
     lines.append(f"  default: {POLICY_FILE}")
     (out / SET_FILE).write_text("\n".join(lines) + "\n")
