@@ -49,6 +49,8 @@ def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, mo
     """A config names shipped policy files (``init_from``, ``handoff``) by paths from the
     repository root; a renamed or deleted file must fail here, not an hour into a run. An
     ``init_from`` under ``runs/`` is the previous stage's run folder, made by its config."""
+    from training.batch_ppo import Handoff
+    from training.config import BatchPPOConfig
     from training.rollout import check_handoff
 
     monkeypatch.chdir(ROOT)
@@ -59,7 +61,9 @@ def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, mo
     if init_from and init_from.startswith("runs/"):
         stage = init_from.split("/")[1]
         assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), init_from
-    if getattr(cfg, "handoff", None):
+    if getattr(cfg, "handoff", None) and isinstance(cfg, BatchPPOConfig):
+        Handoff(cfg.handoff, cfg.handoff_players, cfg.rules)  # a compact file, set or name
+    elif getattr(cfg, "handoff", None):
         check_handoff(cfg)
 
 
