@@ -124,7 +124,7 @@ def test_a_handoff_that_cannot_be_loaded_is_one_line(tmp_path):
     with pytest.raises(ValueError, match=r"^batch config: handoff '.*none.npz': .*"):
         Handoff(str(tmp_path / "none.npz"), 2, "standard")
     cfg = BatchPPOConfig(player_counts=[3], handoff="scat_batch_2p", **TINY)
-    assert Handoff(cfg.handoff, 2, cfg.rules).policy.meta["player_counts"] == [2]
+    assert Handoff(cfg.handoff, 2, cfg.rules).policy.members[2][0].meta["player_counts"] == [2]
 
 
 def test_the_in_training_check_hands_off_as_training_does(monkeypatch):

@@ -56,7 +56,7 @@ from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE, CompactPolicy, Co
 from scat_env import Rules
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv
-from scat_env.batch.active import active_observations, players_in
+from scat_env.batch.active import players_in
 from scat_env.batch.kernels import C_UNSEEN
 
 from .config import BatchPPOConfig
@@ -177,39 +177,36 @@ class Table:
 
 class Handoff:
     """The fixed player of ``BatchPPOConfig.handoff``: a compact policy or set that plays
-    every position of a learner or snapshot seat with at most ``players`` players in, read
-    as the smaller game (:func:`scat_env.batch.active.active_observations`), its most
-    likely move, as the ``compact:`` player of a set would."""
+    every position of a learner or snapshot seat with at most ``players`` players in, its
+    most likely move, as ``compact:`` plays that set. A single file becomes the set's
+    member for each of those counts, so it reads the smaller game
+    (:func:`scat_env.batch.active.active_observations`)."""
 
     def __init__(self, spec: str, players: int, rules: str) -> None:
         try:
-            self.policy: CompactPolicy | CompactSet = compact.load_compact_player(
+            policy = compact.load_compact_player(
                 compact.policy_path(spec.removeprefix("compact:")))
-            compact.CompactAgent(self.policy).check_table(players, Rules.preset(rules))
+            if isinstance(policy, CompactPolicy):
+                policy = CompactSet({k: [policy] for k in range(2, players + 1)}, None,
+                                    f"handoff {spec!r}")
+            compact.CompactAgent(policy).check_table(players, Rules.preset(rules))
         except (OSError, ValueError) as exc:
             raise ValueError(f"batch config: handoff {spec!r}: {exc}") from None
+        self.policy: CompactSet = policy
         self.spec, self.players = spec, players
-        self.expert = BatchExpert(rules) if self.policy.advice else None
+        self.expert = BatchExpert(rules) if policy.advice else None
 
     def moves(self, env: BatchEnv, out: dict[str, np.ndarray], rows: np.ndarray,
               advice: np.ndarray | None = None) -> np.ndarray:
         """The handoff's move in each of the games ``rows`` of ``env`` (its last step's
         ``out``; every one with at most ``players`` players in); ``advice``: the
         expert's move in every game, when already computed."""
-        obs, n = out["observation"][rows], env.num_players
+        obs = out["observation"][rows]
         if self.expert is not None and advice is None:
             advice = self.expert.actions(env)
-        feats = env.hand_features(obs)
-        mask = out["action_mask"][rows]
-        acts = np.empty(len(rows), np.int64)
-        ins = players_in(obs, n)
-        for k in np.unique(ins).tolist():
-            at = np.flatnonzero(ins == k)
-            logits = self.policy.play_logits(
-                active_observations(obs[at], n, k), feats[at], k, env.rules.start_lives,
-                mask[at], None if advice is None else advice[rows[at]])
-            acts[at] = logits.argmax(-1)
-        return acts
+        return self.policy.play_logits(
+            obs, env.hand_features(obs), env.num_players, env.rules.start_lives,
+            out["action_mask"][rows], None if advice is None else advice[rows]).argmax(-1)
 
 
 def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
