@@ -332,6 +332,30 @@ def test_the_table_fits_a_phone(browser: Any, server: Server) -> None:
         phone.close()
 
 
+def test_a_hand_over_before_the_persons_first_move_names_its_game(page: Any,
+                                                                  server: Server) -> None:
+    """The opponents' first moves can end a hand (a 31 drawn before the person's turn): its
+    showdown waits for the person, and the page names the game on the table meanwhile. The
+    start is answered with a game whose first hand is already over."""
+    over = server.play_through_api({"players": 3, "opponents": "random"}, until="hand")
+    assert over["result"] and over["status"] != "over"
+
+    def answer(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        route.fulfill(status=201, content_type="application/json",
+                      body=json.dumps({"game": over}))
+
+    page.route("**/api/games", answer)
+    page.goto(server.url + "#new")
+    page.wait_for_selector("#f-opponents option", state="attached")
+    page.click("#f-start")
+    page.wait_for_selector("body[data-showdown='1']")
+    assert page.get_attribute("body", "data-game") == over["id"]
+    assert page.evaluate("location.hash") == f"#game={over['id']}"
+
+
 def test_teaching_mode_is_marked_and_shows_the_opponents_cards(page: Any, server: Server) -> None:
     page.goto(server.url + "#new")
     page.wait_for_selector("#f-opponents option", state="attached")

@@ -248,6 +248,9 @@ async function startGame(ev) {
     const { data } = await api("POST", "/api/games", body);
     say("");
     setHash(`#game=${data.game.id}`);
+    // named at once: the opponents' first moves may end a hand, and its showdown waits for
+    // the person before the game is marked ready
+    document.body.dataset.game = data.game.id;
     localStorage.setItem("scat-last-game", data.game.id);
     show("table");
     page.game = null;
