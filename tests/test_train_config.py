@@ -61,10 +61,11 @@ def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, mo
     if init_from and init_from.startswith("runs/"):
         stage = init_from.split("/")[1]
         assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), init_from
-    if getattr(cfg, "handoff", None) and isinstance(cfg, BatchPPOConfig):
-        Handoff(cfg.handoff, cfg.handoff_players, cfg.rules)  # a compact file, set or name
-    elif getattr(cfg, "handoff", None):
-        check_handoff(cfg)
+    if getattr(cfg, "handoff", None):
+        if isinstance(cfg, BatchPPOConfig):  # a compact file, set or name
+            Handoff(cfg.handoff, cfg.handoff_players, cfg.rules)
+        else:
+            check_handoff(cfg)
 
 
 @pytest.mark.parametrize("trainer", ["native", "sb3"])
