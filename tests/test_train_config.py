@@ -47,8 +47,8 @@ def test_native_opponent_mix_values_must_be_numbers(tmp_path):
                          ids=lambda p: p.name)
 def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, monkeypatch):
     """A config names shipped policy files (``init_from``, ``handoff``) by paths from the
-    repository root; a renamed or deleted file must fail here, not an hour into a run. An
-    ``init_from`` under ``runs/`` is the previous stage's run folder, made by its config."""
+    repository root; a renamed or deleted file must fail here, not an hour into a run. A
+    file under ``runs/`` is an earlier stage's run folder, made by its config."""
     from training.batch_ppo import Handoff
     from training.config import BatchPPOConfig
     from training.rollout import check_handoff
@@ -58,10 +58,11 @@ def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, mo
     init_from = getattr(cfg, "init_from", None)
     if init_from and not init_from.startswith("runs/"):
         assert (ROOT / init_from).is_file(), init_from
-    if init_from and init_from.startswith("runs/"):
-        stage = init_from.split("/")[1]
-        assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), init_from
-    if getattr(cfg, "handoff", None):
+    for made in (init_from, getattr(cfg, "handoff", None)):
+        if made and made.startswith("runs/"):
+            stage = made.split("/")[1]
+            assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), made
+    if getattr(cfg, "handoff", None) and not cfg.handoff.startswith("runs/"):
         if isinstance(cfg, BatchPPOConfig):  # a compact file, set or name
             Handoff(cfg.handoff, cfg.handoff_players, cfg.rules)
         else:
