@@ -56,13 +56,14 @@ def test_every_file_a_shipped_config_starts_from_or_hands_off_to_exists(path, mo
     monkeypatch.chdir(ROOT)
     _, cfg = load_config(path)
     init_from = getattr(cfg, "init_from", None)
+    handoff = getattr(cfg, "handoff", None)
     if init_from and not init_from.startswith("runs/"):
         assert (ROOT / init_from).is_file(), init_from
-    for made in (init_from, getattr(cfg, "handoff", None)):
+    for made in (init_from, handoff):
         if made and made.startswith("runs/"):
             stage = made.split("/")[1]
             assert (ROOT / "configs" / "train" / f"{stage}.yaml").is_file(), made
-    if getattr(cfg, "handoff", None) and not cfg.handoff.startswith("runs/"):
+    if handoff and not handoff.startswith("runs/"):
         if isinstance(cfg, BatchPPOConfig):  # a compact file, set or name
             Handoff(cfg.handoff, cfg.handoff_players, cfg.rules)
         else:
