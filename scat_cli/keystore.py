@@ -30,9 +30,13 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
+import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +48,15 @@ KEY_BYTES = 32
 #: Sealed plaintexts are padded to a multiple of this, so their length says nothing about
 #: how many digits a seed has.
 PAD = 64
-#: A ledger larger than this is not one this program wrote.
-MAX_LEDGER_BYTES = 8 * 1024 * 1024
+#: The largest ledger read. Versions before the bounds below kept every game ever saved
+#: (about 125 bytes each), so a ledger they grew may be this big; a larger one is set aside.
+MAX_LEDGER_BYTES = 32 * 1024 * 1024
+#: Games in progress the ledger keeps, the most recently saved: a game not saved while this
+#: many others were loses its take-back check. With :data:`MAX_FINISHED` the ledger stays
+#: under about 2 MiB.
+MAX_IN_PROGRESS = 10_000
+#: Finished games it keeps (by id alone: an older copy of one must not resume), the latest.
+MAX_FINISHED = 50_000
 
 
 class SealError(ValueError):
@@ -64,22 +75,90 @@ def scat_home() -> Path:
 
 
 # -- writing files whole ------------------------------------------------------------------
+#: How :func:`atomic_write` names its temporary file beside ``NAME``: ``.NAME.<8 random>.tmp``
+#: (:func:`tempfile.mkstemp`'s random part), so :func:`sweep_temp_files` can tell ours apart.
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
+#: A temporary file younger than this is never swept, locked or not: it covers the instant
+#: between a writer creating its file and locking it.
+TEMP_GRACE_S = 30.0
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, locked (``flock``) for as long as its writer
+    has it open, so :func:`sweep_temp_files` never removes one being written."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the grace period alone protects it
+        return fd, tmp
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd, tmp
+
+
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write ``data`` to ``path`` whole or not at all: a unique temp file beside it, flushed
     to disk, then renamed over it. On any error the temp file is removed and the old file
     is left as it was; the ``OSError`` is raised for the caller to put in one line."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)  # renamed while still locked: never swept half-way
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def sweep_temp_files(folder: Path, names: Iterable[str] | None = None) -> list[Path]:
+    """Remove the temporary files of :func:`atomic_write` that a killed process left in
+    ``folder``: only those named as it names them, for one of ``names`` (any ``*.json``
+    when ``None``), at least :data:`TEMP_GRACE_S` old, and not locked by a live writer.
+    Returns what was removed; a file that cannot be looked at is left alone."""
+    wanted = set(names) if names is not None else None
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = _TEMP_NAME.fullmatch(entry.name)
+        if found is None or not entry.is_file(follow_symlinks=False):
+            continue
+        name = found.group("name")
+        ours = name in wanted if wanted is not None else name.endswith(".json")
+        if not ours:
+            continue
+        if _remove_if_abandoned(Path(entry.path)):
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _remove_if_abandoned(path: Path) -> bool:
+    """Remove ``path`` if it is old enough and no process holds its lock."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None  # type: ignore[assignment]
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if time.time() - os.fstat(fd).st_mtime < TEMP_GRACE_S:
+            return False
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError: a live writer has it
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def os_error_text(exc: OSError) -> str:
@@ -125,7 +204,7 @@ def _create_key(path: Path) -> bytes:
     key = secrets.token_bytes(KEY_BYTES)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = _temp_beside(path)
     except OSError as exc:
         raise SealError(f"cannot create the key file {path}: {os_error_text(exc)}") from None
     try:
@@ -221,41 +300,109 @@ def _ledger_lock() -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
-def _read_ledger() -> dict[str, Any]:
+@dataclass
+class _Ledger:
+    """The ledger's content: the games in progress by id (the least recently saved first)
+    and the ids of the games that finished (the least recently finished first)."""
+
+    games: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finished: list[str] = field(default_factory=list)
+
+    def prune(self) -> None:
+        """Keep the ledger bounded: each finished id once, the latest
+        :data:`MAX_FINISHED` of them, and the latest :data:`MAX_IN_PROGRESS` games in
+        progress. Why: it is read and rewritten whole at every save."""
+        latest = list(dict.fromkeys(reversed(self.finished)))[:MAX_FINISHED]
+        self.finished = latest[::-1]
+        for game_id in list(self.games)[:max(0, len(self.games) - MAX_IN_PROGRESS)]:
+            del self.games[game_id]
+
+    def to_bytes(self) -> bytes:
+        return json.dumps({"games": self.games, "finished": self.finished},
+                          indent=0).encode()
+
+
+def _read_ledger() -> _Ledger:
+    """The ledger, pruned; called under :func:`_ledger_lock`. One that is too big to be
+    read, unreadable or damaged is set aside (:func:`_set_aside`) and play goes on."""
     path = ledger_path()
     try:
         if path.stat().st_size > MAX_LEDGER_BYTES:
-            raise SealError(f"the ledger {path} is larger than {MAX_LEDGER_BYTES} bytes: "
-                            "it is not one scat wrote")
+            return _set_aside(path, f"it is larger than {MAX_LEDGER_BYTES // 2**20} MiB")
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}
+        return _Ledger()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise SealError(f"the ledger {path} cannot be read ({type(exc).__name__}); "
-                        "move it away to go on without the take-back check") from None
+        return _set_aside(path, f"it cannot be read ({type(exc).__name__})")
     games = data.get("games") if isinstance(data, dict) else None
-    if not isinstance(games, dict):
-        raise SealError(f"the ledger {path} is damaged; move it away to go on without the "
-                        "take-back check")
-    return games
+    finished = data.get("finished", []) if isinstance(data, dict) else None
+    if not isinstance(games, dict) or not isinstance(finished, list):
+        return _set_aside(path, "it is damaged")
+    ledger = _Ledger(finished=[f for f in finished if isinstance(f, str)])
+    for game_id, entry in games.items():
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("finished"):  # how versions before the finished list noted one
+            ledger.finished.append(game_id)
+        else:
+            ledger.games[game_id] = entry
+    ledger.prune()
+    return ledger
+
+
+def _set_aside(path: Path, why: str) -> _Ledger:
+    """Move a ledger that cannot be used out of the way (``ledger.json.damaged``, kept for
+    a look) and go on with an empty one, saying so once: a ledger must never stop play.
+    What this gives up is the take-back check of games saved before now, which deleting
+    the ledger gives up too (the machine's owner can always do that)."""
+    aside = path.with_name(path.name + ".damaged")
+    try:
+        os.replace(path, aside)
+        where = f"moved to {aside}"
+    except OSError as exc:
+        where = f"it could not be moved ({os_error_text(exc)})"
+    _warn_once(f"the ledger {path} was set aside: {why}; {where}. A new ledger is started: "
+               "games saved before now are not checked against take-backs")
+    return _Ledger()
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """One line on stderr, once per process: a warning, not a refusal."""
+    from scat_env.yamlfile import one_line
+
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"scat: warning: {one_line(message)}", file=sys.stderr, flush=True)
 
 
 def ledger_entry(game_id: str) -> dict[str, Any] | None:
-    """What the ledger holds for ``game_id`` (``None``: never saved here)."""
-    entry = _read_ledger().get(game_id)
+    """What the ledger holds for ``game_id`` (``None``: never saved here);
+    ``{"finished": True}`` for a game that finished."""
+    with _ledger_lock():
+        ledger = _read_ledger()
+    if game_id in ledger.finished:
+        return {"finished": True}
+    entry = ledger.games.get(game_id)
     return entry if isinstance(entry, dict) else None
 
 
 def ledger_record(game_id: str, actions: list[Any], finished: bool) -> None:
     """Note that the latest save of ``game_id`` holds ``actions`` (called after the save
     itself is on disk: a crash between the two leaves the save ahead of the ledger, which a
-    resume accepts, never behind it)."""
+    resume accepts, never behind it). A finished game leaves the games in progress for the
+    list of finished ids: a copy of it from before its end must still not resume."""
     with _ledger_lock():
-        games = _read_ledger()
-        games[game_id] = {"actions": len(actions), "sha256": actions_hash(actions),
-                          "finished": finished}
-        path = ledger_path()
-        atomic_write(path, json.dumps({"games": games}, indent=0).encode(), mode=0o600)
+        ledger = _read_ledger()
+        ledger.games.pop(game_id, None)
+        if finished:
+            ledger.finished.append(game_id)
+        elif game_id not in ledger.finished:
+            ledger.games[game_id] = {"actions": len(actions), "sha256": actions_hash(actions)}
+        ledger.prune()
+        atomic_write(ledger_path(), ledger.to_bytes(), mode=0o600)
 
 
 def ledger_check(game_id: str, actions: list[Any], source: str) -> None:
