@@ -16,8 +16,9 @@ and the takeover is saved, so a resume or a replay plays the game exactly as it 
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rich.markup import escape
@@ -28,7 +29,7 @@ from scat_env import GameState, PlayerView, Rules, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK, PASS, action_str
 from scat_env.engine import Phase, as_action
 
-from . import keystore
+from . import gamelock, keystore
 from .errors import CliError
 from .humanio import (
     HELP,
@@ -49,6 +50,7 @@ from .savegame import (
     agent_seed,
     check_writable,
     make_replacement,
+    replay_dir,
 )
 from .tui import (
     action_markup,
@@ -186,6 +188,45 @@ class PlaySession:
 
     # -- the game loop -----------------------------------------------------------------
     def run(self) -> int:
+        """Play the game to its end or until the person quits, holding it all the while:
+        no other process (a ``scat serve``, another terminal) may play it meanwhile."""
+        with self.hold():
+            return self._run()
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Hold the game for this process (:mod:`scat_cli.gamelock`), after sweeping up
+        what a killed ``scat play`` left, and check the save again once held: another
+        process may have moved the game on between loading the save and taking the lock,
+        and the ledger then says so (no fork of the game)."""
+        self._sweep()
+        try:
+            held = gamelock.hold_game(self.game.game_id, gamelock.terminal_holder())
+        except gamelock.Busy as exc:
+            raise CliError(f"game {self.game.game_id} is being played in {exc.holder}; a "
+                           "game is played in one place at a time: quit it there first") from None
+        except gamelock.LockError as exc:
+            raise CliError(str(exc)) from None
+        with held:
+            if self.game.actions and self.game.human_seat is not None:
+                try:
+                    self.game.check_resume(str(self.save_path))
+                except keystore.SealError as exc:
+                    raise CliError(str(exc)) from None
+            yield
+
+    def _sweep(self) -> None:
+        """Remove the temporary files and lock files a killed ``scat play`` or ``scat
+        serve`` left: beside this save (of its name only), in the replay folder and beside
+        the key and the ledger."""
+        keystore.sweep_temp_files(self.save_path.parent, [self.save_path.name])
+        if replay_dir() != self.save_path.parent:
+            keystore.sweep_temp_files(replay_dir())
+        keystore.sweep_temp_files(keystore.scat_home(),
+                                  [keystore.KEY_FILE, keystore.LEDGER_FILE])
+        gamelock.sweep_stale()
+
+    def _run(self) -> int:
         g = self.game
         self.check_can_save()
         verb = "Resuming" if g.actions else "New game"
