@@ -101,15 +101,24 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from scat_web.app import create_app
+        from scat_web.games import GameStore
     except ImportError as exc:  # an install without the web dependencies
         raise CliError(f"scat serve needs {exc.name or 'starlette and uvicorn'}: "
                        "pip install starlette uvicorn") from None
+
+    from .gamelock import LockError
 
     sock = open_socket(args.host, args.port)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{port}/"
-    app = create_app(folder, allowed_hosts=("127.0.0.1", "localhost", "[::1]", "::1")
+    try:  # holds the folder: a second server on it is refused here, before it serves
+        store = GameStore(folder, holder=f"scat serve on {shown}:{port} (pid {os.getpid()})")
+    except LockError as exc:
+        sock.close()
+        raise CliError(str(exc)) from None
+    app = create_app(folder, store=store,
+                     allowed_hosts=("127.0.0.1", "localhost", "[::1]", "::1")
                      if loopback else None)
     if not loopback:
         print(f"warning: listening on {args.host}, not this machine only: anyone on the "
@@ -127,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         server.run(sockets=[sock])
     finally:
         sock.close()
+        store.close()
     return 0
 
 

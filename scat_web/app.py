@@ -20,9 +20,10 @@ a time (:class:`~scat_web.games.LiveGame` ``lock``), so many games are played at
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -314,10 +315,20 @@ def create_app(
     middleware = []
     if allowed_hosts is not None:
         middleware.append(Middleware(HostCheck, allowed_hosts=list(allowed_hosts)))
-    app = Starlette(routes=routes, middleware=middleware,
+    app = Starlette(routes=routes, middleware=middleware, lifespan=_lets_go_when_stopped,
                     exception_handlers={HTTPException: http_error, 500: server_error})
     app.state.store = store if store is not None else GameStore(data_dir, agents=agents)
     return app
+
+
+@contextlib.asynccontextmanager
+async def _lets_go_when_stopped(app: Starlette) -> AsyncIterator[None]:
+    """A server that stops lets go of its games and its data folder, so another process
+    may play them (a process that ends lets go anyway)."""
+    try:
+        yield
+    finally:
+        app.state.store.close()
 
 
 def _public_summary(g: dict[str, Any]) -> dict[str, Any]:

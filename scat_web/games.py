@@ -7,6 +7,12 @@ resumes every game on the next request: the decisions are re-simulated, the agen
 again (:meth:`SavedGame.resimulate`), and the ledger refuses a save put back behind the
 game's last one (no take-backs), as ``scat play --resume`` does.
 
+One process plays a game at a time: the store holds its data folder (a second server on it
+is refused at start) and each game it has in memory (:mod:`scat_cli.gamelock`), so ``scat
+play --resume`` of a game a browser has open is refused in one line, and a game the terminal
+is playing answers 409 here, each naming where the game is played. The locks go with the
+game when it leaves memory, and with the process however it ends.
+
 One request changes a game at a time (a lock per game); the person's move, the agents'
 moves up to the person's next decision and the save happen under it, and the save is
 written before the answer goes out. A move that cannot be saved drops the game from memory,
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import threading
 import time
@@ -36,7 +43,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.registry import make_agent
-from scat_cli import keystore
+from scat_cli import gamelock, keystore
 from scat_cli.game import HUMAN_SEAT, new_game
 from scat_cli.play import default_candidates
 from scat_cli.savegame import (
@@ -139,6 +146,13 @@ class LiveGame:
     hint_policy: Agent | None = None
     explainers: dict[int, Agent] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: This process's hold on the game (:mod:`scat_cli.gamelock`), let go with the game:
+    #: by its id, and by its file's name where that names another id.
+    held: list[gamelock.HeldLock] = field(default_factory=list)
+
+    def let_go(self) -> None:
+        for hold in self.held:
+            hold.release()
 
     @property
     def game_id(self) -> str:
@@ -166,7 +180,12 @@ class LiveGame:
 
 
 class GameStore:
-    """Every game of one data folder; thread-safe (one lock per game, one for the map)."""
+    """Every game of one data folder; thread-safe (one lock per game, one for the map).
+
+    The store holds its folder from construction to :meth:`close`: a second store (a second
+    ``scat serve``) on it raises :class:`scat_cli.gamelock.Busy` naming the first's
+    ``holder``. Construction also sweeps up the temporary files and lock files a killed
+    process left."""
 
     def __init__(
         self,
@@ -176,13 +195,20 @@ class GameStore:
         agent_factory: Callable[[str, int | None], Agent] = make_agent,
         seed_source: Callable[[], int] = new_seed,
         max_live: int = MAX_LIVE,
+        holder: str | None = None,
     ) -> None:
+        self.data_dir = Path(data_dir).expanduser()
+        #: How this process is named to another that wants one of its games.
+        self.holder = holder or f"scat serve (pid {os.getpid()})"
+        self._folder = _hold_folder(self.data_dir, self.holder)
+        keystore.sweep_temp_files(self.data_dir)
+        keystore.sweep_temp_files(keystore.scat_home(), [keystore.KEY_FILE, keystore.LEDGER_FILE])
+        gamelock.sweep_stale()
         # Register every agent kind now, from one thread: the registry loads its modules
         # on first use and is not safe to load from several requests at once.
         from agents.registry import available
 
         available()
-        self.data_dir = Path(data_dir).expanduser()
         self.agents = tuple(agents)
         self.agent_factory = agent_factory
         self.seed_source = seed_source
@@ -238,12 +264,16 @@ class GameStore:
             save.game_id = keystore.new_nonce()[:8]
         agents = self._build_agents(save)
         live = LiveGame(save, self.path_of(save.game_id), save.new_state(), agents,
-                        [p.agent for p in save.players])
+                        [p.agent for p in save.players], held=[self._hold(save.game_id)])
         events = [serialize.deal_event(live.state.hand_number, live.state.dealer, save.names)]
         live.hand_events = list(events)
-        with live.lock:
-            self._play_agents(live, events)
-            self._save(live)
+        try:
+            with live.lock:
+                self._play_agents(live, events)
+                self._save(live)
+        except BaseException:
+            live.let_go()
+            raise
         with self._lock:
             self._remember(live)
         return live, events
@@ -263,6 +293,27 @@ class GameStore:
             agents.append(agent)
         return agents
 
+    def _hold(self, game_id: str) -> gamelock.HeldLock:
+        """This process's hold on ``game_id``: 409 naming where it is played if another
+        process (the terminal, another server) has it."""
+        try:
+            return gamelock.hold_game(game_id, self.holder)
+        except gamelock.Busy as exc:
+            raise WebError(409, f"game {game_id} is being played in {exc.holder}; a game is "
+                                "played in one place at a time: quit it there, then reload "
+                                "this page") from None
+        except gamelock.LockError as exc:
+            raise WebError(500, str(exc)) from None
+
+    def close(self) -> None:
+        """Let go of every game and of the data folder (a server that stops). A store used
+        again afterwards loads each game again, taking its lock again."""
+        with self._lock:
+            live, self._live = list(self._live.values()), OrderedDict()
+            for game in live:
+                game.let_go()
+            self._folder.release()
+
     def _remember(self, live: LiveGame) -> None:
         self._live[live.game_id] = live
         self._live.move_to_end(live.game_id)
@@ -271,7 +322,7 @@ class GameStore:
             if len(self._live) <= self.max_live:
                 break
             if not self._live[game_id].lock.locked():
-                del self._live[game_id]
+                self._live.pop(game_id).let_go()
 
     @contextlib.contextmanager
     def locked(self, game_id: str) -> Iterator[LiveGame]:
@@ -294,7 +345,9 @@ class GameStore:
     def forget(self, game_id: str) -> None:
         """Drop a game from memory (its save stays): the next request reloads it."""
         with self._lock:
-            self._live.pop(game_id, None)
+            live = self._live.pop(game_id, None)
+            if live is not None:
+                live.let_go()
 
     def get(self, game_id: str) -> LiveGame:
         """The game ``game_id``, loaded from its save if it is not in memory (404 if none)."""
@@ -318,9 +371,24 @@ class GameStore:
         return live
 
     def _load(self, game_id: str) -> LiveGame:
+        """The game from its save, held by this process (taken before the save is read, so
+        what is read is the game's latest state); nothing held when it fails."""
         path = self.path_of(game_id)
         if not path.is_file():
             raise WebError(404, f"no game {game_id!r} in {self.data_dir}")
+        held = [self._hold(game_id)]
+        try:
+            live = self._read(game_id, path)
+            if live.game_id != game_id:  # a file named otherwise (an older save's id)
+                held.append(self._hold(live.game_id))
+        except BaseException:
+            for hold in held:
+                hold.release()
+            raise
+        live.held = held
+        return live
+
+    def _read(self, game_id: str, path: Path) -> LiveGame:
         try:
             save = WebSave.load(path)
             if save.human_seat is None:
@@ -659,6 +727,21 @@ class _Before:
                 if state.phase is Phase.GOLF_PLACE else ())
         return cls(state.phase, state.discard[-1] if state.discard else None, state.knocker,
                    state.hand_number, len(state.results), state.is_terminal(), golf)
+
+
+def _hold_folder(folder: Path, holder: str) -> gamelock.HeldLock:
+    """The store's hold on its data folder (created if missing): one server per folder, or
+    each would hold and save its own copy of the same games."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise gamelock.LockError(f"cannot use the data folder {folder}: "
+                                 f"{exc.strerror or exc}") from None
+    try:
+        return gamelock.hold_folder(folder, holder, f"the data folder {folder}")
+    except gamelock.Busy as exc:
+        raise gamelock.Busy(f"the data folder {folder} is in use by {exc.holder}; stop it "
+                            "or give another --data", exc.holder) from None
 
 
 def _action_name(action: object) -> str:
