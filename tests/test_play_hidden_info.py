@@ -304,7 +304,7 @@ def test_the_key_is_made_once_for_its_owner_only(tmp_path, monkeypatch, capsys):
     assert key.read_text() == first and key.stat().st_mode & 0o777 == 0o600
 
 
-@pytest.mark.parametrize("damaged", ["key", "ledger.json"])
+@pytest.mark.parametrize("damaged", ["key"])  # a damaged ledger: tests/test_one_writer.py
 def test_a_damaged_key_or_ledger_is_one_line_not_a_new_one(tmp_path, monkeypatch, capsys,
                                                            damaged):
     save = _in_progress(tmp_path, monkeypatch, capsys)
