@@ -16,7 +16,10 @@ Files, in :func:`scat_home` (``$SCAT_HOME``, default ``~/.scat``):
   a game started here.
 - ``ledger.json``: per game id, how many decisions the latest save holds and a hash of
   them, written at every save. A resume whose save is behind the ledger (its decisions cut
-  short, or an older copy restored over the newer) is refused: no take-backs.
+  short, or an older copy restored over the newer) is refused: no take-backs. A finished
+  game keeps only its id there (a copy of it from before its end does not resume either),
+  and the ledger keeps the latest games up to a bound, so it stays small. It never stops a
+  game: one that cannot be read is set aside with a warning (:func:`_set_aside`).
 
 The limit, plainly: the machine's owner can read the key file and the process's memory, and
 can delete the ledger. The seal keeps the cards off the screen, out of the file name and out
