@@ -44,7 +44,7 @@ LOCK_SUFFIX = ".lock"
 MAX_HOLDER = 200
 #: Tries when the lock file is replaced under us by its holder letting go.
 _TRIES = 20
-_SAFE_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,60}")
+_SAFE_NAME = re.compile(r"[0-9A-Za-z_-]{1,64}")
 
 
 class LockError(ValueError):
@@ -104,6 +104,10 @@ class HeldLock:
         finally:
             os.close(fd)
 
+    def __del__(self) -> None:  # a holder dropped without release() lets go too
+        with contextlib.suppress(Exception):
+            self.release()
+
     def __enter__(self) -> HeldLock:
         return self
 
@@ -113,7 +117,12 @@ class HeldLock:
 
 def hold_game(game_id: str, holder: str) -> HeldLock:
     """Hold the game ``game_id`` for this process; :class:`Busy` names where it is played."""
-    return HeldLock(game_lock_path(game_id), holder, f"game {game_id}")
+    from .keystore import scat_home
+
+    path = game_lock_path(game_id)
+    with contextlib.suppress(OSError):  # the key's folder is its owner's alone, as keystore makes it
+        scat_home().mkdir(parents=True, exist_ok=True, mode=0o700)
+    return HeldLock(path, holder, f"game {game_id}")
 
 
 def hold_folder(folder: Path, holder: str, what: str) -> HeldLock:

@@ -190,6 +190,14 @@ def test_a_lock_left_by_a_killed_process_blocks_nothing(tmp_path):
     assert not left.exists()  # let go: its file goes with it
 
 
+def test_without_fcntl_a_game_is_refused_in_one_line_not_played_unguarded(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(gamelock, "fcntl", None)
+    code, out, err = _play(monkeypatch, capsys, ["--opponents", "random",
+                                                 "--save", str(tmp_path / "g.json")])
+    assert code == 2 and "no fcntl" in _one_line(err) and "Your turn" not in out
+
+
 def test_lock_files_are_not_games(tmp_path):
     """The folder's lock is a dot file and the game locks live beside the key: neither is
     listed or loaded as a game."""
