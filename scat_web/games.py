@@ -559,16 +559,8 @@ class GameStore:
                                                     before.hand_number))
                 live.announced[seat] = pending.spec
             out.append(event)
-        for result in state.results[before.results:]:
-            shown = result if save.teaching else result.seen_by(live.human)
-            out.append(serialize.hand_over_event(shown, save.rules, names))
-            if result.hand_number < state.hand_number:
-                later = [r for r in state.results if r.hand_number == result.hand_number + 1]
-                dealer = later[0].dealer if later else state.dealer
-                out.append(serialize.deal_event(result.hand_number + 1, dealer, names))
-        if state.is_terminal() and not before.terminal:
-            out.append(serialize.game_over_event(state.winner, live.human, names,
-                                                 state.hand_number))
+        out.extend(_ending_events(state, before, save.rules, names, live.human,
+                                  seen_by=None if save.teaching else live.human))
 
     # -- what the page is sent -------------------------------------------------------------
     def state_of(self, live: LiveGame, events: list[dict[str, Any]] | None = None,
@@ -869,42 +861,77 @@ def replay_payload(save: SavedGame) -> dict[str, Any]:
     schema of ``docs/WEB_API.md``); the file is re-simulated and checked on the way."""
     names = save.names
     first = save.new_state()
+    deal = serialize.deal_event(first.hand_number, first.dealer, names)
     steps: list[dict[str, Any]] = [{"index": 0, "seat": None, "action": None, "label": None,
-                                    "text": serialize.deal_event(
-                                        first.hand_number, first.dealer, names)["text"],
+                                    "text": deal["text"],
                                     "state": serialize.full_state(first, names),
-                                    "results": []}]
+                                    "results": [], "events": [deal]}]
     before = [_Before.of(first)]
 
     def on_step(state: GameState, seat: int, action: int) -> None:
         b = before[0]
-        event = serialize.move_event(seat, action, you=-1, names=names, rules=save.rules,
-                                     phase=b.phase, top_before=b.top,
-                                     second_knock=action == KNOCK and b.knocker is not None,
-                                     hand_number=b.hand_number, golf_cards=b.golf_cards)
         new = state.results[b.results:]
+        events = _replay_events(save, state, seat, action, b)
         steps.append({
             "index": len(steps), "seat": seat, "action": action,
             "label": action_str(action),
-            "text": event["text"] if event else f"{names[seat]} kept the 31 quiet.",
+            "text": events[0]["text"],
             "state": serialize.full_state(state, names),
             "results": [serialize.result_payload(r, save.rules, names) for r in new],
+            "events": events,
         })
         before[0] = _Before.of(state)
 
     state = save.resimulate(on_step=on_step)
     return {
         "game_id": save.game_id,
+        # the agent's spec, and its label as the table shows it ("Alice (PPO)")
         "players": [{"seat": s, "name": p.name, "agent": serialize.YOU if p.agent == HUMAN
-                     else p.agent} for s, p in enumerate(save.players)],
+                     else p.agent, "label": agent_label(p.agent)}
+                    for s, p in enumerate(save.players)],
         "you": save.human_seat,
         "rules": serialize.rules_payload(save.rules),
         "seed": save.seed if save.status == "finished" else None,
         "winner": state.winner,
-        "replacements": [{"seat": r.seat, "from_step": r.from_action, "agent": r.agent}
-                         for r in save.replacements],
+        "replacements": [{"seat": r.seat, "from_step": r.from_action, "agent": r.agent,
+                          "label": agent_label(r.agent)} for r in save.replacements],
         "steps": steps,
     }
+
+
+def _replay_events(save: SavedGame, state: GameState, seat: int, action: int,
+                   b: _Before) -> list[dict[str, Any]]:
+    """The events of one decision of a replay, as the table shows a live game's: the move
+    (a 31 kept quiet too: the replay is face up), each hand it ended in full, the next
+    deal, the game's end. ``state`` is after the decision, ``b`` the table before it."""
+    names = save.names
+    event = serialize.move_event(seat, action, you=-1, names=names, rules=save.rules,
+                                 phase=b.phase, top_before=b.top,
+                                 second_knock=action == KNOCK and b.knocker is not None,
+                                 hand_number=b.hand_number, golf_cards=b.golf_cards)
+    if event is None:
+        event = {"kind": "call", "seat": seat, "action": action, "card": None,
+                 "hand_number": b.hand_number, "text": f"{names[seat]} kept the 31 quiet."}
+    you = save.human_seat if save.human_seat is not None else -1
+    return [event, *_ending_events(state, b, save.rules, names, you, seen_by=None)]
+
+
+def _ending_events(state: GameState, before: _Before, rules: Rules, names: Sequence[str],
+                   you: int, *, seen_by: int | None) -> list[dict[str, Any]]:
+    """What follows a decision's move: each hand it ended (as ``seen_by`` saw it, in full
+    when ``None``), the deal of the next, and the game's end. ``state`` is after the
+    decision, ``before`` the table before it."""
+    out = []
+    for result in state.results[before.results:]:
+        shown = result if seen_by is None else result.seen_by(seen_by)
+        out.append(serialize.hand_over_event(shown, rules, names))
+        if result.hand_number < state.hand_number:
+            later = [r for r in state.results if r.hand_number == result.hand_number + 1]
+            dealer = later[0].dealer if later else state.dealer
+            out.append(serialize.deal_event(result.hand_number + 1, dealer, names))
+    if state.is_terminal() and not before.terminal:
+        out.append(serialize.game_over_event(state.winner, you, names, state.hand_number))
+    return out
 
 
 def replay_upload(data: Any) -> dict[str, Any]:

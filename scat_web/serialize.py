@@ -148,6 +148,19 @@ def legal_payload(view: PlayerView) -> list[dict[str, Any]]:
     return out
 
 
+def cards_held(view: PlayerView, seat: int) -> int:
+    """How many cards ``seat`` holds, which everyone at the table sees: none once out, one
+    each while the dealer decides on sudden death (the deal stops after one card), four for
+    the player discarding (or placing a card in golf), three otherwise. The page draws that
+    many cards at the seat, face down where it may not see them."""
+    if not view.active[seat]:
+        return 0
+    if view.phase == Phase.SUDDEN_DEATH:
+        return 1
+    moving = seat == view.current_player and view.phase in (Phase.DISCARD, Phase.GOLF_PLACE)
+    return 4 if moving else 3
+
+
 def action_label(view: PlayerView, action: int) -> str:
     """The menu's words for ``action`` in ``view`` (its plain name if not on the menu)."""
     for opt in menu_options(view):
@@ -196,6 +209,7 @@ def state_payload(  # the STATE schema is one flat record; each line is one fiel
             "lives_text": standing_text(rules, view.lives[s]),
             "out": not view.active[s],
             "known": cards(view.known_cards[s]),
+            "held": cards_held(view, s),
             # golf: the three slots in order as the view shows them, a face-down card
             # (unseen by everyone, its owner included) as null; [] in other games
             "slots": slots_payload(view.slots[s]) if view.slots else [],
@@ -351,18 +365,11 @@ def takeover_event(seat: int, names: Sequence[str], label: str, spec: str, what:
 def summary_payload(results: Sequence[HandResult], you: int, num_players: int,
                     winner: int | None, knocks: Sequence[int]) -> dict[str, Any]:
     """The end-of-game numbers of the terminal's summary (:func:`scat_cli.tui.summary_view`)."""
-    from scat_cli.tui import finishing_order
-
     race = bool(results and results[-1].points_after)
+    places = final_places(results, num_players, winner)
     if race:
-        # Nobody goes out of a race: places by the final points, ties sharing a place,
-        # the race's winner first.
-        final = results[-1].points_after
-        place: int | None = 1 if you == winner else 1 + sum(
-            1 for s in range(num_players) if final[s] > final[you] or s == winner)
         lost = sum(1 for r in results if you in r.lives_lost and not r.points_won.get(you))
     else:
-        place = finishing_order(results, num_players, winner).get(you)
         lost = sum(1 for r in results if r.lives_lost.get(you, 0))
     return {
         "hands": len(results),
@@ -373,9 +380,24 @@ def summary_payload(results: Sequence[HandResult], you: int, num_players: int,
         "your_hands_lost": lost,
         "your_31s": sum(1 for r in results if you in r.declarers),
         "your_points": results[-1].points_after[you] if race else None,
-        "place": place,
+        "place": places[you],
+        # every seat's place, by seat: the standings are listed in this order
+        "places": places,
         "winner": winner,
     }
+
+
+def final_places(results: Sequence[HandResult], num_players: int,
+                 winner: int | None) -> list[int | None]:
+    """Each seat's place at the end of the game (1 = the winner), as the terminal's summary
+    ranks them: in a lives game the seats that went out later finish higher, those knocked
+    out by the same hand sharing a place; in a race to points (nobody goes out) the final
+    points rank them, ties sharing a place. ``None`` for a seat no rule places."""
+    from scat_cli.tui import finishing_order, race_places
+
+    race = bool(results and results[-1].points_after)
+    ranked = (race_places if race else finishing_order)(results, num_players, winner)
+    return [ranked.get(s) for s in range(num_players)]
 
 
 # -- replays (every hand face up) -------------------------------------------------------------

@@ -6,7 +6,12 @@ policy set; ``--opponents greedy`` for another), and writes into ``docs/img/``:
 
 - ``web_turn.png``: the table at the person's turn (desktop, 1100 px wide);
 - ``web_showdown.png``: a showdown (desktop);
-- ``web_phone.png``: the table at phone width (390 px).
+- ``web_phone.png``: the table at phone width (390 px, a touch screen);
+- ``web_phone_showdown.png``: a showdown's panel at phone width;
+- ``web_gameover.png``: the game-over panel of a 4-player game played to its end through
+  the API (the person knocking whenever it may, so it is often out first), with the
+  standings by place;
+- ``web_replay.png``: that game's replay on the table, at its first showdown.
 
 With ``--variants`` it also plays golf and a race to points (``french_canadian``) against
 random opponents and writes ``web_golf_turn.png`` (a golf turn, the card held beside the
@@ -67,6 +72,56 @@ def new_game(url: str) -> str:
         return str(json.loads(r.read())["game"]["id"])
 
 
+def finished_game(url: str, opponents: str) -> str:
+    """A 4-player game against ``opponents`` (``""``: the server's choice) played to its end
+    through the API, the person knocking whenever it may and otherwise taking the first
+    move offered; its id."""
+    def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        req = urllib.request.Request(url + path, data=json.dumps(body).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return dict(json.loads(r.read())["game"])
+
+    game = post("api/games", {"players": 4, **({"opponents": opponents} if opponents else {})})
+    for _ in range(2000):
+        if game["status"] == "over":
+            return str(game["id"])
+        legal = [m["action"] for m in game["legal"]]
+        action = 54 if 54 in legal else legal[0]
+        game = post(f"api/games/{game['id']}/move", {"action": action, "seq": game["seq"]})
+    raise SystemExit("the game played through the API did not end")
+
+
+def end_shots(browser: Any, url: str, out: Path, opponents: str) -> list[str]:
+    """The game-over panel and the replay on the table of a finished game, and a showdown
+    at phone width; the files."""
+    game = finished_game(url, opponents)
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.goto(url + f"#game={game}")
+    page.wait_for_selector("#gameover:not([hidden])", timeout=20000)
+    page.locator("#gameover").screenshot(path=str(out / "web_gameover.png"))
+    page.goto(url + f"#replay={game}")
+    page.locator("#r-pos", has_text=re.compile(r"^step ")).wait_for(timeout=20000)
+    page.keyboard.press("n")  # the first hand as it ended, its showdown under the table
+    page.wait_for_selector("#showdown:not([hidden])")
+    page.screenshot(path=str(out / "web_replay.png"), full_page=True)
+    page.close()
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                             is_mobile=True, has_touch=True)
+    new_game_by_form(phone, url, "standard", opponents="greedy", players=4)
+    for step in range(400):
+        if phone.get_attribute("body", "data-showdown") == "1":
+            break
+        if step > 2 and phone.locator("#actions [data-action='54']").count():
+            phone.click("#actions [data-action='54']")  # knock: a short hand
+        else:
+            my_move(phone, 0)
+        phone.wait_for_selector("body[data-ready='1'], body[data-showdown='1']", timeout=20000)
+    phone.locator("#showdown").screenshot(path=str(out / "web_phone_showdown.png"))
+    phone.close()
+    return ["web_gameover.png", "web_replay.png", "web_phone_showdown.png"]
+
+
 def wait_ready(page: Any) -> None:
     page.wait_for_selector("body[data-ready='1']", timeout=20000)
 
@@ -93,13 +148,14 @@ def my_move(page: Any, rng_step: int) -> None:
         page.locator("#actions button").first.click()
 
 
-def new_game_by_form(page: Any, url: str, rules: str, opponents: str = "random") -> None:
-    """A 3-player game of ``rules`` from the start form, shown at the "instant" speed."""
+def new_game_by_form(page: Any, url: str, rules: str, opponents: str = "random",
+                     players: int = 3) -> None:
+    """A game of ``rules`` from the start form, shown at the "instant" speed."""
     page.goto(url + "#new")
     page.wait_for_selector("#f-opponents option", state="attached")
     page.evaluate("(() => { const s = document.getElementById('speed'); s.value = '0';"
                   " s.dispatchEvent(new Event('input')); })()")
-    page.fill("#f-players", "3")
+    page.fill("#f-players", str(players))
     page.select_option("#f-opponents", opponents)
     page.select_option("#f-rules", rules)
     page.click("#f-start")
@@ -150,14 +206,14 @@ def variant_shots(browser: Any, url: str, out: Path) -> list[str]:
             turn_shot = True
     if page.get_attribute("body", "data-status") == "over":
         page.click("#open-replay")
-        page.wait_for_selector("#view-replay:not([hidden]) .replay-table")
+        page.locator("#r-pos", has_text=re.compile(r"^step ")).wait_for(timeout=20000)
         steps = page.evaluate("document.getElementById('r-slider').max")
         # the first step where a seat holds a card and some slot is still face down
         for k in range(int(steps) + 1):
             page.evaluate(f"document.getElementById('r-slider').value = {k};"
                           "document.getElementById('r-slider').dispatchEvent(new Event('input'))")
-            if page.locator(".replay-table .held").count() and \
-                    page.locator(".replay-table .face-down").count() >= 3 and k > 6:
+            if page.locator("#view-table .held").count() and \
+                    page.locator("#view-table .face-down").count() >= 3 and k > 6:
                 break
         page.screenshot(path=str(out / "web_golf_replay.png"), full_page=True)
         written.append("web_golf_replay.png")
@@ -253,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
                 loads.append((time.perf_counter() - started) * 1000)
                 own.append(phone.evaluate("window.scatMetrics.load"))
             phone.screenshot(path=str(out / "web_phone.png"), full_page=True)
+            ends = end_shots(browser, url, out, args.opponents)
             variants = variant_shots(browser, url, out) if args.variants else []
             browser.close()
     finally:
@@ -263,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     ready = [m["ready"] for m in moves if not m["showdown"]]
     server = [m["server"] for m in moves if m["server"] is not None]
     print(f"screenshots in {out}: web_turn.png web_showdown.png web_phone.png "
-          + " ".join(variants))
+          + " ".join(ends + variants))
     print(f"page load of a game in progress, navigation to table ready, 5 loads: median "
           f"{statistics.median(loads):.0f} ms as Playwright sees it, "
           f"{statistics.median(own):.0f} ms on the page's own clock")

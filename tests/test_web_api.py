@@ -445,7 +445,7 @@ def test_a_scat_play_replay_file_opens_as_a_replay(client, tmp_path, capsys):
     data = json.loads(path.read_text())
     assert data["status"] == "finished"
     replay = client.post("/api/replays", json=data).json()["replay"]
-    assert replay["players"][0] == {"seat": 0, "name": "Ann", "agent": "you"}
+    assert replay["players"][0] == {"seat": 0, "name": "Ann", "agent": "you", "label": ""}
     assert replay["seed"] == 5 and replay["rules"]["name"] == "hammer"
     assert len(replay["steps"]) == len(data["actions"]) + 1
 
@@ -790,3 +790,59 @@ def test_every_preset_plays_through_the_api(client, preset):
 def test_every_table_size_plays_through_the_api(client, players):
     game = _finish(client, _new(client, players=players, opponents="random"))
     assert game["status"] == "over" and len(game["players"]) == players
+
+
+# -- what the table tells: places, cards held, a replay's events -------------------------------
+def test_the_summary_places_every_seat_by_when_it_went_out(client):
+    """SUMMARY's ``places`` ranks every seat: the winner first, a player who went out later
+    above one who went out earlier, those out in the same hand sharing a place; ``place`` is
+    the person's."""
+    for _ in range(3):
+        game = _finish(client, _new(client, players=4, opponents="greedy"))
+        summary = game["summary"]
+        replay = client.get(f"/api/games/{game['id']}/replay").json()
+        out_by_hand = [r["eliminated"] for s in replay["steps"] for r in s["results"]
+                       if r["eliminated"]]
+        places = summary["places"]
+        assert places[summary["winner"]] == 1 and summary["place"] == places[game["you"]]
+        worst = len(places)
+        for group in out_by_hand:  # first out, last place
+            assert {places[s] for s in group} == {worst - len(group) + 1}
+            worst -= len(group)
+        assert sorted(places)[0] == 1
+
+
+def test_every_seat_holds_one_card_while_the_dealer_decides_on_sudden_death(client):
+    """Sudden death deals one card each, face down: the table says each seat holds one (the
+    person's own too, unseen), and three once the dealer deals on."""
+    game = _new(client, players=3, rules="moyer", opponents="random")
+    for _ in range(400):
+        if game["phase"] == "sudden_death" or game["status"] != "playing":
+            break
+        legal = [m["action"] for m in game["legal"]]
+        game = _move(client, game, 54 if 54 in legal else legal[0])
+    assert game["phase"] == "sudden_death", "the person deals a hand of the game"
+    assert game["hand"] == [] and [p["held"] for p in game["players"]] == [1, 1, 1]
+    after = _move(client, game, PASS)  # dealt on: the agents play to the person's turn
+    sudden = after["phase"] == "sudden_death"  # (or to the person's next deal)
+    assert [p["held"] for p in after["players"]] == [
+        0 if p["out"] else 1 if sudden else 3 for p in after["players"]]
+
+
+def test_a_replay_step_carries_the_events_the_live_table_shows(client):
+    """Each replay step has the events of its decision as a live game sends them: the move,
+    then for each hand it ended a ``hand_over`` with the whole RESULT, then the next deal;
+    the players carry the labels the table shows."""
+    game = _finish(client, _new(client, players=3, opponents="random"))
+    replay = client.get(f"/api/games/{game['id']}/replay").json()
+    assert [p["label"] for p in replay["players"]] == ["", "random", "random"]
+    assert [e["kind"] for e in replay["steps"][0]["events"]] == ["deal"]
+    for step in replay["steps"][1:]:
+        kinds = [e["kind"] for e in step["events"]]
+        assert step["events"][0]["text"] == step["text"] and step["events"][0]["seat"] == step["seat"]
+        ended = [e["result"] for e in step["events"] if e["kind"] == "hand_over"]
+        assert ended == step["results"]
+        for i, kind in enumerate(kinds):
+            if kind == "deal":
+                assert kinds[i - 1] == "hand_over"
+    assert [e["kind"] for e in replay["steps"][-1]["events"]][-2:] == ["hand_over", "game_over"]

@@ -12,10 +12,13 @@ golf's slots (a whole golf game by clicking, every seat's slots checked against 
 each turn), a race to points (the points at the table and in the showdown), a tab the game
 has left behind and a trained opponent's hint are checked the same way. Golf is also played
 with its moves animated: the cards that fly and the discard pile shown after every event
-follow the server's events, and a showdown shows the slots as the hand ended. The replays of
-a golf game (slots in order, the face-down ones marked, the card held) and of a race (the
-points) show what the replay's FULLSTATE says at every step. Skipped, with the reason, when
-no chromium binary or no playwright module exists.
+follow the server's events, and a showdown shows the slots as the hand ended. A replay is
+shown on the game table: the seats named as the live table names them ("Alice (PPO)"),
+every hand face up at its seat as the replay's FULLSTATE says, "Next showdown" on the hand
+as it ended (then the next deal); a golf replay's slots in order, the face-down ones marked,
+the card held, a race's points. The game-over standings follow the places; sudden death
+shows one card at each seat; a phone names no keys and its showdown keeps each column to
+one line. Skipped, with the reason, when no chromium binary or no playwright module exists.
 """
 
 from __future__ import annotations
@@ -242,21 +245,22 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
     # the view opens at once; its first step is drawn when the replay has been fetched
     wait_for_first_step(page)
     replay = server.get(f"/api/games/{game}/replay")
-    assert page.inner_text("#r-pos") == f"step 1 of {len(replay['steps'])}"
-    for p in replay["steps"][0]["state"]["players"]:  # every hand face up
-        assert page.locator(".replay-table tr").nth(p["seat"] + 1).locator(".card").count() == 3
+    assert page.inner_text("#r-pos").startswith("step 1 of ")
+    assert page.is_visible("#view-table")  # on the game table, every hand face up
+    check_replay_frame(page, replay)
     page.click("#r-next")
     assert page.inner_text("#r-text") == replay["steps"][1]["text"]
+    check_replay_frame(page, replay)
     page.keyboard.press("End")
-    assert page.inner_text("#r-pos").startswith(f"step {len(replay['steps'])} ")
-    assert "Showdown" in page.inner_text("#r-result")
+    assert page.get_attribute("body", "data-replay-decision") == str(len(replay["steps"]) - 1)
+    assert "Showdown" in page.inner_text("#showdown")
     page.keyboard.press("Home")
     assert page.inner_text("#r-pos").startswith("step 1 ")
     page.click("#r-showdown")  # the first hand's end
     first_end = next(i for i, st in enumerate(replay["steps"]) if st["results"])
-    assert page.inner_text("#r-pos").startswith(f"step {first_end + 1} ")
+    assert page.get_attribute("body", "data-replay-decision") == str(first_end)
     assert page.inner_text("#r-text") == replay["steps"][first_end]["text"]
-    assert "Showdown" in page.inner_text("#r-result")
+    assert check_replay_frame(page, replay) == replay["steps"][first_end]["results"][0]
 
 
 def test_keys_draw_and_discard_like_the_terminal(page: Any, server: Server) -> None:
@@ -304,13 +308,15 @@ def test_an_uploaded_save_replays_and_the_results_count_the_game(page: Any,
     page.wait_for_selector("#view-replay:not([hidden])")
     wait_for_first_step(page)
     assert save.name in page.inner_text("#r-title")
-    assert page.locator(".replay-table tr").count() == 3
+    assert page.locator("#opponents [data-seat]").count() == 1  # on the table, two players
+    shown = page.inner_text("#r-pos")
 
     page.set_input_files("#replay-file", {"name": "bad.json", "mimeType": "application/json",
                                           "buffer": b"{\"not\": \"a save\"}"})
     page.wait_for_selector("#message:not(:empty)")
     assert page.inner_text("#message").startswith("bad.json: ")
-    assert page.locator(".replay-table tr").count() == 3  # the replay shown stays
+    assert page.inner_text("#r-pos") == shown  # the replay shown stays
+    assert page.locator("#opponents [data-seat]").count() == 1
 
     page.click("#nav-results")
     page.wait_for_selector("table.stats")
@@ -707,45 +713,39 @@ def test_golf_moves_fly_their_cards_and_the_pile_follows_every_event_to_the_show
     raise AssertionError("no golf hand ended in 12 of the person's decisions")
 
 
-def replay_rows(page: Any) -> list[dict[str, Any]]:
-    """The replay table's rows: the cards shown (slots first), which are marked face down,
-    the card held, the value and the last column."""
-    return page.eval_on_selector_all(".replay-table tr:not(:first-child)", """rows => rows.map(
-      (r) => ({
-        cards: [...r.cells[1].querySelectorAll(".card:not(.held)")].map((c) => c.dataset.card),
-        faceDown: [...r.cells[1].querySelectorAll(".card:not(.held)")].map(
-          (c) => c.classList.contains("face-down")),
-        held: r.cells[1].querySelector(".card.held")?.dataset.card ?? null,
-        ringed: r.cells[1].querySelector(".card.drawn")?.dataset.card ?? null,
-        value: r.cells[2].innerText, last: r.cells[3].innerText }))""")
-
-
 def test_a_golf_replay_shows_the_slots_in_order_marks_the_face_down_and_the_card_held(
         page: Any, server: Server) -> None:
     final = server.play_through_api({"players": 2, "opponents": "random", "rules": "golf"},
                                     until="game")
     replay = server.get(f"/api/games/{final['id']}/replay")
     page.goto(server.url + f"#replay={final['id']}")
-    page.wait_for_selector("#view-replay:not([hidden]) .replay-table")
-    heads = page.eval_on_selector_all(".replay-table th", "els => els.map(e => e.innerText)")
-    assert heads[1].startswith("Slots") and heads[3] == "Lives"
-    held_seen, down_seen = 0, 0
-    for k, step in enumerate(replay["steps"]):
-        if k:
-            page.keyboard.press("ArrowRight")
-        assert page.get_attribute("body", "data-replay-step") == str(k)
-        st = step["state"]
-        for p, row in zip(st["players"], replay_rows(page), strict=True):
-            if p["out"]:
-                continue
-            assert row["cards"] == p["slots"], (k, p)  # slot order, never sorted
-            assert row["faceDown"] == [not up for up in p["face_up"]], (k, p)
-            holding = st["drawn"] if st["drawn"] and st["to_move"] == p["seat"] else None
-            assert row["held"] == holding and row["ringed"] == holding, (k, p)
-            assert row["last"] == p["lives_text"]
-            held_seen += holding is not None
-            down_seen += sum(row["faceDown"])
-    assert held_seen and down_seen
+    wait_for_first_step(page)
+    held_seen, down_seen, showdowns = 0, 0, 0
+    while True:
+        result = check_replay_frame(page, replay)
+        showdowns += result is not None
+        if result is None:
+            st = replay["steps"][int(page.get_attribute("body", "data-replay-decision") or 0)]
+            st = st["state"]
+            for p in st["players"]:
+                if p["out"]:
+                    continue
+                where = seat_selector(p["seat"], st, replay)
+                down = page.eval_on_selector_all(
+                    where, "els => els.map((e) => e.classList.contains('face-down'))")
+                assert down == [not up for up in p["face_up"]], p
+                down_seen += sum(down)
+                holding = st["drawn"] if st["drawn"] and st["to_move"] == p["seat"] else None
+                box = "#hand" if p["seat"] == replay["you"] else \
+                    f"#opponents [data-seat='{p['seat']}'] .cards"
+                held = page.eval_on_selector_all(f"{box} .card.held",
+                                                 "els => els.map((e) => e.dataset.card)")
+                assert held == ([holding] if holding else []), p
+                held_seen += holding is not None
+        if page.is_disabled("#r-next"):
+            break
+        page.keyboard.press("ArrowRight")
+    assert held_seen and down_seen and showdowns >= 1
 
 
 def test_a_race_replay_shows_every_players_points(page: Any, server: Server) -> None:
@@ -754,20 +754,232 @@ def test_a_race_replay_shows_every_players_points(page: Any, server: Server) -> 
                                      "rules": "french_canadian", "teaching": True}, until="hand")
     replay = server.get(f"/api/games/{state['id']}/replay")
     page.goto(server.url + f"#replay={state['id']}")
-    page.wait_for_selector("#view-replay:not([hidden]) .replay-table")
-    heads = page.eval_on_selector_all(".replay-table th", "els => els.map(e => e.innerText)")
-    assert heads == ["Player", "Hand (face up)", "Value", "Points"]
-    scored = False
-    for k, step in enumerate(replay["steps"]):
-        if k:
-            page.keyboard.press("ArrowRight")
-        rows = replay_rows(page)
-        for p, row in zip(step["state"]["players"], rows, strict=True):
-            assert row["last"] == p["points_text"], (k, p)
-            assert sorted(row["cards"]) == sorted(p["hand"])
-            scored = scored or p["points"] > 0
-    assert scored, "the hand played scores a point for someone"
-    page.keyboard.press("Home")
-    page.click("#r-showdown")  # the hand's end: what each scored, in the showdown's columns
-    assert page.eval_on_selector_all("#r-result th", "els => els.map(e => e.innerText)") == \
+    wait_for_first_step(page)
+    while not page.is_disabled("#r-next"):
+        page.keyboard.press("ArrowRight")
+        if check_replay_frame(page, replay) is not None:
+            break
+        st = replay["steps"][int(page.get_attribute("body", "data-replay-decision") or 0)]
+        for p in st["state"]["players"]:
+            where = "#me-lives" if p["seat"] == replay["you"] else \
+                f"#opponents [data-seat='{p['seat']}'] .lives"
+            assert page.inner_text(where) == p["points_text"]
+    # the hand's end: what each scored, in the showdown's columns
+    assert page.eval_on_selector_all("#showdown th", "els => els.map(e => e.innerText)") == \
         ["Player", "Hand", "Value", "Scored", "Points"]
+    result = check_replay_frame(page, replay)
+    assert result is not None and any(result["points_won"].values())
+
+
+# -- the table tells the truth: standings, the replay on the table, sudden death, a phone ----
+def table_cards(page: Any, replay: dict[str, Any]) -> dict[int, list[str]]:
+    """The cards face up at each seat of the table, left to right (golf's slots in order),
+    the card a seat holds mid-turn beside them left out."""
+    you = replay["you"] if replay["you"] is not None else 0
+    cards = {you: page.eval_on_selector_all("#hand .card[data-card]:not(.held)",
+                                            "els => els.map((e) => e.dataset.card)")}
+    for p in replay["players"]:
+        if p["seat"] != you:
+            cards[p["seat"]] = page.eval_on_selector_all(
+                f"#opponents [data-seat='{p['seat']}'] .cards .card[data-card]:not(.held)",
+                "els => els.map((e) => e.dataset.card)")
+    return cards
+
+
+def seat_selector(seat: int, state: dict[str, Any], replay: dict[str, Any]) -> str:
+    """The cards of ``seat`` on the table in a replay (golf: its slots in order)."""
+    if seat == replay["you"]:
+        return "#hand [data-slot]" if state["players"][seat]["slots"] else "#hand .card"
+    return f"#opponents [data-seat='{seat}'] .cards .card:not(.held)"
+
+
+def check_replay_frame(page: Any, replay: dict[str, Any]) -> dict[str, Any] | None:
+    """The replay on the table shows what REPLAY says. At a showdown (its panel under the
+    table) every hand the RESULT shows lies face up at its seat, as the hand ended, and the
+    title names that hand; returns the RESULT. Otherwise the step's FULLSTATE: every seat's
+    cards (golf's slots in order), the pile's top, the stock, each seat's lives or points
+    in the table's words, the hand in the title; returns None."""
+    k = int(page.get_attribute("body", "data-replay-decision") or "-1")
+    step = replay["steps"][k]
+    cards = table_cards(page, replay)
+    hand_shown = re.search(r"hand (\d+) ·", page.inner_text("#t-title"))
+    assert hand_shown, page.inner_text("#t-title")
+    if page.is_visible("#showdown"):
+        heading = re.search(r"Showdown · hand (\d+)", page.inner_text("#showdown"))
+        assert heading and heading.group(1) == hand_shown.group(1)
+        result = next(r for r in step["results"] if r["hand_number"] == int(heading.group(1)))
+        for seat, hand in result["hands"].items():
+            assert cards[int(seat)] == hand, (k, seat)
+        return result
+    st = step["state"]
+    assert int(hand_shown.group(1)) == st["hand_number"]
+    golf = replay["rules"]["play"] == "golf"
+    for p in st["players"]:
+        if not p["out"]:
+            assert cards[p["seat"]] == (p["slots"] if golf else p["hand"]), (k, p)
+        where = "#me-lives" if p["seat"] == replay["you"] else \
+            f"#opponents [data-seat='{p['seat']}'] .lives"
+        assert page.inner_text(where) == (p["points_text"] or p["lives_text"]), (k, p)
+    assert page.get_attribute("#discard", "data-top") == (st["top_discard"] or "")
+    assert page.inner_text("#stock-count") == str(st["stock"])
+    return None
+
+
+def test_the_game_over_standings_list_the_players_by_place(page: Any, server: Server) -> None:
+    """A player who went out later finishes above the person who went out first: the
+    standings follow the places, as "Your place" does."""
+    for _ in range(10):  # the person knocks at once, so it is usually out first
+        final = server.play_through_api({"players": 3, "opponents": "greedy"}, until="game")
+        if final["summary"]["place"] == 3:
+            break
+    else:
+        raise AssertionError("the person never finished last in 10 games")
+    places = final["summary"]["places"]
+    page.goto(server.url + f"#game={final['id']}")
+    page.wait_for_selector("#gameover:not([hidden])")
+    assert "Your place\n3rd" in page.inner_text("#gameover")
+    names = ["You", *(f"{p['name']} (" for p in final["players"][1:])]
+    rows = page.eval_on_selector_all("#gameover table.standings tr",
+                                     "els => els.slice(1).map((e) => e.innerText)")
+    seats = [next(s for s, name in enumerate(names) if name in row) for row in rows]
+    assert seats == sorted(range(3), key=lambda s: (places[s], s))
+    assert seats[-1] == final["you"] and rows[-1].startswith("3rd\tYou")
+
+
+def test_the_replay_is_played_on_the_game_table_naming_players_as_the_table_does(
+        page: Any, server: Server) -> None:
+    """A replay is the game table, step by step: the seats named as in the live game
+    ("Alice (PPO)", never the agent's spec), every hand face up where it is held, the pile,
+    the stock, the lives, this hand's log; a click on a card plays nothing."""
+    final = server.play_through_api({"players": 3, "opponents": "ppo:scat_ppo_set"},
+                                    until="game")
+    replay = server.get(f"/api/games/{final['id']}/replay")
+    page.goto(server.url + f"#replay={final['id']}")
+    wait_for_first_step(page)
+    assert page.is_visible("#view-table") and page.is_visible("#view-replay")
+    for seat in (1, 2):
+        head = page.inner_text(f"#opponents [data-seat='{seat}'] .seat-head")
+        assert head.startswith(f"{final['players'][seat]['name']} (PPO)"), head
+    assert "ppo:" not in page.inner_text("main")
+    assert not page.is_visible("#actions") and not page.is_visible("#hint-button")
+    page.locator("#hand .card").first.click()  # nothing is played, nothing is said
+    assert page.inner_text("#message") == ""
+    shown = 0
+    for _ in range(60):
+        check_replay_frame(page, replay)
+        logged = page.eval_on_selector_all("#log li", "els => els.map((e) => e.innerText)")
+        assert logged and logged[0].startswith("Hand ")  # this hand's log, from its deal
+        assert page.inner_text("#r-text") in logged
+        shown += 1
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    check_replay_frame(page, replay)
+    assert shown == 60
+
+
+def test_next_showdown_lands_on_the_showdown_of_the_hand_then_the_next_deal(
+        page: Any, server: Server) -> None:
+    """"Next showdown" shows the hand as it ended: every hand at its seat, the showdown's
+    panel under it; the step after it is the next hand's deal, with no showdown shown."""
+    final = server.play_through_api({"players": 3, "opponents": "random"}, until="game")
+    replay = server.get(f"/api/games/{final['id']}/replay")
+    results = [r for s in replay["steps"] for r in s["results"]]
+    page.goto(server.url + f"#replay={final['id']}")
+    wait_for_first_step(page)
+    for result in results[:3]:
+        page.click("#r-showdown")
+        shown = check_replay_frame(page, replay)
+        assert shown == result
+        assert page.is_visible("#showdown") and page.inner_text("#t-title").count(
+            f"hand {result['hand_number']} ") == 1
+        if result is results[-1]:
+            break
+        page.keyboard.press("ArrowRight")
+        assert check_replay_frame(page, replay) is None or page.is_visible("#showdown")
+        if not page.is_visible("#showdown"):  # (a dealt 31 ends the next hand at once)
+            assert f"hand {result['hand_number'] + 1} " in page.inner_text("#t-title")
+            first = page.locator("#log li").first.inner_text()
+            assert first.startswith(f"Hand {result['hand_number'] + 1} · ")
+            page.keyboard.press("ArrowLeft")
+            assert check_replay_frame(page, replay) == result
+
+
+def test_sudden_death_shows_one_card_at_each_seat(page: Any, server: Server) -> None:
+    """Moyer's sudden death deals one card each, face down: the table shows one card back
+    at every seat, the person's own included, until the dealer decides."""
+    game = server.post("/api/games", {"players": 3, "opponents": "random", "rules": "moyer"})
+    game = game["game"]
+    for _ in range(400):
+        if game["phase"] == "sudden_death" or game["status"] != "playing":
+            break
+        legal = [m["action"] for m in game["legal"]]
+        action = 54 if 54 in legal else legal[0]
+        game = server.post(f"/api/games/{game['id']}/move",
+                           {"action": action, "seq": game["seq"]})["game"]
+    assert game["phase"] == "sudden_death", "the person deals a hand of the game"
+    page.goto(server.url + f"#game={game['id']}")
+    ready(page)
+    assert page.locator("#hand .card").count() == 1
+    assert page.locator("#hand .card.back").count() == 1
+    for p in game["players"][1:]:
+        if not p["out"]:
+            seat = f"#opponents [data-seat='{p['seat']}'] .cards .card"
+            assert page.locator(seat).count() == 1 == p["held"]
+    assert "call sudden death" in page.inner_text("#prompt")
+
+
+def text_lines(page: Any, selector: str) -> list[float]:
+    """How many lines the text of each element of ``selector`` takes: its text's height
+    over the height of one line of the same font."""
+    return page.eval_on_selector_all(selector, """els => els.map((e) => {
+      const r = document.createRange();
+      r.selectNodeContents(e);
+      const rects = [...r.getClientRects()].filter((x) => x.width > 0);
+      if (!rects.length) return 0;
+      const top = Math.min(...rects.map((x) => x.top));
+      const bottom = Math.max(...rects.map((x) => x.bottom));
+      return (bottom - top) / (parseFloat(getComputedStyle(e).fontSize) * 1.25);
+    })""")
+
+
+def test_a_phone_names_no_keys_and_its_showdown_keeps_each_column_to_one_line(
+        browser: Any, server: Server) -> None:
+    """On a touch screen nothing says to type a card or press Enter, and at 390 px the
+    showdown fits the screen with every column's text on one line."""
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True,
+                             has_touch=True)
+    try:
+        phone.set_default_timeout(WAIT_MS)
+        start(phone, server, players=4, opponents="greedy")
+        prompts = []
+        for moves in range(MAX_MOVES):
+            ready(phone)
+            if phone.get_attribute("body", "data-showdown") == "1":
+                break
+            prompts.append(phone.inner_text("#prompt"))
+            assert phone.locator("#actions kbd:visible").count() == 0
+            assert phone.inner_text("#hint-button") == "Hint"
+            assert not phone.is_visible("#keys")
+            phase = phone.get_attribute("body", "data-phase")
+            if phase == "draw" and moves > 2 and phone.locator("[data-action='54']").count():
+                phone.click("[data-action='54']")  # knock: a short hand
+            elif phase == "draw":
+                phone.click("#stock")
+            elif phase == "discard":
+                phone.locator("#hand .card.playable").first.click()
+            else:
+                phone.locator("#actions button").first.click()
+        else:
+            raise AssertionError("no hand ended")
+        assert any(p.startswith("Now discard a card: tap it") for p in prompts), prompts
+        for p in prompts:
+            assert "type it" not in p and "Enter" not in p, p
+        assert phone.inner_text("#showdown-continue") in ("Next hand", "See the end of the game")
+        panel = phone.locator("#showdown")
+        width = panel.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
+        assert width[0] <= width[1], width  # no column pushed out of the screen
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        lines = text_lines(phone, "#showdown table.result td:not(:nth-child(2))")
+        assert lines and max(lines) < 1.5, lines
+    finally:
+        phone.close()

@@ -21,7 +21,8 @@ const page = {
   lastAction: {},      // seat -> text of its last move this hand
   continueShowdown: null,
   replay: null,
-  replayStep: 0,
+  replayStep: 0,       // the frame of the replay shown (replayFrames)
+  replayFrames: null,
   replayTimer: null,   // the replay stepping on by itself
   metrics: { load: null, moves: [] },
 };
@@ -68,12 +69,24 @@ async function api(method, path, body, raw = false) {
   return { data, ms: performance.now() - started, serverMs: timing ? Number(timing[1]) : null };
 }
 
+/** A touch screen, where no keyboard is at hand (a phone, a tablet): the page names no keys
+ * there and says "tap" where it says "click". Asked each time: a tablet may get a mouse. */
+function touchScreen() {
+  return matchMedia("(pointer: coarse)").matches || matchMedia("(hover: none)").matches;
+}
+
+/** " (s)" after a move the key `k` makes, or nothing on a touch screen. */
+const keyHint = (k) => (touchScreen() ? "" : ` (${k})`);
+const click = () => (touchScreen() ? "tap" : "click");
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const speedMs = () => SPEEDS[Number($("speed").value)]?.ms ?? 750;
 
 function show(view) {
   if (view !== "replay" && page.replayTimer) stopReplay();
-  for (const v of document.querySelectorAll(".view")) v.hidden = v.id !== `view-${view}`;
+  // a replay is shown on the game table, its controls above it
+  const shown = view === "replay" ? ["view-replay", "view-table"] : [`view-${view}`];
+  for (const v of document.querySelectorAll(".view")) v.hidden = !shown.includes(v.id);
   document.body.dataset.view = view;
 }
 
@@ -395,14 +408,16 @@ function render(state) {
     const b = el("button", m.action === ACTION.KNOCK ? "action knock" : "action");
     b.type = "button";
     b.dataset.action = m.action;
-    b.append(el("kbd", null, m.key), document.createTextNode(` ${m.label}`));
+    if (!touchScreen()) b.append(el("kbd", null, m.key), " ");
+    b.append(m.label);
     actions.append(b);
   }
   $("hint-button").hidden = !(s.status === "playing" && s.legal.length);
   $("last-result-button").hidden = !s.result;
   document.body.dataset.phase = s.phase;
-  $("keys").hidden = isGolf(s);
-  $("keys-golf").hidden = !isGolf(s);
+  $("keys").hidden = isGolf(s) || touchScreen();
+  $("keys-golf").hidden = !isGolf(s) || touchScreen();
+  $("hint-button").textContent = `Hint${keyHint("h")}`;
 }
 
 /** A race to points shows points where a lives game shows lives. */
@@ -441,7 +456,7 @@ function isGolf(s) {
 
 /** An opponent's cards as the person may see them: the hand in a teaching game, golf's
  * slots, else the cards it is known to hold (taken from the pile) face up, the rest face
- * down, as the terminal's table writes them. */
+ * down, as many as it holds (`held`: one each while sudden death is decided). */
 function opponentCards(s, p) {
   const small = { small: true };
   if (p.hand) return p.hand.map((c) => cardEl(c, small));
@@ -452,11 +467,12 @@ function opponentCards(s, p) {
     k.title = isGolf(s) ? "face up" : "taken from the discard pile: everyone saw it";
     return k;
   });
-  while (out.length < 3) out.push(backEl(small));
+  while (out.length < (p.held ?? 3)) out.push(backEl(small));
   return out;
 }
 
-/** The person's hand as buttons: a click discards a card the rules allow. */
+/** The person's hand as buttons: a click discards a card the rules allow. Before the
+ * person has looked (a throw-down, sudden death) the cards held lie face down. */
 function handCards(s) {
   const out = [];
   for (const c of s.hand) {
@@ -472,7 +488,8 @@ function handCards(s) {
     out.push(b);
   }
   if (s.hand.length === 0 && s.status === "playing") {
-    for (let i = 0; i < 3; i += 1) out.push(backEl());
+    const held = s.players[s.you].held ?? 3;
+    for (let i = 0; i < held; i += 1) out.push(backEl());
   }
   return out;
 }
@@ -550,16 +567,17 @@ function promptFor(s) {
   if (!s.legal.length) return "The other players are moving.";
   if (s.phase === "draw") return drawPrompt(s);
   if (s.phase === "discard") {
-    return s.taken ? `Now discard a card: click it, or type it like kh and Enter (not the `
-      + `${cardText(s.taken)} you took).` : "Now discard a card: click it, or type it like kh and Enter.";
+    const how = touchScreen() ? "tap it" : "click it, or type it like kh and Enter";
+    return s.taken ? `Now discard a card: ${how} (not the ${cardText(s.taken)} you took).`
+      : `Now discard a card: ${how}.`;
   }
   if (s.phase === "golf_draw") {
     return "Your turn: draw from the stock, or take the top discard into a slot.";
   }
   if (s.phase === "golf_place") {
-    return s.taken ? "Put the card you took face up in a face-down slot: click the slot."
-      : "Click a face-down slot to put the card there, or discard it and turn a slot up "
-        + "(buttons below).";
+    return s.taken ? `Put the card you took face up in a face-down slot: ${click()} the slot.`
+      : `${click() === "tap" ? "Tap" : "Click"} a face-down slot to put the card there, or `
+        + "discard it and turn a slot up (buttons below).";
   }
   if (s.phase === "blind") return "Throw-down: call it blind, or look at your cards.";
   if (s.phase === "sudden_death") return "You deal: call sudden death, or deal on.";
@@ -578,7 +596,9 @@ function setPiles(pile, stock) {
   $("stock").querySelector(".card").classList.toggle("gone", stock === 0);
 }
 
-function logEvent(e, state) {
+/** Adds `e` to this hand's log, scrolled into sight unless `scroll` is false (a replay
+ * redraws the whole log at each step and scrolls it once). */
+function logEvent(e, state, scroll = true) {
   const li = el("li", `ev ev-${e.kind}`);
   li.append(el("span", null, e.text));
   if (e.why) li.append(el("span", "why", ` ${e.why}`));
@@ -587,7 +607,7 @@ function logEvent(e, state) {
     page.lastAction = {};
   }
   $("log").append(li);
-  li.scrollIntoView({ block: "nearest" });
+  if (scroll) li.scrollIntoView({ block: "nearest" });
   if (e.seat !== null && e.seat !== undefined && e.kind !== "deal" && e.kind !== "game_over"
       && state && e.seat !== state.you) {
     const prefix = `${nameOf(state, e.seat)} `;
@@ -807,9 +827,8 @@ function showdownPanel(result, state, finalLives) {
     const lost = result.lives_lost[key] || 0;
     tr.append(el("td", lost ? "num lost" : "num", lost ? `-${lost}` : "0"));
     const after = result.lives_after[seat];
-    const now = finalLives && state.players[seat].lives === after ? state.players[seat].lives_text
-      : (after > 0 ? `${after} left` : "out");
-    tr.append(el("td", null, now));
+    tr.append(nowCell(after, finalLives && state.players[seat].lives === after
+      ? state.players[seat].lives_text : null));
     if (lost) tr.classList.add("loser");
     table.append(tr);
   }
@@ -819,6 +838,20 @@ function showdownPanel(result, state, finalLives) {
     ? result.text.slice(result.rule_text.length).trim() : result.text;
   if (rest) box.append(el("p", "result-text", rest));
   return box;
+}
+
+/** A showdown's "Now": the lives a hand left a seat, in the preset's `words` when given
+ * ("on the county, 1 life left"), with the count alone ("1 left") beside them, which a
+ * phone shows instead so that the column keeps to one line. */
+function nowCell(after, words) {
+  const count = after > 0 ? `${after} left` : "out";
+  const td = el("td", "now");
+  td.append(el("span", "now-words", words || count));
+  if (words && words !== count) {
+    td.classList.add("has-count");
+    td.append(el("span", "now-count", count));
+  }
+  return td;
 }
 
 /** The opponents' hands the result shows, turned face up in their places at the table; in
@@ -867,7 +900,7 @@ function showShowdown(result, state, finalLives) {
   const panel = $("showdown");
   panel.replaceChildren(showdownPanel(result, state, finalLives));
   const go = el("button", "primary", state.status === "over" && finalLives
-    ? "See the end of the game (Enter)" : "Next hand (Enter)");
+    ? `See the end of the game${keyHint("Enter")}` : `Next hand${keyHint("Enter")}`);
   go.type = "button";
   go.id = "showdown-continue";
   panel.append(go);
@@ -895,11 +928,10 @@ function showGameOver(s) {
   panel.append(el("h2", null, you ? "You win!" : `${winners.join(" and ") || "Nobody"} `
     + `win${winners.length === 1 ? "s" : ""} the game.`));
   const sm = s.summary || {};
-  const ord = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
   const dl = el("dl", "summary");
   const golf = isGolf(s);  // golf has no knocking and no 31 declared: those rows say nothing
   const rows = [
-    ["Your place", sm.place ? ord(sm.place) : "\u2013"],
+    ["Your place", sm.place ? ordinal(sm.place) : "\u2013"],
     ["Hands played", sm.hands], golf ? null : ["31s", sm.thirty_ones],
     golf ? null : ["Knocks", `${sm.knocks} (yours: ${sm.your_knocks})`],
     [hasPoints(s) ? "Hands you lost" : "Lives you lost", hasPoints(s) ? sm.your_hands_lost
@@ -921,21 +953,35 @@ function showGameOver(s) {
   panel.scrollIntoView({ block: "nearest" });
 }
 
-/** Where every player ended: the winner first, then by lives (or points) left. */
+/** "1st", "2nd", "3rd", "11th". */
+function ordinal(n) {
+  const teen = n % 100 > 10 && n % 100 < 14;
+  return `${n}${["th", "st", "nd", "rd"][teen || n % 10 > 3 ? 0 : n % 10]}`;
+}
+
+/** Where every player ended, listed by place (the server's `places`: in a lives game a
+ * player who went out later ranks higher, those out in the same hand share a place), the
+ * same place in seat order. */
 function standings(s) {
   const table = el("table", "standings");
   const head = el("tr");
-  for (const h of ["Player", hasPoints(s) ? "Points" : "Lives"]) head.append(el("th", null, h));
+  for (const h of ["Place", "Player", hasPoints(s) ? "Points" : "Lives"]) {
+    head.append(el("th", null, h));
+  }
   table.append(head);
-  const score = (p) => (hasPoints(s) ? p.points : p.lives);
-  const won = (p) => ((s.winner || []).includes(p.seat) ? 1 : 0);
-  const order = [...s.players].sort((a, b) => won(b) - won(a) || score(b) - score(a));
+  const won = (p) => (s.winner || []).includes(p.seat);
+  const places = (s.summary && s.summary.places) || [];
+  const place = (p) => places[p.seat] ?? (won(p) ? 1 : s.players.length);
+  const order = [...s.players].sort((a, b) => place(a) - place(b) || a.seat - b.seat);
   for (const p of order) {
     const tr = el("tr");
+    tr.dataset.seat = p.seat;
     const me = p.name === "You" ? "You" : `${p.name} (you)`;
     const who = el("td", null, p.seat === s.you ? me : `${p.name} (${p.label})`);
     if (won(p)) who.append(el("span", "badge winner", "winner"));
-    tr.append(who, el("td", null, p.out ? "out" : scoreText(s, p)));
+    const at = places[p.seat];
+    tr.append(el("td", null, at ? ordinal(at) : "\u2013"), who,
+      el("td", null, p.out ? "out" : scoreText(s, p)));
     table.append(tr);
   }
   return table;
@@ -994,15 +1040,18 @@ async function play(action) {
 function whyNotCard(s, card) {
   if (!s.hand.includes(card)) return `You don't hold the ${cardText(card)}.`;
   if (isGolf(s)) {
-    return s.phase === "golf_place" ? "Click a face-down slot to put the card there."
-      : "Draw first: click the stock (s) or take the top discard (d).";
+    return s.phase === "golf_place" ? `${click() === "tap" ? "Tap" : "Click"} a face-down slot `
+      + "to put the card there." : golfDrawFirst();
   }
   if (s.phase === "draw") {
     const has = (action) => s.legal.some((m) => m.action === action);
     const ways = [];
-    if (has(ACTION.STOCK)) ways.push("click the stock (s)");
-    if (has(ACTION.TAKE)) ways.push(has(ACTION.STOCK) ? "the discard pile (d)" : "click the discard pile (d)");
-    const rest = [has(ACTION.KNOCK) && "knock (k)", has(ACTION.END_PLAY) && "end the play (e)"]
+    if (has(ACTION.STOCK)) ways.push(`${click()} the stock${keyHint("s")}`);
+    if (has(ACTION.TAKE)) {
+      ways.push(`${has(ACTION.STOCK) ? "" : `${click()} `}the discard pile${keyHint("d")}`);
+    }
+    const rest = [has(ACTION.KNOCK) && `knock${keyHint("k")}`,
+      has(ACTION.END_PLAY) && `end the play${keyHint("e")}`]
       .filter(Boolean);
     return `Draw first: ${ways.join(" or ")}${rest.map((r) => `, or ${r}`).join("")}.`;
   }
@@ -1013,6 +1062,10 @@ function whyNotCard(s, card) {
   return "You cannot discard now.";
 }
 
+function golfDrawFirst() {
+  return `Draw first: ${click()} the stock${keyHint("s")} or take the top discard${keyHint("d")}.`;
+}
+
 /** Golf: a click on slot `i` puts the card held there (face up). */
 function trySlot(i) {
   const s = page.game;
@@ -1020,7 +1073,7 @@ function trySlot(i) {
   const place = s.legal.find((m) => m.action === GOLF.PLACE + i);
   if (place) return play(place.action);
   if (s.phase === "golf_draw") {
-    return say("Draw first: click the stock (s) or take the top discard (d).");
+    return say(golfDrawFirst());
   }
   if ((s.players[s.you].slots || [])[i]) return say(`Slot ${i + 1} is already face up.`);
   return say("You cannot put a card there now.");
@@ -1040,10 +1093,11 @@ function tryPile(action) {
   if (s.status === "over") return say("The game is over.");
   if (s.legal.some((m) => m.action === action)) return play(action);
   if (s.phase === "discard") {
-    return say("You hold four cards: discard one first (click it, or type it like kh and Enter).");
+    const how = touchScreen() ? "tap it" : "click it, or type it like kh and Enter";
+    return say(`You hold four cards: discard one first (${how}).`);
   }
   if (s.phase === "golf_place") {
-    return say(s.taken ? "Put the card you took in a face-down slot: click the slot."
+    return say(s.taken ? `Put the card you took in a face-down slot: ${click()} the slot.`
       : "To discard the card, choose the slot to turn face up (the buttons below).");
   }
   return say(action === ACTION.STOCK ? "You cannot draw from the stock now."
@@ -1167,7 +1221,7 @@ function tableKey(ev) {
   showTyped();
 }
 
-// -- replays -----------------------------------------------------------------------------
+// -- replays: the finished game on the table, every hand face up -----------------------------
 async function openReplay(id) {
   $("r-pos").textContent = "";  // nothing of a replay shown before this one is drawn
   $("r-title").textContent = "Loading the replay\u2026";
@@ -1179,100 +1233,192 @@ async function openReplay(id) {
 
 function showReplay(replay, title) {
   page.replay = replay;
+  page.replayFrames = replayFrames(replay);
   show("replay");
+  hidePanels();
   const names = replay.players.map((p) => p.name).join(", ");
   $("r-title").textContent = `${title}: ${names} (${replay.rules.name.replaceAll("_", " ")} rules)`;
-  const slider = $("r-slider");
-  slider.max = replay.steps.length - 1;
+  $("r-slider").max = page.replayFrames.length - 1;
   replayStep(0);
   markReady(true);
 }
 
-function replayStep(i) {
-  const r = page.replay;
-  if (!r) return;
-  const n = r.steps.length;
-  const k = Math.max(0, Math.min(n - 1, i));
-  page.replayStep = k;
-  const step = r.steps[k];
-  const st = step.state;
-  $("r-slider").value = k;
-  $("r-pos").textContent = `step ${k + 1} of ${n}`;
-  $("r-text").textContent = step.text || "";
-  document.body.dataset.replayStep = k;
-  const golf = st.players.some((p) => Array.isArray(p.slots) && p.slots.length > 0);
-  const race = st.players.some((p) => p.points !== undefined && p.points !== null);
-  const table = el("table", "replay-table");
-  const head = el("tr");
-  const cards = golf ? "Slots (dimmed: face down at this step)" : "Hand (face up)";
-  for (const h of ["Player", cards, "Value", race ? "Points" : "Lives"]) {
-    head.append(el("th", null, h));
-  }
-  table.append(head);
-  for (const p of st.players) {
-    const info = r.players[p.seat] || { name: `seat ${p.seat}`, agent: "" };
-    const tr = el("tr");
-    if (st.to_move === p.seat) tr.classList.add("to-move");
-    if (step.seat === p.seat) tr.classList.add("acting");
-    const who = el("td");
-    who.append(el("b", null, info.name));
-    if (info.agent !== "you" || info.name !== "You") {
-      who.append(el("span", "agent", ` (${info.agent})`));
+/** The replay cut into what the table shows one screen at a time: a decision's move, and
+ * where it ended a hand, that hand's showdown (the hands as they ended, before the next
+ * deal) and then the next deal, as the live game shows them. Each frame has its events
+ * (the log), its table (a STATE for `render`) and the result it shows, if any. */
+function replayFrames(r) {
+  const frames = [];
+  let table = null;
+  r.steps.forEach((step, k) => {
+    let shown = [];
+    for (const e of step.events) {
+      shown.push(e);
+      if (e.kind !== "hand_over") continue;
+      table = showdownTable(r, k, shown, e.result, table);
+      frames.push({ step: k, events: shown, result: e.result, table });
+      shown = [];
     }
-    if (st.dealer === p.seat) who.append(el("span", "badge dealer", "dealer"));
-    if (st.knocker === p.seat) who.append(el("span", "badge knocked", "knocked"));
-    if (p.out) who.append(el("span", "badge out", "out"));
-    const hand = el("td");
-    const holding = st.drawn && st.to_move === p.seat ? st.drawn : null;
-    if (golf && p.slots && p.slots.length) {
-      hand.append(replaySlots(p, holding));
-    } else {
-      hand.append(cardRow(p.hand, { empty: p.out ? "out" : "\u2013" }));
-      const drawn = holding && hand.querySelector(`[data-card="${holding}"]`);
-      if (drawn) {  // the card just drawn, ringed as at the table
-        drawn.classList.add("drawn");
-        drawn.title = "just drawn";
-      }
-    }
-    const standing = race && !p.out ? (p.points_text ?? p.lives_text) : p.lives_text;
-    tr.append(who, hand, el("td", "num", p.value ?? "\u2013"), el("td", null, standing));
-    table.append(tr);
-  }
-  const piles = el("p", "piles");
-  piles.append(el("span", null, `Hand ${st.hand_number}, turn ${turnNumber(st)} \u00b7 stock ${st.stock} \u00b7 discard pile: `),
-    cardRow(st.top_discard ? [st.top_discard] : [], { empty: "empty" }));
-  $("r-table").replaceChildren(piles, table);
-  const res = $("r-result");
-  res.replaceChildren();
-  // the players' lives after this step, for the showdown's "Now" column in their words
-  const after = { players: r.players.map((p) => ({ ...p, ...(st.players[p.seat] || {}) })) };
-  for (const result of step.results || []) res.append(showdownPanel(result, after, true));
-  $("r-prev").disabled = k === 0;
-  $("r-first").disabled = k === 0;
-  $("r-next").disabled = k === n - 1;
-  $("r-last").disabled = k === n - 1;
-}
-
-/** A golf seat in the replay: its three slots in order, every card shown (the game is
- * over) but those the table had not seen yet at this step dimmed, and the card it holds
- * mid-turn ringed beside them, as at the table. */
-function replaySlots(p, holding) {
-  const row = cardRow(p.slots);
-  row.classList.add("slots");
-  [...row.children].forEach((card, i) => {
-    card.dataset.slot = i;
-    if (!(p.face_up || [])[i]) {
-      card.classList.add("face-down");
-      card.title = `slot ${i + 1}: face down at this step`;
+    const last = frames[frames.length - 1];
+    if (shown.length && shown.every((e) => e.kind === "game_over") && last && last.step === k) {
+      // the game's end is told below its last showdown, the winner marked at the table
+      last.events.push(...shown);
+      last.table = { ...last.table, status: "over", winner: r.winner !== null ? [r.winner] : null };
+    } else if (shown.length) {
+      table = replayTable(r, k, step.state);
+      frames.push({ step: k, events: shown, result: null, table });
     }
   });
-  if (holding) {
-    const held = cardEl(holding, { small: true });
-    held.classList.add("drawn", "held");
-    held.title = "held: drawn this turn, to be placed or discarded";
-    row.append(el("span", "held-label", "holding"), held);
+  return frames;
+}
+
+/** Seat `seat` as the table names it at step `k`: its name and agent label ("Alice",
+ * "PPO"), the label of the agent that took the seat over once it has. */
+function replaySeat(r, seat, k) {
+  const info = r.players[seat] || { name: `seat ${seat}`, agent: "", label: "" };
+  const over = (r.replacements || []).filter((x) => x.seat === seat && x.from_step <= k);
+  const label = over.length ? over[over.length - 1].label : info.label;
+  const you = r.you ?? 0;
+  // the seat at the bottom is the person's; in a game between agents, seat 0 with its label
+  const name = seat === you && label ? `${info.name} (${label})` : info.name;
+  return { name, agent: info.agent, label: seat === you ? "" : label };
+}
+
+/** A replay step's FULLSTATE as the STATE `render` draws: every hand face up (golf's slots
+ * in their order), no move on offer. */
+function replayTable(r, k, st) {
+  const you = r.you ?? 0;
+  const over = st.to_move === null;
+  const golf = r.rules.play === "golf";
+  const players = st.players.map((p) => ({
+    ...p, ...replaySeat(r, p.seat, k), known: [],
+    hand: golf ? p.slots : p.hand,
+    held: p.out ? 0 : (golf ? p.slots : p.hand).length,
+  }));
+  const me = players[you];
+  return {
+    id: r.game_id, status: over ? "over" : "playing", teaching: false, rules: r.rules, you,
+    to_move: st.to_move, phase: st.phase, dealer: st.dealer, knocker: st.knocker,
+    hand_number: st.hand_number, turn: st.turn, stock: st.stock, top_discard: st.top_discard,
+    discard_pile: st.discard_pile, hand: me.hand, hand_value: me.value,
+    drawn: st.to_move === you ? st.drawn : null, taken: null, legal: [], players,
+    events: [], result: null, winner: over && r.winner !== null ? [r.winner] : null,
+    summary: null, holding: st.drawn,
+  };
+}
+
+/** The table as a hand ended, before the next deal: `prev` (the frame before) with every
+ * hand the result shows face up in its place, the lives (or points) the hand left, and the
+ * card the ending move put on the pile. A hand that ended at its deal (a dealt 31) shows
+ * no pile. */
+function showdownTable(r, k, events, result, prev) {
+  const next = r.steps[k].state;
+  const move = events[0].kind === "hand_over" ? null : events[0];
+  const pile = move && prev ? [...prev.discard_pile] : [];
+  if (move && discardedBy(move)) pile.push(discardedBy(move));
+  const players = prev.players.map((p) => {
+    const key = String(p.seat);
+    const after = result.lives_after[p.seat];
+    const now = next.players[p.seat];
+    const points = result.points_after ? result.points_after[p.seat] : p.points;
+    return {
+      ...p, hand: result.hands[key] || [], held: (result.hands[key] || []).length,
+      slots: result.hands[key] && p.slots.length ? result.hands[key] : p.slots,
+      face_up: (p.face_up || []).map(() => true), value: result.values[key] ?? null,
+      lives: after,
+      lives_text: now.lives === after ? now.lives_text : (after > 0 ? `${after} left` : "out"),
+      points, points_text: result.points_after ? pointsText(prev, points) : p.points_text,
+    };
+  });
+  return {
+    ...prev, status: "playing", phase: "hand_over", to_move: null,
+    dealer: result.dealer, knocker: result.knocker, hand_number: result.hand_number,
+    discard_pile: pile, top_discard: pile.length ? pile[pile.length - 1] : null,
+    stock: move ? prev.stock : null, drawn: null, holding: null, players,
+    hand: players[prev.you].hand, hand_value: result.values[String(prev.you)] ?? null,
+    winner: null,
+  };
+}
+
+/** Frame `i` on the table: drawn by the live game's `render`, the log of its hand so far,
+ * the showdown's panel under the table when the frame ends a hand. */
+function replayStep(i) {
+  const frames = page.replayFrames;
+  if (!frames || !frames.length) return;
+  const n = frames.length;
+  const f = Math.max(0, Math.min(n - 1, i));
+  page.replayStep = f;
+  const frame = frames[f];
+  const s = frame.table;
+  $("r-slider").value = f;
+  $("r-pos").textContent = `step ${f + 1} of ${n}`;
+  $("r-text").textContent = frame.events[0].text;
+  document.body.dataset.replayStep = f;
+  document.body.dataset.replayDecision = frame.step;
+  let start = f;
+  while (start > 0 && frames[start].events[0].kind !== "deal") start -= 1;
+  page.lastAction = {};
+  $("log").replaceChildren();
+  for (const fr of frames.slice(start, f + 1)) {
+    for (const e of fr.events) logEvent(e, s, false);
   }
-  return row;
+  $("log").scrollTop = $("log").scrollHeight;
+  render(s);
+  markReplayCards(s);
+  const panel = $("showdown");
+  panel.hidden = !frame.result;
+  panel.replaceChildren();
+  if (frame.result) {
+    panel.append(showdownPanel(frame.result, s, true));
+    const end = frame.events.find((e) => e.kind === "game_over");
+    if (end) panel.append(el("p", "result-text", end.text));
+  }
+  $("prompt").textContent = "";
+  $("r-prev").disabled = f === 0;
+  $("r-first").disabled = f === 0;
+  $("r-next").disabled = f === n - 1;
+  $("r-last").disabled = f === n - 1;
+}
+
+/** What the replay shows beyond the live table, on the cards `render` drew: each hand's
+ * value, the card the mover holds ringed (an opponent's golf card held beside its slots),
+ * and in golf the slots still face down at this step dimmed (every card is shown). */
+function markReplayCards(s) {
+  for (const p of s.players) {
+    const own = p.seat === s.you;
+    const box = seatEl(p.seat);
+    if (!box || p.out) continue;
+    const golf = isGolf(s) && p.slots && p.slots.length;
+    const cards = [...box.querySelectorAll(own && golf ? "[data-slot]" : ".card[data-card]")];
+    if (golf) {
+      cards.forEach((c, i) => {
+        if ((p.face_up || [])[i]) return;
+        c.classList.add("face-down");
+        c.title = `slot ${i + 1}: face down at this step`;
+      });
+    }
+    const holding = s.holding && s.to_move === p.seat ? s.holding : null;
+    if (holding && !own) {
+      if (golf) {
+        const held = cardEl(holding, { small: true });
+        held.classList.add("held", "drawn");
+        held.title = "held: drawn this turn, to be placed or discarded";
+        const hold = el("span", "held-box");
+        hold.append(el("span", "held-label", "holding"), held);
+        box.append(hold);
+      } else {
+        const drawn = box.querySelector(`[data-card="${holding}"]`);
+        if (drawn) {
+          drawn.classList.add("drawn");
+          drawn.title = "just drawn";
+        }
+      }
+    }
+    if (!own && p.value !== null && p.value !== undefined) {
+      box.parentElement.querySelector(":scope > .known")
+        ?.replaceChildren(el("span", "muted", `worth ${p.value}`));
+    }
+  }
 }
 
 /** Steps the replay on by itself at the table's speed (at least a third of a second a
@@ -1282,12 +1428,12 @@ async function playReplay() {
     stopReplay();
     return;
   }
-  const r = page.replay;
-  if (!r) return;
-  if (page.replayStep >= r.steps.length - 1) replayStep(0);
+  const frames = page.replayFrames;
+  if (!frames) return;
+  if (page.replayStep >= frames.length - 1) replayStep(0);
   $("r-play").textContent = "Pause";
   const tick = () => {
-    if (page.replay !== r || page.replayStep >= r.steps.length - 1) {
+    if (page.replayFrames !== frames || page.replayStep >= frames.length - 1) {
       stopReplay();
       return;
     }
@@ -1303,12 +1449,12 @@ function stopReplay() {
   $("r-play").textContent = "Play";
 }
 
-/** The next step that ends a hand (its showdown). */
+/** The next showdown: the hands on the table as the hand being shown (or the next) ended. */
 function nextShowdown() {
-  const r = page.replay;
-  if (!r) return;
-  const k = r.steps.findIndex((st, i) => i > page.replayStep && (st.results || []).length);
-  replayStep(k < 0 ? r.steps.length - 1 : k);
+  const frames = page.replayFrames;
+  if (!frames) return;
+  const k = frames.findIndex((fr, i) => i > page.replayStep && fr.result);
+  replayStep(k < 0 ? frames.length - 1 : k);
 }
 
 async function uploadReplay(ev) {
@@ -1366,9 +1512,12 @@ function wire() {
   $("f-rules").addEventListener("change", showNotes);
   $("f-each").addEventListener("change", showSeatChoices);
   $("f-players").addEventListener("input", showSeatChoices);
-  $("stock").addEventListener("click", () => tryPile(ACTION.STOCK));
-  $("discard").addEventListener("click", () => tryPile(ACTION.TAKE));
+  // the table also shows replays, where a click on it plays nothing
+  const playing = () => document.body.dataset.view === "table";
+  $("stock").addEventListener("click", () => playing() && tryPile(ACTION.STOCK));
+  $("discard").addEventListener("click", () => playing() && tryPile(ACTION.TAKE));
   $("hand").addEventListener("click", (ev) => {
+    if (!playing()) return undefined;
     const slot = ev.target.closest("[data-slot]");
     if (slot) return trySlot(Number(slot.dataset.slot));
     const b = ev.target.closest("[data-card]");
