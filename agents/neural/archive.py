@@ -37,7 +37,7 @@ from typing import IO
 import numpy as np
 
 #: The most entries a ``.npz`` policy file may have: a network of the deepest architecture
-#: (16 layers) has 44 weights and the metadata.
+#: (16 layers) has at most 42 weights besides the metadata.
 MAX_POLICY_ENTRIES = 256
 #: The most entries a torch file may have (one per tensor). A native checkpoint of the
 #: shipped configs (128 parallel games, 8 snapshots) holds about 155; this bound lets a
