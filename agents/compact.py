@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import zipfile
+import zlib
 from functools import lru_cache
 from typing import Any
 
@@ -39,10 +40,18 @@ from scat_env.batch.active import active_observations, players_in
 from scat_env.batch.reference import C_KNOWN, compact_observation
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
+from scat_env.yamlfile import one_line
 
 from .base import Agent
 from .expert import ExpertAgent
-from .neural.policy_file import ACTION_WIDTHS, shipped_path
+from .neural.archive import (
+    MAX_POLICY_BYTES,
+    check_parameters,
+    open_policy_zip,
+    parameters_text,
+    read_npy,
+)
+from .neural.policy_file import ACTION_WIDTHS, MAX_METADATA_BYTES, shipped_path
 from .neural.policy_set import load_policy_set
 from .registry import register
 
@@ -65,7 +74,7 @@ COUNTERS = 6
 DENSE_SIZE = MAX_PLAYERS * SEAT_FEATURES + COUNTERS + (MAX_PLAYERS - 1) + 54  # + hand features
 POINT_SCALE = 1.0 / 41.0
 MAX_HIDDEN, MAX_LAYERS = 4096, 16
-MAX_FILE_BYTES = 512 * 2**20
+MAX_FILE_BYTES = MAX_POLICY_BYTES
 
 
 def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS,
@@ -112,66 +121,81 @@ def save_compact(path: str | os.PathLike[str], arrays: dict[str, np.ndarray],
     os.replace(tmp, path)
 
 
-class _Refused(ValueError):
-    """A check of :func:`load_compact` failed (its message is already the one line)."""
-
-
 def load_compact(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read and check a compact policy file; any problem is one ``ValueError`` line."""
+    """Read and check a compact policy file; any problem is one ``ValueError`` line.
+
+    Read as :func:`agents.neural.policy_file.load_policy` reads its files, never with
+    ``np.load``: the zip's directory is bounded before it is parsed, every ``.npy`` header
+    is checked before its array is allocated, and the architecture's parameter count before
+    any weight is read (:mod:`agents.neural.archive`)."""
     where = repr(str(path))
     if not os.path.isfile(path):
         raise ValueError(f"compact policy file {where} does not exist")
     if os.path.getsize(path) > MAX_FILE_BYTES:
-        raise ValueError(f"{where} is larger than any policy")
-    if not zipfile.is_zipfile(path):  # np.load would try a pickle (refused, but wordily)
+        raise ValueError(f"{where} is larger than any policy ({parameters_text()})")
+    if not zipfile.is_zipfile(path):
         raise ValueError(f"{where} is not a readable compact policy file (not a zip: "
                          "corrupt or truncated?)")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if METADATA not in data.files:
-                raise _Refused(f"{where} is not a compact policy file (no {METADATA})")
-            meta = json.loads(data[METADATA].tobytes().decode("utf-8"))
-            if not isinstance(meta, dict) or meta.get("kind") != COMPACT_KIND:
-                raise _Refused(f"{where} is not a compact policy file")
-            if meta.get("format_version") != FORMAT_VERSION:
-                raise _Refused(f"{where} has format version {meta.get('format_version')!r}; "
-                                 f"this scat-env reads version {FORMAT_VERSION}")
-            hidden, layers = meta.get("hidden"), meta.get("layers")
-            if (type(hidden) is not int or type(layers) is not int
-                    or not 1 <= hidden <= MAX_HIDDEN or not 1 <= layers <= MAX_LAYERS):
-                raise _Refused(f"{where}: hidden {hidden!r} / layers {layers!r} out of bounds")
-            if (meta.get("num_codes") != NUM_CODES
-                    or meta.get("num_actions") not in ACTION_WIDTHS):
-                raise _Refused(f"{where} was made for another observation or action space "
-                               f"(codes {meta.get('num_codes')!r}, actions "
-                               f"{meta.get('num_actions')!r})")
-            advice = meta.get("expert_advice", False)  # absent: written before the option
-            if not isinstance(advice, bool):
-                raise _Refused(f"{where}: expert_advice {advice!r} is not true or false")
-            shapes = expected_shapes(hidden, layers, meta["num_actions"], advice)
-            names = set(data.files) - {METADATA}
-            if names != set(shapes):
-                raise _Refused(f"{where}: weights do not fit the architecture")
-            arrays = {}
-            for name, shape in shapes.items():
-                a = data[name]
-                if a.dtype != np.float32 or a.shape != shape:
-                    raise _Refused(f"{where}: {name} is {a.dtype}{list(a.shape)}, expected "
-                                     f"float32{list(shape)}")
-                if not np.isfinite(a).all():
-                    raise _Refused(f"{where}: {name} holds a value that is not finite")
-                arrays[name] = a
-    except _Refused:
-        raise
-    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError,
-            NotImplementedError, RuntimeError, RecursionError) as exc:
-        # numpy's own errors (a bad .npy header, an object array) and the zip module's
+        with open_policy_zip(path, where) as zf:
+            arrays, meta = _read(zf, where)
+    except ValueError as exc:  # ours; values quoted from the file may be long
+        raise ValueError(one_line(str(exc))) from None
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
+            zlib.error) as exc:
+        # the zip module's: an unsupported compression, an encrypted member, bad deflate
         raise ValueError(f"{where} is not a readable compact policy file (corrupt or "
                          f"truncated?): {type(exc).__name__}") from None
     if content_hash(arrays, meta) != meta.get("sha256"):
         raise ValueError(f"{where}: its content does not match its hash (the file changed "
                          "after it was written)")
     return arrays, meta
+
+
+def _read(zf: zipfile.ZipFile, where: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and metadata of an open compact file, every check of :func:`load_compact`
+    but the hash."""
+    members = {n.removesuffix(".npy"): n for n in zf.namelist()}
+    if METADATA not in members:
+        raise ValueError(f"{where} is not a compact policy file (no {METADATA})")
+    raw = read_npy(zf, members.pop(METADATA), (None,), where, np.uint8, MAX_METADATA_BYTES)
+    try:
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ValueError(f"{where} is not a compact policy file (its metadata is not "
+                         "JSON)") from None
+    shapes = _check_meta(meta, where)
+    check_parameters(shapes, where)
+    if set(members) != set(shapes) or any(not n.endswith(".npy") for n in members.values()):
+        raise ValueError(f"{where}: weights do not fit the architecture")
+    arrays = {}
+    for name, shape in shapes.items():
+        a = read_npy(zf, members[name], shape, where, np.float32, MAX_FILE_BYTES)
+        if not np.isfinite(a).all():
+            raise ValueError(f"{where}: {name} holds a value that is not finite")
+        arrays[name] = a
+    return arrays, meta
+
+
+def _check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
+    """The weights' shapes a compact file's metadata declares, each field checked."""
+    if not isinstance(meta, dict) or meta.get("kind") != COMPACT_KIND:
+        raise ValueError(f"{where} is not a compact policy file")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{where} has format version {meta.get('format_version')!r}; "
+                         f"this scat-env reads version {FORMAT_VERSION}")
+    hidden, layers = meta.get("hidden"), meta.get("layers")
+    if (type(hidden) is not int or type(layers) is not int
+            or not 1 <= hidden <= MAX_HIDDEN or not 1 <= layers <= MAX_LAYERS):
+        raise ValueError(f"{where}: hidden {hidden!r} / layers {layers!r} out of bounds")
+    if meta.get("num_codes") != NUM_CODES or meta.get("num_actions") not in ACTION_WIDTHS:
+        raise ValueError(f"{where} was made for another observation or action space "
+                         f"(codes {meta.get('num_codes')!r}, actions "
+                         f"{meta.get('num_actions')!r})")
+    advice = meta.get("expert_advice", False)  # absent: written before the option
+    if not isinstance(advice, bool):
+        raise ValueError(f"{where}: expert_advice {advice!r} is not true or false")
+    return expected_shapes(hidden, layers, meta["num_actions"], advice)
 
 
 def dense_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int,

@@ -174,6 +174,7 @@ def read_meta(folder: Path) -> dict[str, Any]:
 def read_weights(folder: Path, meta: dict[str, Any]) -> dict[str, np.ndarray]:
     """``weights.pt`` of an export as numpy arrays, checked name by name and shape by shape
     against the architecture ``meta`` declares."""
+    from .neural.archive import check_parameters
     from .neural.policy_file import check_state_dict, safe_torch_load
 
     path = folder / WEIGHTS_FILE
@@ -182,9 +183,10 @@ def read_weights(folder: Path, meta: dict[str, Any]) -> dict[str, np.ndarray]:
         raise ValueError(f"{where} does not exist")
     if path.stat().st_size > MAX_WEIGHTS_BYTES:
         raise ValueError(f"{where} is too large ({path.stat().st_size:,} bytes)")
-    state = check_state_dict(safe_torch_load(path, where), where)
     arch = meta["architecture"]
     want = layer_shapes(arch["observation_size"], arch["hidden"], arch["layers"], NUM_ACTIONS)
+    check_parameters(want, where)  # before torch allocates what the file holds
+    state = check_state_dict(safe_torch_load(path, where), where)
     if set(state) != set(want):
         missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
         raise ValueError(f"{where} does not fit the architecture of {META_FILE} (missing "

@@ -32,6 +32,7 @@ from scat_env.actions import NUM_ACTIONS
 
 from .base import Agent
 from .compact import vector_inputs, vector_size, view_inputs
+from .neural.archive import MAX_PARAMETERS, check_parameters, check_zip_directory, parameters_text
 from .neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from .neural.policy_file import (
     ACTION_WIDTHS,
@@ -43,11 +44,15 @@ from .neural.policy_file import (
 from .policy import PolicyAgent, parse_policy_spec
 from .registry import register
 
-#: Largest ``policy.pth`` / ``policy.optimizer.pth`` read (a 4096x16 MLP is ~ 1 GB: refused
-#: long before); larger members are refused unread.
-MAX_WEIGHTS_BYTES = 256 * 2**20
+#: Largest ``policy.pth`` read: the weights of a policy of :data:`MAX_PARAMETERS` and 1 MiB
+#: of torch's framing; a larger member is refused unread.
+MAX_WEIGHTS_BYTES = 4 * MAX_PARAMETERS + 2**20
+#: Largest ``policy.optimizer.pth`` read: Adam keeps two moments per weight.
+MAX_OPTIMIZER_BYTES = 2 * MAX_WEIGHTS_BYTES
 #: Largest ``data`` member read (it is JSON; ours are a few kB).
 MAX_DATA_BYTES = 4 * 2**20
+#: The most entries an SB3 zip may have (it saves 6).
+MAX_SB3_ENTRIES = 64
 
 
 @dataclass
@@ -84,25 +89,24 @@ class SB3File:
         return policy
 
 
-def _member(zf: zipfile.ZipFile, name: str, where: str, limit: int) -> bytes:
+def _member(zf: zipfile.ZipFile, name: str, where: str, limit: int, why: str = "") -> bytes:
     """One member of the zip, refused unread when it says it is larger than ``limit`` and
-    cut off there whatever it says."""
+    cut off there whatever it says (``why``: the bound's reason, for the error)."""
     try:
         info = zf.getinfo(name)
     except KeyError:
         raise ValueError(f"{where} is not a stable-baselines3 model zip (no {name!r})") from None
     if info.file_size > limit:
-        raise ValueError(f"{where}: {name} is too large ({info.file_size:,} bytes)")
+        raise ValueError(f"{where}: {name} is too large ({info.file_size:,} bytes){why}")
     with zf.open(info) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
-        raise ValueError(f"{where}: {name} is too large")
+        raise ValueError(f"{where}: {name} is too large{why}")
     return data
 
 
-def _torch_member(zf: zipfile.ZipFile, name: str, where: str) -> Any:
-
-    blob = _member(zf, name, where, MAX_WEIGHTS_BYTES)
+def _torch_member(zf: zipfile.ZipFile, name: str, where: str, limit: int) -> Any:
+    blob = _member(zf, name, where, limit, f"; {parameters_text()}")
     return safe_torch_load(io.BytesIO(blob), f"{where} ({name})")
 
 
@@ -190,6 +194,7 @@ def _check_weights(weights: Any, where: str
     if actions not in ACTION_WIDTHS:
         actions = NUM_ACTIONS  # reported below as a shape that does not fit
     shapes = _expected_shapes(obs, pi, vf, actions)
+    check_parameters(shapes, where)
     if set(weights) != set(shapes):
         missing, extra = sorted(set(shapes) - set(weights)), sorted(set(weights) - set(shapes))
         raise ValueError(f"{where}: policy.pth does not fit an MlpPolicy (missing "
@@ -222,16 +227,18 @@ def read_sb3_zip(path: str | os.PathLike[str], optimizer: bool = False) -> SB3Fi
     if not os.path.isfile(path):
         raise ValueError(f"sb3 policy file {where} does not exist")
     try:
+        check_zip_directory(path, where, MAX_SB3_ENTRIES)
         zf = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile):
         raise ValueError(f"{where} is not a stable-baselines3 zip (corrupt or truncated?)") from None
     with zf:
         try:
-            weights = _torch_member(zf, "policy.pth", where)
+            weights = _torch_member(zf, "policy.pth", where, MAX_WEIGHTS_BYTES)
             pi, vf, players, actions, extra, compact = _check_weights(weights, where)
             out = SB3File(weights, pi, vf, players, actions, extra, compact=compact)
             if optimizer:
-                out.optimizer = _torch_member(zf, "policy.optimizer.pth", where)
+                out.optimizer = _torch_member(zf, "policy.optimizer.pth", where,
+                                              MAX_OPTIMIZER_BYTES)
                 if not isinstance(out.optimizer, dict):
                     raise ValueError(f"{where}: policy.optimizer.pth is not an optimizer state")
                 try:

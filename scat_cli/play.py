@@ -154,6 +154,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
+    from scat_env.names import MAX_RULES_NAME, is_shown
+
     from .game import PlaySession, new_game
     from .keystore import SealError
     from .rules import rules_from_arg
@@ -191,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         rules_file = args.rules or ""
         stem = Path(rules_file).stem
         if (rules.name == "custom" and rules_file.endswith((".yaml", ".yml"))
-                and len(stem) <= 40 and stem.isprintable() and not set(stem) & set("[]")):
+                and is_shown(stem, MAX_RULES_NAME)):
             rules = rules.replace(name=stem)  # show the file's name (if a screen can show it)
         players, specs = opponent_specs(args.players, args.opponents, rules)
         seed = args.seed if args.seed is not None else new_seed()

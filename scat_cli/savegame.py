@@ -78,6 +78,7 @@ from typing import Any
 
 from scat_env import GameState, HandResult, Rules, make_view, parse_card
 from scat_env.actions import NUM_ACTIONS, action_short, action_str
+from scat_env.names import check_shown
 from scat_env.yamlfile import one_line
 
 from . import keystore
@@ -189,20 +190,11 @@ MAX_NAME = 24
 
 
 def check_name(name: object) -> str:
-    """``name`` if it can be shown at a table, else ``ValueError``: a string of printable
-    characters, at most :data:`MAX_NAME` of them, no square brackets. A name is printed to
-    a terminal, so a control character in it (an escape sequence that clears the screen, a
-    carriage return that overwrites a line) would act on the player's terminal instead of
-    naming anyone, and brackets would read as the screen's own markup."""
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a player name must be a non-empty string, got {str(name)[:30]!r}")
-    if not name.isprintable():
-        raise ValueError(f"player name {name[:30]!r} holds control characters")
-    if "[" in name or "]" in name:  # the screen's markup: "[bold]" would restyle the table
-        raise ValueError(f"player name {name[:30]!r} holds a square bracket")
-    if len(name) > MAX_NAME:
-        raise ValueError(f"player name {name[:30]!r}... is longer than {MAX_NAME} characters")
-    return name
+    """``name`` if it can be shown at a table, else ``ValueError``: at most
+    :data:`MAX_NAME` printable characters, no square brackets (the rule every shown name
+    follows, :func:`scat_env.names.check_shown`: a name is printed to a terminal, where a
+    control character would act instead of naming anyone)."""
+    return check_shown(name, "player name", MAX_NAME)
 
 
 def parse_action(token: str) -> int:
@@ -535,7 +527,6 @@ class SavedGame:
         n = need("num_players", int)
         try:
             rules = Rules.from_dict(need("rules", dict), source="rules")
-            _shown_text(rules.name, "rules name", 40)
             created = _shown_text(data.get("created", ""), "created date", 40)
             players = [_player(p) for p in need("players", list)]
             actions = []
@@ -657,14 +648,9 @@ def _player(p: Any) -> PlayerEntry:
 
 
 def _shown_text(value: object, what: str, limit: int) -> str:
-    """``value`` if it may be printed as it is: a string of at most ``limit`` printable
-    characters and no square brackets (the screen's markup). A finished save is in clear and
-    anyone may edit it, and these fields reach the terminal."""
-    if (not isinstance(value, str) or len(value) > limit or not value.isprintable()
-            or "[" in value or "]" in value):
-        raise ValueError(f"bad {what} {str(value)[:30]!r}: at most {limit} printable "
-                         "characters, no square brackets")
-    return value
+    """``value`` if it may be printed as it is (:func:`scat_env.names.check_shown`): a
+    finished save is in clear and anyone may edit it, and these fields reach the terminal."""
+    return check_shown(value, what, limit, blank_ok=True)
 
 
 def _replacement(r: Any, num_players: int, num_actions: int) -> Replacement:

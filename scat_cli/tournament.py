@@ -13,8 +13,9 @@ games finish; ``--resume`` continues an interrupted run), ``results.json`` (dete
 ``results.md``, ``winrate.png``, ``ratings.png`` and ``timing.json``.
 
 ``--resume`` reads the log back as untrusted input: every record is checked against the
-configuration and a sample of the games is played again (``--verify all``: every one); a
-log that does not belong is refused in one line naming its file and line.
+configuration and the games are played again -- every one when that costs a few seconds,
+else a random sample (``--verify``); the last line says how many were; a log that does not
+belong is refused in one line naming its file and line.
 
 ``--backend ray`` plays the same games as Ray tasks on a cluster (``--ray-address``, else
 ``RAY_ADDRESS``, else a Ray instance started on this machine for the run): the same
@@ -84,9 +85,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                        help="continue the tournament in --out, playing only missing games")
     group.add_argument("--overwrite", action="store_true",
                        help="discard the games already in --out and start again")
-    p.add_argument("--verify", choices=("sample", "all"), default="sample",
-                   help="on --resume, re-play a sample of the logged games (5%%, at least 64; "
-                        "default) or all of them, and refuse a log they do not reproduce")
+    p.add_argument("--verify", choices=("auto", "sample", "all"), default="auto",
+                   help="on --resume, re-play the logged games and refuse a log they do not "
+                        "reproduce: 'auto' (default) all of them when that takes at most "
+                        "about 5 s more than a sample, else the sample; 'sample' a random "
+                        "5%% (at least 64); 'all' every one")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar and no table on stdout (files are still written)")
@@ -220,8 +223,8 @@ def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:
             print(f"played {result.played_now} games in {result.seconds:.1f} s "
                   f"({result.games_per_second:.1f} games/s, {result.workers} "
                   f"worker{'s' if result.workers != 1 else ''})")
-        if result.verified:
-            print(f"re-played {result.verified} logged games: each came out as logged")
+        if result.logged:
+            print(result.verify_line())
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .names import MAX_RULES_NAME, check_shown
+
 KNOCK_MODES = ("lowest", "gin")
 KNOCKER_TIES = ("safe", "all", "knocker_only")
 ALL_OUT = ("replay", "last_life")
@@ -162,6 +164,9 @@ class Rules:
                 raise bad(name, f"must be {' or '.join(t.__name__ for t in types)}")
 
         check_type("name", (str,))
+        # Shown in every title line: checked here, so a rules file, a saved game and a
+        # tournament log are held to one rule (scat_env.names)
+        check_shown(self.name, "Rules.name", MAX_RULES_NAME)
         for name in ("deck", "lives_name", "knock_mode", "knocker_tie", "all_out",
                      "declare_31", "throw_down", "scoring", "play"):
             check_type(name, (str,))

@@ -170,7 +170,8 @@ def test_the_sample_replays_five_percent_and_verify_all_every_game(tmp_path):
     first = run_tournament(cfg, out, workers=1, progress=False)
     assert first.verified == 0
     logged = len(first.games)
-    assert run_tournament(cfg, out, workers=1, progress=False, resume=True).verified == VERIFY_MIN
+    sampled = run_tournament(cfg, out, workers=1, progress=False, resume=True, verify="sample")
+    assert sampled.verified == VERIFY_MIN
     run = run_tournament(cfg, out, workers=1, progress=False, resume=True, verify="all")
     assert run.verified == logged and run.played_now == 0
     records = _records(out)
@@ -206,7 +207,7 @@ def test_a_genuine_log_resumes_to_the_same_results(finished, tmp_path, capsys):
     _write(out, records[::-1][:15])  # any order, any subset
     assert main([*CLI, "--out", str(out), "--resume"]) == 0
     assert _records(out) == _records(finished)
-    assert "re-played 15 logged games" not in capsys.readouterr().out  # --quiet
+    assert "verified 15 of 15 logged games" not in capsys.readouterr().out  # --quiet
 
 
 @pytest.mark.parametrize("single_hand", [False, True])

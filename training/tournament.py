@@ -43,16 +43,24 @@ belong:
   deterministic given the deal seed and the per-game agent seeds, so playing a logged key
   again must give the same record, byte for byte; a consistently forged record, or one
   written by other rules, agents or code, does not. Re-playing costs what playing cost, so
-  by default a resume re-plays a sample: :data:`VERIFY_FRACTION` (5%) of the logged games,
-  at least :data:`VERIFY_MIN` (64), or all of them when there are fewer, picked by the
-  system's random source so that whoever edits the log cannot know which lines are
-  checked (of 2,000 logged games 100 are re-played: editing 20 of them is caught with
-  probability 1 - C(1980, 100) / C(2000, 100) = 64%, editing 100 with 99.5%); ``verify="all"`` (``scat tournament --resume --verify all``) re-plays
-  every one. Measured on 2 cores, ``scat tournament --agents random,greedy,expert
-  --players 3 --games 2000 --workers 1``: the run takes 4.3 s of play; ``--resume`` of
-  the finished run takes 1.0 s in all with the sample (101 games re-played) and 4.9 s with
-  ``--verify all``; reading and checking its 2,004 lines (:func:`read_games` with the
-  config) takes 0.17 s.
+  by default (``verify="auto"``) a resume re-plays a sample first: :data:`VERIFY_FRACTION`
+  (5%) of the logged games, at least :data:`VERIFY_MIN` (64), or all of them when there are
+  fewer, picked by the system's random source so that whoever edits the log cannot know
+  which lines are checked; then, timed per game, the rest too when they are estimated to
+  take at most :data:`VERIFY_SECONDS` (5 s). Every record of a log of cheap agents is thus
+  re-played, and a single forged one is caught whichever it is; only a log whose full
+  re-play would cost more than that keeps to the sample (of 2,000 logged games 100 are
+  re-played: editing 20 of them is caught with probability 1 - C(1980, 100) / C(2000, 100)
+  = 64%, editing 100 with 99.5%), and the line a resume ends with says how many of the
+  logged games were re-played. ``verify="sample"`` keeps to the sample;
+  ``verify="all"`` (``scat tournament --resume --verify all``) re-plays every one. Measured
+  on 2 cores, ``scat tournament --agents random,greedy,expert --players 3 --games 2000
+  --workers 1``: the run takes 4.3 s of play; ``--resume`` of the finished run takes 1.0 s
+  in all with the sample (101 games re-played) and 4.9 s with ``--verify all``; reading and
+  checking its 2,004 lines (:func:`read_games` with the config) takes 0.17 s. On the same
+  2 cores shared with other work (the run took 21.9 s), the default resume timed its
+  sample, estimated the rest at 32 s and kept to the sample (4.1 s in all; ``--verify
+  all``: 16.9 s).
 
 Where games are played. ``backend="local"`` (the default) plays them in this process or a
 pool of worker processes on this machine; ``backend="ray"`` submits the same chunks of keys as
@@ -697,11 +705,16 @@ def _write_json(path: Path, obj: Any) -> None:
 
 # -- running -------------------------------------------------------------------------------
 #: How many logged games a resume re-plays to prove the log genuine (see the module notes):
-#: ``"sample"`` (the default) :data:`VERIFY_FRACTION` of them, at least :data:`VERIFY_MIN`,
-#: picked unpredictably; ``"all"`` every one.
-VERIFY_MODES = ("sample", "all")
+#: ``"auto"`` (the default) every one when that is estimated to cost at most
+#: :data:`VERIFY_SECONDS` more than the sample, else the sample; ``"sample"``
+#: :data:`VERIFY_FRACTION` of them, at least :data:`VERIFY_MIN`, picked unpredictably;
+#: ``"all"`` every one.
+VERIFY_MODES = ("auto", "sample", "all")
 VERIFY_FRACTION = 0.05
 VERIFY_MIN = 64
+#: What ``"auto"`` may spend re-playing the games the sample left out (estimated from the
+#: time the sample took, per game).
+VERIFY_SECONDS = 5.0
 
 
 @dataclass
@@ -716,6 +729,23 @@ class TournamentRun:
     seconds: float
     workers: int
     verified: int = 0
+    #: How many games the log held when the run began (``verified`` of them were re-played).
+    logged: int = 0
+    #: ``"auto"`` that kept to the sample: the estimated seconds re-playing the rest would
+    #: have taken; else ``None``.
+    rest_estimate_s: float | None = None
+
+    def verify_line(self) -> str:
+        """What a resume checked, in one line (``""`` when the log was empty)."""
+        if not self.logged:
+            return ""
+        line = (f"verified {self.verified:,} of {self.logged:,} logged games by re-playing "
+                "them: each came out as logged")
+        if self.verified < self.logged:
+            why = (f"re-playing the rest would take about {self.rest_estimate_s:.0f} s"
+                   if self.rest_estimate_s is not None else "a random sample")
+            line += f" ({why}; --verify all re-plays every one)"
+        return line
 
     @property
     def games_per_second(self) -> float:
@@ -731,7 +761,7 @@ def run_tournament(
     overwrite: bool = False,
     progress: bool = True,
     chunk_games: int | None = None,
-    verify: str = "sample",
+    verify: str = "auto",
     backend: str = "local",
     ray_address: str | None = None,
 ) -> TournamentRun:
@@ -803,13 +833,29 @@ def _logged_games(
 
 
 def _verify_sample(lines: list[tuple[int, dict[str, Any]]], mode: str) -> list[tuple[int, dict]]:
-    """The logged games a resume re-plays: every one, or an unpredictable sample (a system
-    random source, so whoever edits the log cannot know which records will be checked)."""
+    """The logged games a resume re-plays first: every one, or an unpredictable sample (a
+    system random source, so whoever edits the log cannot know which records will be
+    checked). ``"auto"`` starts with the sample (:func:`_verify_rest` may add the rest)."""
     if mode == "all" or len(lines) <= VERIFY_MIN:
         return list(lines)
     size = max(VERIFY_MIN, math.ceil(VERIFY_FRACTION * len(lines)))
     picked = secrets.SystemRandom().sample(range(len(lines)), size)
     return [lines[i] for i in sorted(picked)]
+
+
+def _verify_rest(lines: list[tuple[int, dict[str, Any]]], checked: list[tuple[int, int, int]],
+                 seconds: float, mode: str) -> tuple[list[tuple[int, int, int]], float | None]:
+    """For ``"auto"``: the logged games the sample left out, when re-playing them is
+    estimated (from ``seconds``, the sample's time) to take at most :data:`VERIFY_SECONDS`;
+    else none, and that estimate."""
+    left = len(lines) - len(checked)
+    if mode != "auto" or left <= 0:
+        return [], None
+    estimate = seconds / max(1, len(checked)) * left
+    if estimate > VERIFY_SECONDS:
+        return [], estimate
+    done = set(checked)
+    return [k for k in (game_key(rec) for _, rec in lines) if k not in done], None
 
 
 def _canonical(rec: dict[str, Any]) -> str:
@@ -1093,7 +1139,7 @@ def _run_locked(
     todo = [k for k in keys if k not in done]
     checks = [game_key(rec) for _, rec in _verify_sample(lines, verify)]
 
-    jobs = len(todo) + len(checks)
+    jobs = len(todo) + (len(checks) if verify == "sample" else len(lines))
 
     from tqdm import tqdm
 
@@ -1110,7 +1156,11 @@ def _run_locked(
                 chunk_games = max(1, min(64, jobs // (workers * 8) or 1))
             # Every re-play first: a log that does not belong is refused before this run
             # adds a line to it (or writes its config beside it).
+            began = time.perf_counter()
             for records in play(_chunked(checks, chunk_games)):
+                _check_replayed(games_path, logged, records)
+            rest, estimate = _verify_rest(lines, checks, time.perf_counter() - began, verify)
+            for records in play(_chunked(rest, chunk_games)):
                 _check_replayed(games_path, logged, records)
             if good_end is not None and good_end < games_path.stat().st_size:
                 _cut(games_path, good_end)
@@ -1135,4 +1185,5 @@ def _run_locked(
     # the number of workers (written to a temp file, then renamed: never half a log).
     write_atomic(games_path, "".join(json.dumps(rec, separators=(",", ":")) + "\n"
                                      for rec in games))
-    return TournamentRun(config, games, played, seconds, workers, len(checks))
+    return TournamentRun(config, games, played, seconds, workers, len(checks) + len(rest),
+                         len(lines), estimate)

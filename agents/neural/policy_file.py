@@ -12,10 +12,12 @@ A policy file is a ``.npz`` archive (numpy's zip of ``.npy`` arrays), read with
   ``metrics`` and ``sha256``, a hash of everything else (:func:`content_hash`).
 
 Loading checks, in this order and each as one ``ValueError`` line naming the file: the file
-exists and is a zip of this kind and version; the architecture lies within sane bounds and
-matches this scat-env's encoder; every array has the shape the architecture implies (read
-from its ``.npy`` header, before the array is allocated); and the hash matches (a flipped
-byte is refused).
+exists, its zip directory is no larger than a policy's (:mod:`.archive`, read before the zip
+module parses it), and it is a zip of this kind and version; the architecture lies within
+sane bounds, holds at most :data:`~.archive.MAX_PARAMETERS` weights and matches this
+scat-env's encoder; every array has the shape the architecture implies (read from its
+``.npy`` header, before the array is allocated); and the hash matches (a flipped byte is
+refused).
 
 Files written by earlier versions (``.pt``, a torch zip restricted to tensors) and training
 checkpoints are read by :func:`load_any` with ``torch.load(weights_only=True)`` where torch
@@ -31,7 +33,7 @@ import io
 import json
 import os
 import tempfile
-import tokenize
+import warnings
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -44,6 +46,16 @@ import numpy as np
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, PASS
 from scat_env.yamlfile import one_line
 
+from .archive import (
+    MAX_POLICY_BYTES,
+    MAX_POLICY_ENTRIES,
+    MAX_TORCH_ENTRIES,
+    check_parameters,
+    check_zip_directory,
+    open_policy_zip,
+    parameters_text,
+    read_npy,
+)
 from .encoding import EXTRA_PIECES, pieces_named, policy_observation_size
 from .forward import NumpyPolicy
 
@@ -65,7 +77,7 @@ MIN_TORCH = (2, 10)
 #: Sanity bounds checked before anything is allocated: a larger file is refused as corrupt.
 MAX_HIDDEN = 4096
 MAX_LAYERS = 16
-MAX_FILE_BYTES = 512 * 2**20
+MAX_FILE_BYTES = MAX_POLICY_BYTES
 MAX_METADATA_BYTES = 4 * 2**20
 #: Bounds of ``max_players`` (the engine's table sizes).
 PLAYERS_RANGE = (2, 10)
@@ -162,11 +174,13 @@ def _is_int(value: Any) -> bool:
 
 def is_policy_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is in this format (a zip holding ``metadata.json``), whatever its
-    name ends with: a torch ``.pt`` is a zip too, without that member."""
+    name ends with: a torch ``.pt`` is a zip too, without that member. A zip with more
+    entries than a policy has is not one (answered from its end record, unparsed)."""
     try:
+        check_zip_directory(path, repr(str(path)), MAX_POLICY_ENTRIES)
         with zipfile.ZipFile(path) as zf:
             return METADATA + ".npy" in zf.namelist()
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, ValueError, zipfile.BadZipFile):
         return False
 
 
@@ -176,9 +190,10 @@ def load_policy(path: str | os.PathLike[str]) -> PolicyFile:
     if not os.path.isfile(path):
         raise ValueError(f"policy file {where} does not exist")
     if os.path.getsize(path) > MAX_FILE_BYTES:
-        raise ValueError(f"{where} is larger than any policy ({os.path.getsize(path)} bytes)")
+        raise ValueError(f"{where} is larger than any policy ({os.path.getsize(path):,} "
+                         f"bytes; {parameters_text()})")
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open_policy_zip(path, where) as zf:
             return _read(zf, where)
     except ValueError as exc:  # ours, bounded here: values quoted from the file may be huge
         raise ValueError(one_line(str(exc))) from None
@@ -200,8 +215,7 @@ def _read(zf: zipfile.ZipFile, where: str) -> PolicyFile:
     if METADATA not in members:
         raise ValueError(f"{where} is not a scat policy file (no {METADATA}; a torch .pt "
                          "policy is read by training.policy_net, which needs torch)")
-    raw = _read_array(zf, members.pop(METADATA), (None,), where, np.uint8,
-                      MAX_METADATA_BYTES)
+    raw = read_npy(zf, members.pop(METADATA), (None,), where, np.uint8, MAX_METADATA_BYTES)
     try:
         metadata = json.loads(raw.tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -213,46 +227,17 @@ def _read(zf: zipfile.ZipFile, where: str) -> PolicyFile:
         raise ValueError(f"{where} has format version {metadata.get('format_version')!r}; "
                          f"this scat-env reads version {FORMAT_VERSION}")
     shapes = expected_shapes(check_arch(metadata, where), metadata["num_actions"])
+    check_parameters(shapes, where)
     if set(members) != set(shapes):
         missing, extra = sorted(set(shapes) - set(members)), sorted(set(members) - set(shapes))
         raise ValueError(f"{where}: weights do not fit the architecture (missing "
                          f"{missing or 'none'}, unexpected {extra or 'none'})")
-    arrays = {name: _read_array(zf, members[name], shapes[name], where, np.float32)
-              for name in sorted(shapes)}
+    arrays = {name: read_npy(zf, members[name], shapes[name], where, np.float32,
+                             MAX_FILE_BYTES) for name in sorted(shapes)}
     if content_hash(arrays, metadata) != metadata.get("sha256"):
         raise ValueError(f"{where}: content hash mismatch (the file was changed or damaged "
                          "after it was written)")
     return PolicyFile(arrays, metadata)
-
-
-def _read_array(zf: zipfile.ZipFile, member: str, shape: tuple[int | None, ...], where: str,
-                dtype: type, max_bytes: int = MAX_FILE_BYTES) -> np.ndarray:
-    """One ``.npy`` member, its header checked (dtype, shape; ``None`` = any length up to
-    ``max_bytes``) before the array is read."""
-    with zf.open(member) as fh:
-        version = np.lib.format.read_magic(fh)
-        if version not in ((1, 0), (2, 0)):
-            raise ValueError(f"{where}: {member} has .npy version {version}")
-        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                       else np.lib.format.read_array_header_2_0)
-        try:
-            got, fortran, got_dtype = read_header(fh)
-        except (ValueError, SyntaxError, tokenize.TokenError):
-            # numpy parses the header as Python literals (these are its errors); its own
-            # text here would advise allow_pickle=True
-            raise ValueError(f"{where}: {member} has a .npy header this reader does not "
-                             "accept (oversized or malformed)") from None
-        if got_dtype != np.dtype(dtype) or fortran or len(got) != len(shape) or any(
-                want is not None and g != want for g, want in zip(got, shape, strict=True)):
-            raise ValueError(f"{where}: {member} is {got_dtype}{list(got)}, expected "
-                             f"{np.dtype(dtype)}{list(shape)}")
-        count = int(np.prod(got, dtype=np.int64))
-        if count * np.dtype(dtype).itemsize > max_bytes:
-            raise ValueError(f"{where}: {member} is too large ({count} entries)")
-        data = fh.read(count * np.dtype(dtype).itemsize)
-    if len(data) != count * np.dtype(dtype).itemsize:
-        raise ValueError(f"{where}: {member} is truncated")
-    return np.frombuffer(data, dtype=dtype).reshape(got).copy()
 
 
 def save_policy(path: str | os.PathLike[str], arrays: Mapping[str, Any],
@@ -316,6 +301,7 @@ def load_any(path: str | os.PathLike[str]) -> PolicyFile:
         raise ValueError(f"{where} has torch format version {data.get('format_version')!r}; "
                          "this scat-env reads version 1")
     shapes = expected_shapes(check_arch(data, where), data["num_actions"])
+    check_parameters(shapes, where)
     state = check_state_dict(data.get("state_dict"), where)
     arrays = {k: v.detach().cpu().numpy() for k, v in state.items() if k in shapes}
     if set(arrays) != set(shapes) or any(arrays[k].shape != shapes[k] for k in shapes):
@@ -355,7 +341,11 @@ def safe_torch_load(source: str | os.PathLike[str] | io.BytesIO, where: str) -> 
     if isinstance(source, io.BytesIO):
         source.seek(0)
     try:
-        return torch.load(source, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            # torch warns before it refuses (a TorchScript archive, a pickle protocol other
+            # than 2), in lines that advise filing an issue: the refusal is the one line
+            warnings.simplefilter("ignore")
+            return torch.load(source, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, foreign pickle...
         raise torch_load_error(where, exc) from None
 
@@ -391,7 +381,9 @@ def check_torch_zip(file: str | os.PathLike[str] | io.BytesIO, where: str) -> No
     torch records a CRC-32 per member but does not check it on load: a flipped byte in
     tensor data loads silently. This reads every member once and compares (torch writes its
     members uncompressed, so a compressed member -- a possible zip bomb -- is refused
-    unread). A file that is no zip is left to ``torch.load``'s own error."""
+    unread), after its directory is bounded (at most :data:`MAX_TORCH_ENTRIES` entries). A
+    file that is no zip is left to ``torch.load``'s own error."""
+    check_zip_directory(file, where, MAX_TORCH_ENTRIES)
     try:
         zf = zipfile.ZipFile(file)
     except (OSError, zipfile.BadZipFile):
@@ -434,11 +426,13 @@ def torch_load_error(where: str, exc: BaseException) -> ValueError:
 
 
 def _is_torch_file(path: str | os.PathLike[str]) -> bool:
-    """A torch save: a zip whose members include ``<name>/data.pkl``."""
+    """A torch save: a zip whose members include ``<name>/data.pkl`` (and no more members
+    than a torch file has: a larger one is left to :func:`load_policy` to refuse)."""
     try:
+        check_zip_directory(path, repr(str(path)), MAX_TORCH_ENTRIES)
         with zipfile.ZipFile(path) as zf:
             return any(n.endswith("/data.pkl") for n in zf.namelist())
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, ValueError, zipfile.BadZipFile):
         return False
 
 
