@@ -14,9 +14,9 @@ reproducible. Minutes are what a person would spend at the pace of :data:`PACE`:
 per decision of theirs, the default ``--delay`` per opponent move, and a look at each
 showdown.
 
-Example (about 5 minutes on one core)::
+Example (a few minutes on one core)::
 
-    python scripts/game_lengths.py --games 40
+    python scripts/game_lengths.py --games 100
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def measure(preset: str, games: int, base_seed: int) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=40, help="games per preset (default 40)")
+    parser.add_argument("--games", type=int, default=100, help="games per preset (default 100)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game")
     parser.add_argument("--presets", default=None,
                         help="comma-separated presets to measure (default: all)")
