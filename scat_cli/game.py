@@ -42,6 +42,7 @@ from .humanio import (
     parse_command,
     yes,
 )
+from .lengths import preset_length_text
 from .savegame import (
     HUMAN,
     PlayerEntry,
@@ -233,6 +234,9 @@ class PlaySession:
         # No seed here: it deals every hand. It is shown when the game is over.
         self.print(f"[bold]{verb}[/]: {g.num_players} players, {g.rules.name} rules, "
                    f"game {g.game_id}.")
+        length = preset_length_text(g.rules)
+        if length:
+            self.print(f"[dim]{escape(length)}[/]")
         opponents = [(p.name, p.agent) for s, p in enumerate(g.players) if s != self.human]
         self.print(f"Opponents: {seats_by_spec(opponents)}.", soft_wrap=True)
         self.print(f"[dim]Saved as you play to {self.save_path} · ? for help[/]",
@@ -401,7 +405,8 @@ class PlaySession:
             if command.kind == QUIT:
                 self.confirm_quit()
             elif command.kind == HELP:
-                self.print(help_view(self.game.rules))
+                self.print(help_view(self.game.rules, self.console.width,
+                                     self.console.height))
             elif command.kind == HINT:
                 self.print(f"[cyan]Hint:[/] {escape(self._hint(view))}")
             elif command.kind == MENU:  # Enter on an empty line: the table and menu again

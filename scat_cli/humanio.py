@@ -54,7 +54,29 @@ ACTION_KEYS = {DRAW_STOCK: "s", DRAW_DISCARD: "d", KNOCK: "k", END_PLAY: "e"}
 
 
 class InputError(ValueError):
-    """The line typed cannot be played now; the message says why and what to do instead."""
+    """The line typed cannot be played now; the message says why and what to do instead,
+    in one line that fits an 80-column terminal after the screen's mark (at most
+    :data:`MAX_ERROR` characters, whatever was typed)."""
+
+
+#: The longest complaint: an 80-column row less the screen's "✗ " in front of it.
+MAX_ERROR = 78
+#: Characters of a typed line quoted back in a complaint (a pasted paragraph is not).
+MAX_ECHO = 16
+
+
+def echo(text: str, quoted: bool = True) -> str:
+    """What the person typed, for a complaint: quoted (control characters escaped) and cut
+    to :data:`MAX_ECHO` characters, so the complaint stays on one line."""
+    shown = repr(text) if quoted else text
+    if len(shown) > MAX_ECHO:
+        shown = shown[:MAX_ECHO - 4] + ("...'" if quoted else "...")
+    return shown
+
+
+def short_name(name: str, limit: int = 12) -> str:
+    """A player's name cut to ``limit`` characters for a one-line complaint."""
+    return name if len(name) <= limit else name[:limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -172,10 +194,9 @@ def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
     if view.phase == "discard":
         return "You can only knock instead of drawing, at the start of your turn."
     if view.knocker is not None:
-        who = "You" if view.knocker == view.seat else names[view.knocker]
+        who = "You" if view.knocker == view.seat else short_name(names[view.knocker])
         if rules.second_knock:
-            return (f"{who} already knocked this hand; only the next player after the "
-                    "knocker may knock too, on that turn.")
+            return f"{who} already knocked; only the next player after the knocker may."
         return f"{who} already knocked this hand; there is only one knock per hand."
     if not rules.first_turn_knock and view.turn < sum(view.active):
         return "These rules allow no knock on a player's first turn."
@@ -193,9 +214,18 @@ def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
 def _call_choices(view: PlayerView) -> str:
     """The answer to anything typed in a call phase (throw down or look, sudden death or
     deal on, declare 31 or keep quiet) that is not one of its choices."""
-    options = menu_options(view)
-    listed = " or ".join(f"{o.key} ({o.label.lower()})" for o in options)
+    listed = " or ".join(_keys_said([o.key for o in menu_options(view)]))
     return f"That is not a choice now. Choose {listed}, or its number."
+
+
+def _keys_said(keys: Sequence[str]) -> list[str]:
+    """Menu keys for one line: golf's numbered slots said once each ("place1/2/3"), so
+    the six moves of a golf turn fit a row."""
+    groups: dict[str, list[str]] = {}
+    for key in keys:
+        stem = key.rstrip("0123456789")
+        groups.setdefault(stem, []).append(key[len(stem):])
+    return [stem + "/".join(ends) for stem, ends in groups.items()]
 
 
 def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = None) -> Command:
@@ -217,7 +247,7 @@ def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = Non
             if opt.number == number:
                 return Command("action", opt.action)
         raise InputError(
-            f"There is no option {number}; choose 1-{len(options)} from the menu."
+            f"There is no option {echo(word, quoted=False)}; choose 1-{len(options)} from the menu."
         )
 
     for opt in options:
@@ -236,8 +266,7 @@ def parse_command(text: str, view: PlayerView, names: Sequence[str] | None = Non
         card = parse_card(raw)
     except ValueError:
         raise InputError(
-            f"I don't understand {raw!r}. Type a number from the menu, s/d/k/e, a card "
-            "such as 7c or 10h, ? for help, h for a hint, q to quit."
+            f"I don't understand {echo(raw)}: type a menu number, a card like 7c, or ?."
         ) from None
     return Command("action", _discard_or_explain(card, view))
 
@@ -248,34 +277,29 @@ def _why_not(action: int, view: PlayerView, names: Sequence[str]) -> str:
     if action == KNOCK:
         return _why_not_knock(view, names)
     if view.phase == "discard":
-        return (
-            "You have already drawn this turn; now discard a card "
-            "(type it, e.g. " + card_str(view.hand[0]).lower() + ", or its number)."
-        )
+        return (f"You have drawn already; now discard a card (e.g. "
+                f"{card_str(view.hand[0]).lower()}) or type its number.")
     if action == DRAW_STOCK:
         return "The stock is exhausted: take the top discard (d) or end the play (e)."
     if action == DRAW_DISCARD:
         return "The discard pile is empty: draw from the stock (s)."
     if action == END_PLAY:
-        return (
-            f"The stock still has {view.stock_size} card{'s' if view.stock_size != 1 else ''}; "
-            "you can end the play only once it is exhausted."
-        )
+        return (f"The stock still has {view.stock_size} card"
+                f"{'s' if view.stock_size != 1 else ''}; end the play once it is exhausted.")
     return "That move is not allowed now."
 
 
 def _discard_or_explain(card: int, view: PlayerView) -> int:
     if view.phase == "draw":
         return _raise(
-            f"Draw first: take from the stock (s) or the discard pile (d) before you "
+            f"Draw first: the stock (s) or the discard pile (d), then "
             f"discard{' the ' + sym(card) if card in view.hand else ''}."
         )
     if card not in view.hand:
         return _raise(f"You don't hold the {sym(card)}. Your cards: {_hand_text(view.hand)}.")
     if card == view.taken_card:
         return _raise(
-            f"You just took the {sym(card)} from the discard pile, so you may not put it "
-            "straight back. Discard another card."
+            f"You just took the {sym(card)} from the pile: you may not put it straight back."
         )
     if card not in view.legal_actions:  # pragma: no cover - the two checks above cover it
         return _raise(f"You cannot discard the {sym(card)} now.")

@@ -1,7 +1,8 @@
 """``scat play``: a game of Scat against agents, in the terminal.
 
 You sit at seat 0 ("You"); every other seat is an agent from :mod:`agents.registry`, by
-default the shipped policy set (:data:`agents.policy.DEFAULT_OPPONENT`). The game itself is
+default the best shipped policy that plays the table's size and rules
+(:func:`default_opponent`; ``scat play --help`` lists them). The game itself is
 :class:`scat_cli.game.PlaySession`; this module reads the command line. It imports only
 the standard library at module level, so ``scat --help`` does not load the game.
 
@@ -108,15 +109,71 @@ def default_opponent(players: int, rules: Rules | None = None) -> str:
     return FALLBACK_OPPONENT
 
 
-def _agents_epilog() -> str:
-    from agents.registry import available
+def default_opponents_text(rules: Rules | None = None) -> str:
+    """Who sits at a table of ``rules`` (standard if ``None``) without ``--opponents``, by
+    table size, as :func:`default_opponent` decides it: "ppo:scat_ppo_set at 2-6 players,
+    compact:scat_batch_set at 7-10 players". Written from the decision itself, so the help
+    cannot name one default while a table of eight gets another."""
+    from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
-    return "agents: " + "; ".join(f"{name} ({help})" for name, help in available().items())
+    runs: list[tuple[str, int, int]] = []
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        spec = default_opponent(n, rules)
+        if runs and runs[-1][0] == spec:
+            runs[-1] = (spec, runs[-1][1], n)
+        else:
+            runs.append((spec, n, n))
+    return ", ".join(f"{spec} at {lo}-{hi} players" if lo != hi else f"{spec} at {lo} players"
+                     for spec, lo, hi in runs)
+
+
+def default_opponents_by_preset() -> list[str]:
+    """:func:`default_opponents_text` for every preset, presets seated alike said once:
+    "standard and 19 presets like it: ppo:scat_ppo_set at 2-6 players, ..."."""
+    from scat_env import Rules
+    from scat_env.rules import PRESETS
+
+    groups: dict[str, list[str]] = {}
+    for name in PRESETS:
+        groups.setdefault(default_opponents_text(Rules.preset(name)), []).append(name)
+    lines = []
+    for text, names in groups.items():
+        if "standard" in names and len(names) > 1:
+            who = f"standard and {len(names) - 1} presets like it"
+        else:
+            who = ", ".join(names)
+        lines.append(f"{who}: {text}")
+    return lines
+
+
+def _epilog() -> str:
+    from agents.registry import available
+    from scat_env.rules import PRESETS
+
+    from .lengths import measured_players, minutes_text
+
+    usual = ", ".join(f"{name} {minutes_text(name).split(' ')[0]}" for name in PRESETS
+                      if minutes_text(name))
+    return (f"Default opponents by rules preset: {'; '.join(default_opponents_by_preset())}. "
+            "The first line of a game names its opponents.\n\n"
+            f"A game's usual minutes by --rules preset ({measured_players()} players, 4 s a "
+            f"move of yours; scat rules gives the ranges): {usual}.\n\n"
+            "Agents: " + "; ".join(f"{name} ({help})" for name, help in available().items()))
+
+
+class _Paragraphs(argparse.HelpFormatter):
+    """argparse's formatter, keeping the blank lines between the epilog's paragraphs (the
+    defaults, the lengths, the agents read as three things, not one block)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(super(_Paragraphs, self)._fill_text(part, width, indent)
+                           for part in text.split("\n\n"))
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "play",
+        formatter_class=_Paragraphs,
         help="play Scat against agents in the terminal",
         description=(
             "Play Scat against agents. You are seat 0 ('You'). Keys at your turn: a menu "
@@ -124,16 +181,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "7c to discard it, h (hint), ? (help), Enter (the table again), q (quit and "
             "save). Every game is saved as a JSON replay."
         ),
-        epilog_fn=_agents_epilog,  # listing the agents imports them: only for --help
+        epilog_fn=_epilog,  # the agents and the defaults import them: only for --help
     )
     p.add_argument("--players", type=int, default=None,
                    help="number of players, you included (default 3)")
     p.add_argument("--opponents", default=None, metavar="SPECS",
                    help="agent spec for every opponent, or a comma-separated list of one per "
-                        "opponent (e.g. expert,greedy); default: the shipped policy set "
-                        "(ppo:scat_ppo_set)")
+                        "opponent (e.g. expert,greedy); default: the best shipped policy for "
+                        "the table's size and rules (listed below)")
     p.add_argument("--rules", default=None,
-                   help="rules preset or a rules YAML file (default standard)")
+                   help="rules preset or a rules YAML file (default standard); a game's "
+                        "usual length per preset is listed below")
     p.add_argument("--seed", type=int, default=None,
                    help="game seed (shuffles and opponents); default random. It is sealed in "
                         "the save like a random one and shown when the game is over")

@@ -73,22 +73,55 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: The width ``scat rules`` keeps to: an 80-column terminal.
+WIDTH = 80
+
+
+def preset_list() -> list[str]:
+    """``scat rules``: one row per preset (its name, how long a game usually lasts, what
+    it changes), each note wrapped under its column so that no line passes :data:`WIDTH`."""
+    import textwrap
+
+    from scat_env.rules import PRESET_NOTES, PRESETS
+
+    from .lengths import measured_players, minutes_text
+
+    usual = {name: minutes_text(name).split(" (")[0] for name in PRESETS}
+    name_w = max(len(name) for name in PRESETS)
+    time_w = max(len("a game"), *(len(t) for t in usual.values()))
+    note_w = WIDTH - name_w - time_w - 4
+    lines = [f"{'preset':<{name_w}}  {'a game':<{time_w}}  what it changes"]
+    for name in PRESETS:
+        note = textwrap.wrap(PRESET_NOTES.get(name, ""), note_w) or [""]
+        lines.append(f"{name:<{name_w}}  {usual[name]:<{time_w}}  {note[0]}".rstrip())
+        lines += [" " * (name_w + time_w + 4) + more for more in note[1:]]
+    lines += ["", *textwrap.wrap(
+        f"A game: the median minutes at {measured_players()} players against the default "
+        "opponents, at 4 s a move of yours (scat rules NAME gives the range, and every field "
+        "of the preset; docs/RULES.md explains them).", WIDTH)]
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
     from scat_env import Rules
-    from scat_env.rules import PRESET_NOTES, PRESETS
+    from scat_env.rules import PRESET_NOTES, PRESET_SOURCES
+
+    from .lengths import preset_length_text
 
     if args.name is None:
-        width = max(len(name) for name in PRESETS)
-        for name in PRESETS:
-            print(f"{name:<{width}}  {PRESET_NOTES.get(name, '')}")
-        print("\nscat rules NAME shows every field of a preset; docs/RULES.md explains them.")
+        print("\n".join(preset_list()))
         return 0
     rules = rules_from_arg(args.name, flag="")
     standard = Rules()
     print(f"rules {rules.name!r}" + (f": {PRESET_NOTES[rules.name]}"
                                     if rules.name in PRESET_NOTES else ""))
+    if rules.name in PRESET_SOURCES:
+        print(f"  from: {PRESET_SOURCES[rules.name]}")
+    length = preset_length_text(rules)
+    if length:
+        print(f"  {length}")
     for f in fields(Rules):
         if f.name == "name":
             continue
@@ -101,4 +134,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_parser", "rules_from_arg", "run"]
+__all__ = ["add_parser", "preset_list", "rules_from_arg", "run"]

@@ -12,6 +12,7 @@ what the terminal tests read and what ``docs/PLAY.md`` captures.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -177,27 +178,39 @@ def lives_count(rules: Rules, n: int) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+#: What each kind of agent is, in words a person at the table knows: a policy from any
+#: trainer is a "trained AI" (which trainer made it is the saved game's business), a
+#: search a "search AI", the rule-based players by what they do.
+AGENT_KIND_LABELS = {"ppo": "trained AI", "compact": "trained AI", "sb3": "trained AI",
+                     "rllib": "trained AI", "ismcts": "search AI", "expert": "expert",
+                     "greedy": "greedy", "random": "random"}
+
+
 def agent_label(spec: str) -> str:
-    """A short name for an agent spec, for "Alice (PPO)": the kind, plus a short argument
-    ("threshold 25"); policy files and option lists are left to the saved game."""
+    """What an opponent is, in plain words, for "Alice (trained AI)": both front ends show
+    this beside a name (the terminal's table and the browser's). The full spec, paths and
+    options included, is left to the saved game and the start line."""
     if spec == "human":
         return ""
     kind, _, arg = spec.partition(":")
-    if kind in ("ppo", "sb3", "ismcts"):
-        return kind.upper()
-    if arg and len(arg) <= 4 and arg.replace(".", "").isdigit():
-        return f"{kind} {arg}"
-    return kind
+    if kind == "threshold":
+        return "never knocks" if arg == "never" else f"knocks at {arg[:4]}"
+    return AGENT_KIND_LABELS.get(kind, kind[:12])
 
 
 def seats_by_spec(players: Sequence[tuple[str, str]]) -> str:
-    """``(name, spec)`` pairs as "Alice and Bob: ppo:scat_ppo_set; Carol: expert": each spec
-    once, after the names of its seats (six copies of a long policy path do not fit a line)."""
+    """``(name, spec)`` pairs as "Alice and Bob: trained AI (ppo:scat_ppo_set); Carol:
+    expert": each spec once, after the names of its seats (six copies of a long policy path
+    do not fit a line), in plain words (:func:`agent_label`) with the spec that rebuilds it."""
     by_spec: dict[str, list[str]] = {}
     for name, spec in players:
         by_spec.setdefault(spec, []).append(name)
-    return "; ".join(f"{_names_list(range(len(seats)), [escape(n) for n in seats])}: "
-                     f"{escape(spec)}" for spec, seats in by_spec.items())
+    parts = []
+    for spec, seats in by_spec.items():
+        label = agent_label(spec)
+        what = escape(spec) if label in ("", spec) else f"{escape(label)} ({escape(spec)})"
+        parts.append(f"{_names_list(range(len(seats)), [escape(n) for n in seats])}: {what}")
+    return "; ".join(parts)
 
 
 def _cell_len(markup: str) -> int:
@@ -696,112 +709,22 @@ def _ordinal(n: int) -> str:
 
 
 # -- help ---------------------------------------------------------------------------------
-def help_view(rules: Rules) -> RenderableType:
-    """Keys and a short summary of the rules being played (from docs/RULES.md, in brief)."""
-    keys = (  # two columns, so keys and rules fit a 24-line terminal together
-        "[bold]Keys[/]\n"
-        "  1 2 3 ...  that move of the menu     s  draw from the stock\n"
-        "  d          take the top discard      k  knock, instead of drawing\n"
-        "  7c 7♣ 10h  discard that card         e  end the play (stock exhausted)\n"
-        "  h          hint: the expert's move   Enter  the table and menu again\n"
-        "  ?          this help                 q  quit: the game is saved, to resume"
-    )
-    r = rules
-    if r.play == "golf":
-        return _golf_help(r)
-    if r.scoring == "points":
-        return _race_help(r, keys)
-    bits = [
-        "[bold]The game[/]",
-        "  Hold three cards; a hand is worth the points of its best suit (A 11, K Q J 10, "
-        "others their pips), or its best single card. 31 is the best hand.",
-        "  Each turn: draw (stock or discard pile), then discard one card. You may not "
-        "discard the card you just took from the pile.",
-        "  Knock instead of drawing when you think you are not the lowest: everyone else "
-        "gets one more turn, then all hands are shown and the lowest hand loses a life.",
-        f"  A knocker who is lowest alone pays {lives_count(r, r.knocker_loss)}; "
-        + {"safe": "a knocker tied for lowest is safe.",
-           "all": "in a tie the knocker pays too.",
-           "knocker_only": "in a tie only the knocker pays."}[r.knocker_tie]
-        if r.knock_mode == "lowest" else
-        f"  Gin rules: a knock promises the highest hand; beaten, the knocker pays "
-        f"{lives_count(r, r.knocker_loss)}, otherwise everyone else pays.",
-        "  Make 31 and it is declared at once: everyone else loses a life "
-        f"(a knocker pays {lives_count(r, r.knocker_loss_on_31)}).",
-        "  When the stock runs out you may keep taking the discard, or end the play.",
-        f"  Everyone starts with {r.start_lives} lives ({escape(lives_label(r, r.start_lives))}"
-        + (", then one more on the county" if r.county and r.lives_name == "pennies" else "")
-        + "); the last player in wins.",
-    ]
-    extras = []
-    if r.min_knock:
-        extras.append(f"knock needs {r.min_knock}+")
-    if r.knock_needs_flush:
-        extras.append("knock needs three of one suit")
-    if r.three_of_a_kind is not None:
-        extras.append(f"three of a kind = {r.three_of_a_kind:g}")
-    if r.three_aces is not None:
-        extras.append(f"three aces = {r.three_aces:g}")
-    if r.straight_flush:
-        extras.append("straight flush = 30")
-    if not r.knock_when_stock_exhausted:
-        extras.append("no knock once the stock is exhausted")
-    if extras:
-        bits.append("  House rules in play: " + "; ".join(extras) + ".")
-    return Panel(Text.from_markup(keys + "\n\n" + "\n".join(bits)), title="Help",
-                 title_align="left", box=box.ROUNDED, expand=False)
+def help_view(rules: Rules, width: int = 80, height: int = 24) -> RenderableType:
+    """The keys and the rules being played (:mod:`scat_cli.helptext`, written from the
+    rules' fields), in a panel that fits ``width`` columns and, with the prompt under it,
+    ``height`` rows. Every preset fits 80x24 with a line per rule and every key listed; a
+    rules file with many options on gets the keys in one line (the menu shows each move's
+    key) and its rules as one paragraph, which wastes no row."""
+    from .helptext import SHORT_KEYS, key_lines, rules_lines
 
+    def panel(keys: list[str], sep: str) -> Panel:
+        body = Text("\n".join(keys) + "\n\n" + sep.join(rules_lines(rules)))
+        body.highlight_words(["Keys:"], style="bold")
+        return Panel(body, title=f"Help · {escape(rules.name)} rules", title_align="left",
+                     box=box.ROUNDED, expand=False)
 
-def _race_help(r: Rules, keys: str) -> RenderableType:
-    """A race to points (002 French Canadian): the best hand scores, nobody loses a life."""
-    bits = [
-        "[bold]The game[/] (a race to points)",
-        "  Hold three cards; a hand is worth the points of its best suit (A 11, K Q J 10, "
-        "others their pips), or its best single card. 31 is the best hand.",
-        "  Each turn: draw (stock or discard pile), then discard one card. You may not "
-        "discard the card you just took from the pile.",
-        "  Knock instead of drawing when you think you hold the highest hand: everyone "
-        "else gets one more turn, then all hands are shown and the highest scores a point "
-        "(tied with the knocker, the others tied score it; other ties each score).",
-        "  Make 31 and it is declared at once: a point to you.",
-        "  When the stock runs out you may keep taking the discard, or end the play.",
-        f"  Nobody is ever out: the first to {r.points_to_win} points wins.",
-    ]
-    extras = []
-    if r.knock_needs_flush:
-        extras.append("knock needs three of one suit")
-    if r.poker_tiebreak:
-        extras.append("equal hands are told apart as in poker, by the ranks of the cards "
-                      "that count, highest first")
-    if extras:
-        bits.append("  House rules in play: " + "; ".join(extras) + ".")
-    return Panel(Text.from_markup(keys + "\n\n" + "\n".join(bits)), title="Help",
-                 title_align="left", box=box.ROUNDED, expand=False)
-
-
-def _golf_help(r: Rules) -> RenderableType:
-    """Golf (002 Mike Armstrong): three face-down cards turned up one a turn."""
-    keys = (
-        "[bold]Keys[/]\n"
-        "  1 2 3 ...  that move of the menu     s       draw from the stock\n"
-        "  d          take the top discard      place2  put the card in slot 2\n"
-        "  h          hint: the expert's move   turn2   discard it, turn slot 2 up\n"
-        "  ?          this help                 q       quit: saved, to resume\n"
-        "  Enter      the table and menu again"
-    )
-    bits = [
-        "[bold]The game[/] (golf)",
-        "  Your three cards lie face down in a row: nobody may look at them, you included.",
-        "  Each turn: take the top discard and put it face up in place of a face-down card "
-        "(that card goes to the pile); or draw from the stock and do the same, or discard "
-        "the card drawn and turn one of your face-down cards up.",
-        "  Once every card is face up, hands are compared: a hand counts the cards of its "
-        "best suit or of its best rank, whichever is more (8♥ 8♣ 5♥ is 16). The lowest "
-        "hand loses a life; there is no knocking and no 31 to declare.",
-        f"  Everyone starts with {escape(lives_label(r, r.start_lives))}, then the bus"
-        + (": only one player at a time may ride it, another who loses the last quarter "
-           "meanwhile is out at once" if r.one_on_the_bus else "")
-        + ". The last player in wins.",
-    ]
-    return Panel(Text.from_markup(keys + "\n\n" + "\n".join(bits)), title="Help",
-                 title_align="left", box=box.ROUNDED, expand=False)
+    full = panel(key_lines(rules), "\n")
+    probe = Console(width=width, height=height, color_system=None, file=io.StringIO())
+    if len(probe.render_lines(full, probe.options, pad=False)) < height:
+        return full
+    return panel([SHORT_KEYS], " ")

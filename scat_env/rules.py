@@ -465,47 +465,79 @@ PRESETS: dict[str, dict[str, Any]] = {
              "lives_name": "quarters", "one_on_the_bus": True},
 }
 
-#: One line per preset, what ``scat rules`` lists (the source in brackets).
+#: One line per preset in plain words, what ``scat rules`` and the browser's new-game form
+#: show where a person picks one. No source tags here: where a rule comes from is
+#: :data:`PRESET_SOURCES` (and docs/RULES.md), shown with one preset's fields.
 PRESET_NOTES: dict[str, str] = {
-    "standard": "the standard game: 3 pennies + the county, a sole lowest knocker pays two [002]",
-    "knocker_pays_ties": "a knocker tied for lowest pays two, the others one; a 31 after a "
-                         "knock spares its holder [002 Variations]",
-    "knocker_only_ties": "in a tie with the knocker only the knocker pays [002 Variations]",
-    "knocker_loses_one": "a sole lowest knocker pays one, not two [002 Variations]",
-    "three_of_a_kind_30": "three of a kind counts 30 [002 Variations, 003]",
-    "three_of_a_kind_30_5": "three of a kind counts 30.5 [002 Variations]",
-    "straight_flush": "three suited cards in sequence count 30 [002 Variations, 003]",
-    "min_knock_17": "knocking needs a hand of 17 or more [002 Variations, 003]",
-    "min_knock_19": "knocking needs a hand of 19 or more [002 Variations, 003]",
-    "min_knock_21": "knocking needs a hand of 21 or more [002 Variations, 003]",
-    "flush_to_knock": "knocking needs three cards of one suit [002 Variations]",
-    "no_county": "three lives, no county [003]",
+    "standard": "the standard game: 3 pennies and the county",
+    "knocker_pays_ties": "a tied knocker pays two, the others one; a 31 after a knock "
+                         "spares its holder",
+    "knocker_only_ties": "a knocker tied for lowest alone pays",
+    "knocker_loses_one": "a lone lowest knocker pays one, not two",
+    "three_of_a_kind_30": "three of a kind counts 30",
+    "three_of_a_kind_30_5": "three of a kind counts 30.5",
+    "straight_flush": "three suited cards in sequence count 30",
+    "min_knock_17": "knocking needs a hand of 17 or more",
+    "min_knock_19": "knocking needs a hand of 19 or more",
+    "min_knock_21": "knocking needs a hand of 21 or more",
+    "flush_to_knock": "knocking needs three cards of one suit",
+    "no_county": "three lives, no county",
     "knock_when_exhausted": "a knock stays allowed once the stock is empty",
     "no_knock_when_exhausted": "the standard game under its former name",
-    "swedish_points": "each lost hand a point, four points and out [004]",
-    "ride_the_bus": "seated, back, middle, front, stairs, off the bus [002 Ride the Bus]",
-    "ride_the_bus_extra_stops": "Ride the Bus plus 'on the second step' and 'asking the "
-                                "driver to stop' [002 Ride the Bus]",
-    "moyer_second_knock": "the next player may knock too and end the play at once "
-                          "[002 Doug Moyer]",
-    "computer": "knock, then draw and discard; no knock on a first turn [002 Scat software]",
-    "italian": "the 40-card Italian pack, trips beat 31, no declaring, three tokens "
-               "[002 Antonio di Sebastiano]",
-    "hammer": "the first player may call a showdown instead of drawing [002 Variations]",
-    "throw_down": "the first player may call a showdown before looking [002 Variations]",
-    "throw_down_any": "any player may call a showdown before looking [003 Variations]",
-    "moyer": "second knock, the dealer's sudden death, the lowest simply lose one "
-             "[002 Doug Moyer]",
-    "sudden_death": "the dealer may compare single cards after one card each [002 Doug Moyer]",
-    "undeclared_31": "declaring 31 is a choice; a 31 kept quiet counts 30 [002, 000]",
-    "cadillac": "four nickels, a tied knocker pays, three aces a Grand Cadillac [002 Cadillac]",
-    "gin": "a knock promises the highest hand; letters G-I-N [002 Gin, 000]",
-    "french_canadian": "points, not lives: the highest hand after a knock and a declared 31 "
-                       "score one; first to 31 wins [002 French Canadian]",
-    "french_canadian_jacobs": "French Canadian, knocking only with three cards of one suit, "
-                              "equal hands told apart as in poker [002 Jeffrey Jacobs]",
-    "golf": "three face-down cards turned up one a turn, scored by suit or rank; three "
-            "quarters, one on the bus [002 Mike Armstrong]",
+    "swedish_points": "each lost hand a point; four points and out",
+    "ride_the_bus": "five stops, seated to the stairs, then off the bus",
+    "ride_the_bus_extra_stops": "Ride the Bus with two more stops, seven in all",
+    "moyer_second_knock": "the next player may knock too, ending the play",
+    "computer": "knock, then draw and discard; no knock on a first turn",
+    "italian": "the 40-card Italian pack; trips beat 31; no declaring",
+    "hammer": "the first player may call a showdown instead of drawing",
+    "throw_down": "the first player may call a showdown before looking",
+    "throw_down_any": "any player may call a showdown before looking",
+    "moyer": "the second knock and the dealer's sudden death",
+    "sudden_death": "the dealer may call sudden death on one card each",
+    "undeclared_31": "declaring 31 is a choice; a quiet 31 counts 30",
+    "cadillac": "four nickels; a tied knocker pays; three aces 33 (a Grand Cadillac)",
+    "gin": "a knock promises the best hand; G-I-N and out",
+    "french_canadian": "a race to 31 points: the best hand after a knock, or a 31, scores",
+    "french_canadian_jacobs": "French Canadian, a flush to knock, ties told apart as in poker",
+    "golf": "three face-down cards, one turned up a turn; quarters, then the bus",
+}
+
+#: Where each preset comes from, in words (the documents of docs/RULES.md: Pagat's page
+#: "31 / Scat / Ride the Bus / Cadillac" and its sections, a condensed copy of the same
+#: rules, a short rules summary, a Swedish description). ``scat rules NAME`` shows it.
+PRESET_SOURCES: dict[str, str] = {
+    "standard": "Pagat",
+    "knocker_pays_ties": "Pagat, Variations",
+    "knocker_only_ties": "Pagat, Variations",
+    "knocker_loses_one": "Pagat, Variations",
+    "three_of_a_kind_30": "Pagat, Variations; a short rules summary",
+    "three_of_a_kind_30_5": "Pagat, Variations",
+    "straight_flush": "Pagat, Variations; a short rules summary",
+    "min_knock_17": "Pagat, Variations; a short rules summary",
+    "min_knock_19": "Pagat, Variations; a short rules summary",
+    "min_knock_21": "Pagat, Variations; a short rules summary",
+    "flush_to_knock": "Pagat, Variations",
+    "no_county": "a short rules summary",
+    "knock_when_exhausted": "a house rule",
+    "no_knock_when_exhausted": "Pagat",
+    "swedish_points": "a Swedish description (Alternativ poängräkning)",
+    "ride_the_bus": "Pagat, Ride the Bus",
+    "ride_the_bus_extra_stops": "Pagat, Ride the Bus",
+    "moyer_second_knock": "Pagat, Doug Moyer",
+    "computer": "Pagat, Scat software",
+    "italian": "Pagat, Antonio di Sebastiano",
+    "hammer": "Pagat, Variations",
+    "throw_down": "Pagat, Variations",
+    "throw_down_any": "a short rules summary, Variations",
+    "moyer": "Pagat, Doug Moyer",
+    "sudden_death": "Pagat, Doug Moyer",
+    "undeclared_31": "Pagat; a condensed copy of the standard rules",
+    "cadillac": "Pagat, Cadillac",
+    "gin": "Pagat, Gin; a condensed copy of the standard rules",
+    "french_canadian": "Pagat, French Canadian",
+    "french_canadian_jacobs": "Pagat, Jeffrey Jacobs",
+    "golf": "Pagat, Mike Armstrong",
 }
 
 #: Ride the Bus's stops, seated first; the extra stops of :data:`BUS_EXTRA_STOPS` come

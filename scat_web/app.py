@@ -40,9 +40,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scat_cli.savegame import ReplayError, check_depth
-from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESET_NOTES, PRESETS
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 
 from .games import AGENTS, GameStore, WebError, check_move, check_new_game, replay_upload
+from .serialize import preset_option
 
 #: The largest request body, except an uploaded replay (a move is a few dozen bytes).
 MAX_BODY = 16 * 1024
@@ -134,16 +135,7 @@ async def options(request: Request) -> Response:
     from scat_env import Rules
 
     store = _store(request)
-    presets = []
-    for name in PRESETS:
-        rules = Rules.preset(name)
-        presets.append({"name": name, "notes": PRESET_NOTES.get(name, ""),
-                        "lives_name": rules.lives_name, "start_lives": rules.start_lives,
-                        "calls": list(rules.calls), "play": rules.play,
-                        "scoring": rules.scoring,
-                        "points_to_win": rules.points_to_win
-                        if rules.scoring == "points" else None,
-                        "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS})
+    presets = [preset_option(name) for name in PRESETS]
     default = await run_in_threadpool(store.default_opponent, 3, Rules())
     return JSONResponse({
         "presets": presets, "default_rules": "standard",

@@ -45,7 +45,7 @@ from scat_env.actions import (
     action_str,
 )
 from scat_env.cards import NUM_CARDS
-from scat_env.rules import PRESET_NOTES, lives_label
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESET_NOTES, lives_label
 from scat_env.scoring import value_of
 from scat_env.showdown import rule_text
 
@@ -78,6 +78,25 @@ def rules_payload(rules: Rules) -> dict[str, Any]:
         "scoring": rules.scoring,
         "points_to_win": rules.points_to_win if race else None,
     }
+
+
+def preset_option(name: str) -> dict[str, Any]:
+    """One preset as the new-game form lists it: what it changes (:data:`PRESET_NOTES`, no
+    source tags), how a turn goes and a game is won, and how long a game usually lasts
+    (``length``: a sentence, "" for an unmeasured preset; ``minutes``: the measured median
+    and 10th-90th percentile, or ``None``; :mod:`scat_cli.lengths`)."""
+    from scat_cli.lengths import game_length, length_text
+
+    rules = Rules.preset(name)
+    race = rules.scoring == "points"
+    measured = game_length(name)
+    return {"name": name, "notes": PRESET_NOTES.get(name, ""),
+            "lives_name": rules.lives_name, "start_lives": rules.start_lives,
+            "calls": list(rules.calls), "play": rules.play, "scoring": rules.scoring,
+            "points_to_win": rules.points_to_win if race else None,
+            "length": length_text(name),
+            "minutes": dict(measured["minutes"]) if measured else None,
+            "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS}
 
 
 def standing_text(rules: Rules, lives: int) -> str:

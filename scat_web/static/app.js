@@ -146,7 +146,9 @@ async function openStart() {
     opp.value = "";
     const rules = $("f-rules");
     for (const p of o.presets) {
-      const opt = el("option", null, p.name.replaceAll("_", " "));
+      // the usual length beside the name: a race to points lasts ten times a standard game
+      const usual = p.minutes ? ` (${Math.max(1, Math.round(p.minutes.median))} min)` : "";
+      const opt = el("option", null, p.name.replaceAll("_", " ") + usual);
       opt.value = p.name;
       rules.append(opt);
     }
@@ -198,7 +200,7 @@ function chosenOpponents() {
 function showNotes() {
   const p = page.options.presets.find((x) => x.name === $("f-rules").value);
   $("f-rules-notes").textContent = p
-    ? `${p.notes} (${p.start_lives} ${p.lives_name})` : "";
+    ? `${p.notes} (${p.start_lives} ${p.lives_name}).${p.length ? ` ${p.length}` : ""}` : "";
 }
 
 async function refreshGames() {
