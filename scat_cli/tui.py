@@ -233,7 +233,7 @@ def _cards_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] 
     rules = view.rules
     if view.slots:
         cards = _slots_cell(view, s, revealed)
-    elif s == view.seat:
+    elif s == view.seat and (view.hand or not view.cards_held(s)):
         cards = cards_markup(view.hand, mark=view.drawn_card)
         if len(view.hand) == 3:
             cards += f" = [bold cyan]{value_text(value_of(list(view.hand), rules), rules)}[/]"
@@ -243,8 +243,8 @@ def _cards_cell(view: PlayerView, s: int, revealed: Mapping[int, Sequence[int]] 
         if len(hand) == 3:
             cards += f" = {value_text(value_of(hand, rules), rules)}"
     else:
-        size = 4 if s == view.current_player and view.phase == "discard" else 3
-        known = list(view.known_cards[s])
+        size = view.cards_held(s)
+        known = list(view.known_cards[s]) if s != view.seat else []
         cards = " ".join([card_markup(c) for c in known] + ["[dim]??[/]"] * (size - len(known)))
     notes = []
     if s == view.dealer:

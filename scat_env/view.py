@@ -84,6 +84,18 @@ class PlayerView:
     #: cards, plus the card it drew or took while it places it (``drawn_card``).
     slots: tuple[tuple[int | None, ...], ...] = ()
 
+    def cards_held(self, seat: int) -> int:
+        """How many cards ``seat`` holds, which everyone at the table sees: none once out, one
+        each while the dealer decides on sudden death (the deal stops after one card), four
+        for the player discarding (or placing a card in golf), three otherwise. Both front
+        ends draw that many cards at a seat, face down where this seat may not see them."""
+        if not self.active[seat]:
+            return 0
+        if self.phase == Phase.SUDDEN_DEATH:
+            return 1
+        moving = seat == self.current_player and self.phase in (Phase.DISCARD, Phase.GOLF_PLACE)
+        return 4 if moving else 3
+
 
 def _bits(mask: int) -> tuple[int, ...]:
     out = []

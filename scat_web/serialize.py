@@ -167,19 +167,6 @@ def legal_payload(view: PlayerView) -> list[dict[str, Any]]:
     return out
 
 
-def cards_held(view: PlayerView, seat: int) -> int:
-    """How many cards ``seat`` holds, which everyone at the table sees: none once out, one
-    each while the dealer decides on sudden death (the deal stops after one card), four for
-    the player discarding (or placing a card in golf), three otherwise. The page draws that
-    many cards at the seat, face down where it may not see them."""
-    if not view.active[seat]:
-        return 0
-    if view.phase == Phase.SUDDEN_DEATH:
-        return 1
-    moving = seat == view.current_player and view.phase in (Phase.DISCARD, Phase.GOLF_PLACE)
-    return 4 if moving else 3
-
-
 def action_label(view: PlayerView, action: int) -> str:
     """The menu's words for ``action`` in ``view`` (its plain name if not on the menu)."""
     for opt in menu_options(view):
@@ -228,7 +215,7 @@ def state_payload(  # the STATE schema is one flat record; each line is one fiel
             "lives_text": standing_text(rules, view.lives[s]),
             "out": not view.active[s],
             "known": cards(view.known_cards[s]),
-            "held": cards_held(view, s),
+            "held": view.cards_held(s),
             # golf: the three slots in order as the view shows them, a face-down card
             # (unseen by everyone, its owner included) as null; [] in other games
             "slots": slots_payload(view.slots[s]) if view.slots else [],

@@ -187,3 +187,21 @@ def test_the_start_line_names_each_opponent_in_words_and_by_spec():
     said = seats_by_spec([("Alice", "compact:scat_batch_set"), ("Bob", "compact:scat_batch_set"),
                           ("Carol", "expert")])
     assert said == "Alice and Bob: trained AI (compact:scat_batch_set); Carol: expert"
+
+
+def test_sudden_death_shows_one_face_down_card_at_every_seat_the_persons_too():
+    """While the dealer decides on sudden death each player holds one card, unseen by all
+    (Doug Moyer's variation): the table draws one ``??`` per seat, never three, and the
+    person's own seat shows that card face down rather than nothing."""
+    from conftest import game
+
+    from scat_cli.tui import table_view
+
+    state = game(["QS 9D 8D", "KH 8H 5H", "AC 6S 4S"], "2D", rules="sudden_death")
+    view = make_view(state, 0)
+    assert view.hand == () and [view.cards_held(s) for s in range(3)] == [1, 1, 1]
+    rows = _rows(table_view(view, ["You", "Bob", "Carol"]))
+    seats = [r for r in rows if any(name in r for name in ("You", "Bob", "Carol"))][:3]
+    assert len(seats) == 3
+    for row in seats:
+        assert row.count("??") == 1, row
