@@ -2,7 +2,8 @@
 
 The engine (:class:`scat_env.GameState`) runs the game and each player, the person
 included, sees only its own :class:`scat_env.PlayerView`. Every decision is saved as it is
-made (a JSON replay, see :mod:`scat_cli.savegame`), so quitting, Ctrl-C, a closed input or a
+made (a JSON replay, see :mod:`scat_cli.savegame`; while an opponent decides in private,
+the save waits for its decision), so quitting, Ctrl-C, a closed input or a
 crash never loses a game: ``scat play --resume FILE`` re-simulates it and carries on,
 opponents included. The command line around it is :mod:`scat_cli.play`.
 
@@ -298,10 +299,20 @@ class PlaySession:
             hand_before = tuple(state.hands[seat]) if is_golf_move(action) else None
             state.apply_action(action)
             self.game.record(state, seat, action)
-            self.save()
+            if not self._private_next():
+                self.save()
             if private and seat != self.human and action == PASS:
                 continue
             self._announce(seat, action, top_before, second, hand_before)
+
+    def _private_next(self) -> bool:
+        """Whether an opponent now decides, in private, whether to declare a new 31. The
+        save waits until it has: a save written now and another right after would tell the
+        person (by the file's time) that a decision they cannot see was made. Nothing is
+        lost by waiting: a resume asks the agent again, and it decides the same."""
+        state = self.state
+        return (state.phase is Phase.DECLARE and state.current_player != self.human
+                and not state.is_terminal())
 
     def _agent_move(self, seat: int) -> int:
         """The move of the agent at ``seat``; an agent that breaks is replaced, not quoted.

@@ -6,7 +6,9 @@ shown, so what you watch is exactly what was played. A file that was edited, tru
 written by an engine that shuffles differently is refused with one clear line (exit 2).
 
 By default you see the table as the human player saw it; ``--reveal`` turns every hand
-face up (and shows what each player drew from the stock). Enter advances one turn, ``a``
+face up (and shows what each player drew from the stock). A game still in progress shows
+only what its player saw: an opponent keeping a new 31 quiet gets no line, no pause and no
+count. Enter advances one turn, ``a``
 plays the rest automatically, ``q`` stops; ``--auto`` plays it all with ``--delay`` between
 turns.
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from rich.console import RenderableType
 
-from scat_env import HandResult, Phase, make_view
+from scat_env import GameState, HandResult, Phase, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
 
 from .savegame import ReplayError, SavedGame
@@ -102,7 +104,9 @@ class Viewer:
         hand_seen = 0
         turn_lines: list[str] = []
         stopped = False
-        for seat, action in game.actions:
+        # While the game is on, its player's own decisions and the public ones only.
+        private = game.private_flags() if game.sealed else [False] * len(game.actions)
+        for (seat, action), hidden in zip(game.actions, private, strict=True):
             if state.hand_number != hand_seen:
                 while shown < len(state.results):  # dealt 31s scored before any play
                     print_(self._showdown(state.results[shown]))
@@ -118,13 +122,15 @@ class Viewer:
             # Golf: the cards a slot move turns face up, named in its line.
             hand_before = tuple(state.hands[seat]) if is_golf_move(action) else None
             state.apply_action(action)
-            line = action_markup(seat, action, self.names, top_before, hand_before)
-            if action == DRAW_STOCK and (self.reveal or seat == self.seat):
-                line = line.replace("drew from the stock",
-                                    f"drew the {card_markup(state.drawn)} from the stock")
-            turn_lines.append(line)
+            if not hidden:
+                line = action_markup(seat, action, self.names, top_before, hand_before)
+                if action == DRAW_STOCK and (self.reveal or seat == self.seat):
+                    line = line.replace("drew from the stock",
+                                        f"drew the {card_markup(state.drawn)} from the stock")
+                turn_lines.append(line)
             if action not in (DRAW_STOCK, DRAW_DISCARD):  # a turn ends with anything else
-                print_("\n".join(turn_lines))
+                if turn_lines:
+                    print_("\n".join(turn_lines))
                 turn_lines = []
                 if len(state.results) > shown:
                     last = state.results[-1]
@@ -133,7 +139,8 @@ class Viewer:
                     while shown < len(state.results):
                         print_(self._showdown(state.results[shown]))
                         shown += 1
-                if not state.is_terminal() and not self._step_pause():
+                if (not state.is_terminal() and not self._private_next(state)
+                        and not self._step_pause()):
                     stopped = True
                     break
         if stopped:
@@ -146,8 +153,14 @@ class Viewer:
         else:
             print_("[dim]The saved game stops here (it was not finished; resume it with "
                    "scat play --resume FILE).[/]")
-        print_(f"[dim]{verified_text(len(game.actions), len(state.results))}[/]")
+        print_(f"[dim]{verified_text(private.count(False), len(state.results))}[/]")
         return 0
+
+    def _private_next(self, state: GameState) -> bool:
+        """Whether an opponent of the player of a game in progress now decides in private
+        (whether to declare a new 31): the pause waits until it has, as ``scat play`` did."""
+        return (self.game.sealed and state.phase is Phase.DECLARE
+                and state.current_player != self.seat)
 
 
 def verified_text(decisions: int, hands: int) -> str:

@@ -11,24 +11,38 @@ are rebuilt with the same seeds and asked for their moves again, which must matc
 **A game in progress keeps its cards hidden.** The seed alone gives every hand and the whole
 stock order, and each opponent's seed is derived from it, so while a person's game is in
 progress no seed is written in clear: the seeds are *sealed* (:mod:`scat_cli.keystore`: XOR
-with an HMAC-SHA256 keystream under the user's secret key and a random per-game nonce) and
-the whole document carries an HMAC under the same key. The file name holds the date, the
-number of players and a random game id, never the seed; nothing on screen shows it until the
-game is over. Opening such a save needs the key, so another account or machine cannot resume
-or read it, and any edit (``human_seat``, players, decisions cut or changed) breaks the HMAC
-and is refused in one line. A ledger beside the key records, per game id, how far the latest
-save got; a save behind it (cut short, or an older copy put back) does not resume: no
-take-backs. When the game is over the file is rewritten with everything in clear: anyone
-can replay and verify it, no key needed.
+with an HMAC-SHA256 keystream under the user's secret key and a random nonce, new at every
+save) and the whole document carries an HMAC under the same key. A seed scat draws itself
+has :data:`SEED_BITS` bits (:func:`new_seed`), so it cannot be found by trying seeds against
+what the person has seen either. The file name holds the date, the number of players and a
+random game id, never the seed; nothing on screen shows it until the game is over. Opening
+such a save needs the key, so another account or machine cannot resume or read it, and any
+edit (``human_seat``, players, decisions cut or changed) breaks the HMAC and is refused in
+one line. A ledger beside the key records, per game id, how far the latest save got; a save
+behind it (cut short, or an older copy put back) does not resume: no take-backs. When the
+game is over the file is rewritten with everything in clear: anyone can replay and verify
+it, no key needed.
+
+**Nor does the move list say more than the table did.** An opponent keeping a new 31 quiet
+(``declare_31: choice``) makes a decision nobody else sees, and a ``pass`` in the clear list
+(or one more decision counted) would tell the person that it holds 31. So while the game is
+in progress the clear ``actions`` are the *public record*, the decisions the person has seen
+(:func:`is_private` names the others), and where the private ones lie is sealed with the
+seeds (``quiet``: for each place in the public record, before its first decision and after
+each one, how many private decisions came there; one character per place, so its length
+follows the public record and says nothing). The ledger counts and hashes the public record
+too, and ``scat play`` does not write a save while an opponent's private decision is
+pending, so neither the file, its size, the ledger nor the moment a save is written changes
+with a decision the person has not seen.
 
 The limit: the machine's owner can read the key file and the process's memory (and delete
 the ledger). The seal keeps cards off the screen, out of the file name and out of a save
 shared with someone else; it does not defend a game against the owner of the machine.
 
-The format (``"format": "scat-replay", "version": 3``)::
+The format (``"format": "scat-replay", "version": 4``)::
 
     {
-      "format": "scat-replay", "version": 3,
+      "format": "scat-replay", "version": 4,
       "status": "in_progress" | "finished",
       "game_id": "3f9c01ab",
       "created": "2025-01-01T12:00:00", "updated": "...",
@@ -37,26 +51,29 @@ The format (``"format": "scat-replay", "version": 3``)::
       "human_seat": 0,                      # null for a game between agents
       "players": [{"name": "You", "agent": "human", "seed": null},
                   {"name": "Bob", "agent": "expert", "seed": 7001}, ...],  # null while sealed
-      "replacements": [{"seat": 1, "from_action": 40, "agent": "expert"}],
-      "actions": [[1, "stock"], [1, "d:7C"], [2, "take"], [0, "knock"], ...],
+      "replacements": [{"seat": 1, "from_action": 40, "agent": "expert"}],  # [] while sealed
+      "actions": [[1, "stock"], [1, "d:7C"], [2, "take"], [0, "knock"], ...],  # public only
       "results": [{"hand_number": 1, "reason": "knock", "rule": "lowest",
                    "hands": {"player_0": ["KH", "8H", "5H"], ...}, ...}],
       "winner": 0,                          # null until the game is over
-      "sealed": {"nonce": "...", "key_id": "...", "seeds": "..."},  # only while in progress
+      "sealed": {"nonce": "...", "key_id": "...", "hidden": "..."},  # only while in progress
       "mac": "..."                          # only while in progress
     }
 
 ``replacements`` lists the seats whose agent broke (an illegal move or an exception) and
-the agent that played the seat from that decision on, so a resume or a replay re-simulates
-the game exactly. While the game is in progress, ``results`` hold each hand as the person
-saw it (:meth:`scat_env.HandResult.seen_by`: after a declared 31 the other hands stay
-hidden); a finished game holds the full records.
+the agent that played the seat from that decision on (counted in the whole move list), so a
+resume or a replay re-simulates the game exactly; while the game is in progress they are
+sealed (``hidden`` opens to ``{"seed", "agents", "quiet", "replacements"}``), since a
+decision number counts private decisions too. While the game is in progress, ``results``
+hold each hand as the person saw it (:meth:`scat_env.HandResult.seen_by`: after a declared
+31 the other hands stay hidden); a finished game holds the full records.
 
 Actions are written with :func:`scat_env.actions.action_short` so a person can read a file;
 each hand result is :meth:`scat_env.HandResult.to_dict`, the form the env reports it in.
-Version 2 files (no game id, no seal, the seed in clear) and version 1 files (whose hand
-results had a form of their own) still load and resume: their decisions are re-simulated
-and checked as always, and they are written back as version 3.
+Version 3 files (only the seeds sealed, ``"seeds"``, under one nonce per game; the whole
+move list in clear), version 2 files (no game id, no seal, the seed in clear) and version 1
+files (whose hand results had a form of their own) still load and resume: their decisions
+are re-simulated and checked as always, and they are written back as version 4.
 
 A file is at most :data:`MAX_FILE_BYTES` and nested at most :data:`MAX_DEPTH` deep; both
 are checked before the JSON is parsed, so a hostile file costs one line, not a crash.
@@ -66,7 +83,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import secrets
 import tempfile
@@ -76,8 +92,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scat_env import GameState, HandResult, Rules, make_view, parse_card
-from scat_env.actions import NUM_ACTIONS, action_short, action_str
+from scat_env import GameState, HandResult, Phase, Rules, make_view, parse_card
+from scat_env.actions import NUM_ACTIONS, PASS, action_short, action_str
 from scat_env.names import check_shown
 from scat_env.yamlfile import one_line
 
@@ -85,9 +101,12 @@ from . import keystore
 from .keystore import SealError, os_error_text
 
 FORMAT = "scat-replay"
-VERSION = 3
-#: Versions this module reads; see the module docstring for versions 1 and 2.
-READS = (1, 2, 3)
+VERSION = 4
+#: Versions this module reads; see the module docstring for versions 1 to 3.
+READS = (1, 2, 3, 4)
+#: The size of a seed scat draws itself (:func:`new_seed`); docs/SECURITY.md, "Seeds", says
+#: why: a smaller one can be searched from what the person sees of the first deal.
+SEED_BITS = 128
 HUMAN = "human"
 #: Environment variable that moves the default replay folder (tests point it at a tmp dir).
 REPLAY_DIR_ENV = "SCAT_REPLAY_DIR"
@@ -144,8 +163,55 @@ def agent_seed(game_seed: int, seat: int) -> int:
 
 
 def new_seed() -> int:
-    """A fresh game seed when the user gives none: every game must be replayable."""
-    return random.SystemRandom().randrange(1, 2**31)
+    """A fresh game seed when the user gives none (every game must be replayable):
+    :data:`SEED_BITS` bits from the operating system's random source.
+
+    Why so many: the seed deals every hand and orders the stock, so a seed that can be
+    searched gives the hidden cards away. With 2**31 seeds, the person's first hand, the
+    dealer and the upcard leave a few hundred candidates after about 1,000 CPU-seconds, and
+    the opponents' first moves leave one. 2**128 seeds cannot be tried. The whole value
+    reaches every generator: :class:`random.Random` seeds from every bit of an int (the
+    deal, and each agent through :func:`agent_seed`), and nothing on the way truncates it.
+    """
+    return secrets.randbits(SEED_BITS)
+
+
+def is_private(state: GameState, seat: int, action: int, human: int | None) -> bool:
+    """Whether ``action`` by ``seat`` in ``state`` (before it) is a decision the person at
+    ``human`` does not see: another seat keeping a new 31 quiet (``declare_31: choice``). The
+    engine leaves it out of the public log and the other seats' views show the turn as if
+    nothing was asked; a save in progress keeps it out of its clear move list."""
+    return state.phase is Phase.DECLARE and action == PASS and seat != human
+
+
+#: One character per place in the public record: how many private decisions came there.
+_COUNT_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def quiet_places(private: list[bool]) -> str:
+    """Where the private decisions lie among the public ones: for each place, before the
+    first public decision and after each one, how many private decisions came there. Its
+    length is the public record's plus one, so sealed it says nothing about how many there
+    were. (At one place there are at most as many as players: a 31 made and kept quiet, then,
+    if that ended the hand, each opponent dealt a 31 ahead of the person.)"""
+    counts = [0]
+    for hidden in private:
+        if hidden:
+            counts[-1] += 1
+        else:
+            counts.append(0)
+    if max(counts) >= len(_COUNT_DIGITS):
+        raise ValueError(f"{max(counts)} private decisions in a row")
+    return "".join(_COUNT_DIGITS[c] for c in counts)
+
+
+def _quiet_counts(quiet: object, public: int) -> list[int]:
+    """The counts of a sealed ``quiet`` string that goes with ``public`` public decisions;
+    ``ValueError`` if it does not fit them."""
+    if (not isinstance(quiet, str) or len(quiet) != public + 1
+            or not set(quiet) <= set(_COUNT_DIGITS)):
+        raise ValueError("its sealed record does not fit its decisions")
+    return [_COUNT_DIGITS.index(c) for c in quiet]
 
 
 def check_writable(path: Path) -> None:
@@ -296,13 +362,13 @@ class SavedGame:
     winner: int | None = None
     created: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
     game_id: str = field(default_factory=new_game_id)
-    #: The per-game nonce of the seal (hex): the same for every save of one game.
-    nonce: str = field(default_factory=keystore.new_nonce)
     replacements: list[Replacement] = field(default_factory=list)
     #: Read from a version 1 file: results are counted, then rewritten in today's form.
     old_results: bool = False
     #: Read from a file that holds full results while in progress (version 1 or 2).
     full_results: bool = False
+    #: Which decisions are private (:meth:`private_flags`), kept up to date as moves come.
+    _private: _PrivateFlags | None = field(default=None, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -319,6 +385,30 @@ class SavedGame:
         if self.sealed and not self.full_results:
             return result_record(result.seen_by(self.human_seat))
         return result_record(result)
+
+    # -- what the person has seen -----------------------------------------------------
+    def private_flags(self) -> list[bool]:
+        """Per decision, whether it is private (:func:`is_private`): found by playing the
+        decisions on a state of its own, carried on from where the last call stopped, so a
+        save costs one engine step per new decision, not a replay of the game."""
+        known = self._private
+        if known is None or self.actions[:len(known.actions)] != known.actions:
+            known = self._private = _PrivateFlags(self.new_state())
+        for seat, action in self.actions[len(known.actions):]:
+            known.step(seat, action, self.human_seat)
+        return known.flags
+
+    def public_actions(self) -> list[tuple[int, int]]:
+        """The decisions the person has seen, in order: all but the private ones."""
+        return [a for a, hidden in zip(self.actions, self.private_flags(), strict=True)
+                if not hidden]
+
+    def ledger_actions(self) -> list[list[Any]]:
+        """The decisions the ledger counts and hashes: what the file holds in clear (the
+        public record while the game is sealed), so the ledger says no more than the file."""
+        if not self.sealed:
+            return self.actions_json()
+        return [[s, action_short(a)] for s, a in self.public_actions()]
 
     # -- building the state -----------------------------------------------------------
     def new_state(self) -> GameState:
@@ -482,12 +572,19 @@ class SavedGame:
             return data
         key = key if key is not None else keystore.load_key(create=True)
         assert key is not None
-        seeds = {"seed": self.seed, "agents": [p.seed for p in self.players]}
+        private = self.private_flags()
+        hidden = {"seed": self.seed, "agents": [p.seed for p in self.players],
+                  "quiet": quiet_places(private), "replacements": data["replacements"]}
         data["seed"] = None
         for p in data["players"]:
             p["seed"] = None
-        data["sealed"] = {"nonce": self.nonce, "key_id": keystore.key_id(key),
-                          "seeds": keystore.seal(key, self.nonce, seeds)}
+        data["actions"] = [a for a, h in zip(data["actions"], private, strict=True) if not h]
+        data["replacements"] = []
+        # A new nonce at every save: the sealed record changes as the game goes on, and one
+        # keystream over two of its versions would show where they differ.
+        nonce = keystore.new_nonce()
+        data["sealed"] = {"nonce": nonce, "key_id": keystore.key_id(key),
+                          "hidden": keystore.seal(key, nonce, hidden)}
         data["mac"] = keystore.mac(key, data)
         return data
 
@@ -503,16 +600,19 @@ class SavedGame:
                 f"{source}: replay version {str(version)[:20]} is not supported "
                 f"(this scat reads versions {', '.join(map(str, READS))})"
             )
+        quiet = None
         if "sealed" in data or "mac" in data:
-            data = _unsealed(data, source, key)
+            data, quiet = _unsealed(data, source, key)
         elif version >= 3 and data.get("status") == "in_progress" and (
                 data.get("human_seat") is not None):
             raise ReplayError(f"{source}: a game in progress must be sealed, and this one is "
                               "not: the file was changed")
-        return cls._parse(data, source)
+        return cls._parse(data, source, quiet)
 
     @classmethod
-    def _parse(cls, data: dict[str, Any], source: str) -> SavedGame:
+    def _parse(cls, data: dict[str, Any], source: str, quiet: object = None) -> SavedGame:
+        """The game ``data`` describes. ``quiet``: where the private decisions lie among
+        the clear (public) ones, from the seal of a version 4 save in progress."""
         def need(key: str, types: type | tuple[type, ...]) -> Any:
             if key not in data:
                 raise ReplayError(f"{source}: missing field {key!r}")
@@ -535,7 +635,8 @@ class SavedGame:
                 if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
                     raise ValueError(f"bad seat {str(seat)[:20]!r}")
                 actions.append((seat, parse_action(token)))
-            replacements = [_replacement(r, n, len(actions))
+            counts = None if quiet is None else _quiet_counts(quiet, len(actions))
+            replacements = [_replacement(r, n, len(actions) + sum(counts or ()))
                             for r in data.get("replacements") or []]
         except (ValueError, TypeError, KeyError) as exc:
             raise ReplayError(f"{source}: {exc}") from None
@@ -562,8 +663,7 @@ class SavedGame:
         if winner is not None and (not isinstance(winner, int) or isinstance(winner, bool)
                                    or not 0 <= winner < n):
             raise ReplayError(f"{source}: bad winner {str(winner)[:20]!r}")
-        sealed = data.get("sealed")
-        return cls(
+        game = cls(
             num_players=n,
             rules=rules,
             seed=need("seed", int),
@@ -576,18 +676,41 @@ class SavedGame:
             winner=winner,
             created=created,
             game_id=game_id,
-            nonce=sealed["nonce"] if sealed else keystore.new_nonce(),
             replacements=replacements,
             old_results=version == 1,
             full_results=version < 3,
         )
+        if counts is not None:
+            game._open_private(counts, source)
+        return game
+
+    def _open_private(self, counts: list[int], source: str) -> None:
+        """Put the private decisions back among the public ones (``self.actions``): at each
+        place, ``counts`` of them, each the pass of the seat the engine then asks to decide
+        on a new 31. The file's MAC vouches for both lists; a place where they do not fit is
+        an engine that changed since the save, refused in one line that names no card."""
+        public, self.actions = self.actions, []
+        known = self._private = _PrivateFlags(self.new_state())
+        for place, count in enumerate(counts):
+            for _ in range(count):
+                state = known.state
+                if known.stuck or state.is_terminal() or not is_private(
+                        state, state.current_player, PASS, self.human_seat):
+                    raise ReplayError(f"{source}: its sealed record does not fit its decisions "
+                                      "(the engine differs from the one that saved it)")
+                self.actions.append((state.current_player, PASS))
+                known.step(state.current_player, PASS, self.human_seat)
+            if place < len(public):
+                self.actions.append(public[place])
+                known.step(*public[place], self.human_seat)
 
     def save(self, path: str | Path) -> Path:
         """Write atomically (a unique temp file, renamed) so a crash or a full disk never
         leaves half a save: the previous save stays whole. A person's game is then noted in
         the ledger (:func:`scat_cli.keystore.ledger_record`). Errors: :class:`SaveError`."""
         p = Path(path).expanduser()
-        text = json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+        data = self.to_json()
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         try:
             if p.is_dir():
                 raise IsADirectoryError(21, "it is a folder; give a file name")
@@ -597,7 +720,7 @@ class SavedGame:
             raise SaveError(f"cannot save the game to {p}: {os_error_text(exc)}") from None
         if self.human_seat is not None:
             try:
-                keystore.ledger_record(self.game_id, self.actions_json(),
+                keystore.ledger_record(self.game_id, data["actions"],
                                        self.status == "finished")
             except OSError as exc:
                 raise SaveError(f"cannot update the ledger {keystore.ledger_path()}: "
@@ -605,8 +728,18 @@ class SavedGame:
         return p
 
     def check_resume(self, source: str) -> None:
-        """Refuse a save behind the game's latest one (``SealError``): no take-backs."""
-        keystore.ledger_check(self.game_id, self.actions_json(), source)
+        """Refuse a save behind the game's latest one (``SealError``): no take-backs. The
+        ledger counts the public record; an entry an older scat wrote counts every decision,
+        and a save that continues that is not behind either."""
+        try:
+            keystore.ledger_check(self.game_id, self.ledger_actions(), source)
+        except SealError as behind:
+            if not self.sealed:
+                raise
+            try:
+                keystore.ledger_check(self.game_id, self.actions_json(), source)
+            except SealError:
+                raise behind from None
 
     @classmethod
     def load(cls, path: str | Path, key: bytes | None = None) -> SavedGame:
@@ -666,12 +799,16 @@ def _replacement(r: Any, num_players: int, num_actions: int) -> Replacement:
     return Replacement(seat, start, agent)
 
 
-def _unsealed(data: dict[str, Any], source: str, key: bytes | None) -> dict[str, Any]:
-    """``data`` with its seeds opened, once the key and the MAC say it is this user's own
-    save, unchanged. Any refusal is one line that says why."""
+def _unsealed(data: dict[str, Any], source: str,
+              key: bytes | None) -> tuple[dict[str, Any], object]:
+    """``data`` with its seeds (and, from version 4, its replacements) opened, once the key
+    and the MAC say it is this user's own save, unchanged; and where its private decisions
+    lie (``None`` for version 3, whose move list is whole in clear). Any refusal is one line
+    that says why."""
     sealed = data.get("sealed")
+    blob = "hidden" if data.get("version") >= 4 else "seeds"
     if data.get("status") != "in_progress" or not isinstance(sealed, dict) or not all(
-            isinstance(sealed.get(k), str) for k in ("nonce", "key_id", "seeds")):
+            isinstance(sealed.get(k), str) for k in ("nonce", "key_id", blob)):
         raise ReplayError(f"{source}: its seal is damaged (only a game in progress is sealed)")
     try:
         key = key if key is not None else keystore.load_key(create=False)
@@ -686,9 +823,35 @@ def _unsealed(data: dict[str, Any], source: str, key: bytes | None) -> dict[str,
         raise ReplayError(f"{source}: this save was changed after it was written (its MAC "
                           "does not match: seats, players, decisions or results were edited)")
     try:
-        seeds = keystore.unseal(key, sealed["nonce"], sealed["seeds"])
-        seed, agent_seeds = seeds["seed"], seeds["agents"]
+        hidden = keystore.unseal(key, sealed["nonce"], sealed[blob])
+        seed, agent_seeds = hidden["seed"], hidden["agents"]
         players = [dict(p, seed=s) for p, s in zip(data["players"], agent_seeds, strict=True)]
+        if blob == "seeds":
+            return dict(data, seed=seed, players=players), None
+        opened = dict(data, seed=seed, players=players, replacements=hidden["replacements"])
+        return opened, hidden["quiet"]
     except (ValueError, TypeError, KeyError):
         raise ReplayError(f"{source}: its seal does not open") from None
-    return dict(data, seed=seed, players=players)
+
+
+@dataclass
+class _PrivateFlags:
+    """A state that has played ``actions``, and which of them were private. A decision the
+    state cannot take (a file not yet checked) stops it: the ones after count as public, and
+    :meth:`SavedGame.resimulate` names the first that does not fit."""
+
+    state: GameState
+    actions: list[tuple[int, int]] = field(default_factory=list)
+    flags: list[bool] = field(default_factory=list)
+    stuck: bool = False
+
+    def step(self, seat: int, action: int, human: int | None) -> None:
+        state = self.state
+        fits = (not self.stuck and not state.is_terminal() and seat == state.current_player
+                and state.is_legal(action))
+        self.flags.append(fits and is_private(state, seat, action, human))
+        self.actions.append((seat, action))
+        if fits:
+            state.apply_action(action)
+        else:
+            self.stuck = True

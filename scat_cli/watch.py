@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
+import secrets
 import sys
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .errors import CliError
-from .play import check_seed
+from .play import MAX_SEED, check_seed
 
 if TYPE_CHECKING:
     from scat_env import HandResult, Rules
@@ -126,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
     if args.max_turns < 1:
         raise CliError(f"--max-turns must be at least 1, got {args.max_turns}")
     rules = rules_from_arg(args.rules)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    # A watched game hides nothing from anyone (its seed is printed first), so its seed
+    # need not be unsearchable like a played game's (savegame.new_seed); it must be one that
+    # --seed takes back, to watch the game again.
+    seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED)
     agents = [make_agent(spec, seed=s) for s, spec in enumerate(specs)]
     for agent in agents:  # a policy that cannot play this table says so before the deal
         agent.check_table(len(specs), rules)

@@ -172,7 +172,7 @@ def test_a_version_2_save_in_progress_still_resumes_and_is_then_sealed(tmp_path,
     code, _, err = _play(monkeypatch, capsys, ["--resume", str(old)], "1\n")
     assert code == 0, err
     resealed = json.loads(old.read_text())
-    assert resealed["version"] == 3 and resealed["seed"] is None and "mac" in resealed
+    assert resealed["version"] == 4 and resealed["seed"] is None and "mac" in resealed
 
 
 def test_a_given_seed_is_sealed_like_a_random_one(tmp_path, monkeypatch, capsys):

@@ -170,7 +170,7 @@ def test_a_version_1_file_still_resumes_and_is_rewritten_in_the_env_form(tmp_pat
     game.resimulate()
     assert game.results == results
     game.save(old)
-    assert json.loads(old.read_text())["version"] == 3
+    assert json.loads(old.read_text())["version"] == 4
     data["results"].pop()  # a hand missing from a version 1 file is still refused
     old.write_text(json.dumps(data))
     with pytest.raises(ReplayError, match="ends in the re-simulation but not in the file"):

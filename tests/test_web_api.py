@@ -363,8 +363,8 @@ def test_a_broken_agent_is_taken_over_in_one_line_naming_no_card(home, spec, wha
         assert what in takeover["text"] and "expert" in takeover["text"]
         assert not CARD.search(takeover["text"]), takeover["text"]
         assert game["players"][1]["agent"] == "expert"
-        saved = json.loads((home / f"{game['id']}.json").read_text())
-        assert saved["replacements"][0]["agent"] == "expert"
+        saved = WebSave.load(home / f"{game['id']}.json")  # sealed while the game is on
+        assert saved.replacements[0].agent == "expert"
     with _client(home) as again:  # the takeover is replayed on resume
         state = again.get(f"/api/games/{game['id']}").json()["game"]
         assert state["players"][1]["agent"] == "expert"
