@@ -789,11 +789,12 @@ def _read_summary(path: Path, size: int) -> dict[str, Any] | None:
         return None
 
 
-def replay_payload(save: SavedGame, max_bytes: int = MAX_ANSWER_BYTES) -> dict[str, Any]:
+def replay_payload(save: SavedGame, max_bytes: int | None = None) -> dict[str, Any]:
     """Every decision of ``save`` with the whole table face up after it (the replay
     schema of ``docs/WEB_API.md``); the file is re-simulated and checked on the way.
-    413 as soon as the steps weigh more than ``max_bytes`` as JSON, so a long game costs
-    the server at most that much time and memory before it is refused."""
+    413 as soon as the steps weigh more than ``max_bytes`` (:data:`MAX_ANSWER_BYTES`) as
+    JSON, so a long game costs the server at most that much time and memory."""
+    max_bytes = MAX_ANSWER_BYTES if max_bytes is None else max_bytes
     names = save.names
     weight = [0]
     first = save.new_state()
