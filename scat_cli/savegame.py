@@ -92,7 +92,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scat_env import GameState, HandResult, Phase, Rules, make_view, parse_card
+from scat_env import DEFAULT_MAX_TURNS, GameState, HandResult, Phase, Rules, make_view, parse_card
 from scat_env.actions import NUM_ACTIONS, PASS, action_short, action_str
 from scat_env.names import check_shown
 from scat_env.yamlfile import one_line
@@ -412,8 +412,11 @@ class SavedGame:
 
     # -- building the state -----------------------------------------------------------
     def new_state(self) -> GameState:
-        """The game's first position, exactly as it was dealt."""
-        state = GameState(self.num_players, self.rules, seed=self.seed)
+        """The game's first position, exactly as it was dealt. A hand that reaches
+        :data:`~scat_env.DEFAULT_MAX_TURNS` turns ends the game with no winner (the
+        engine's turn cap), so no saved game, and no replay of one, is endless."""
+        state = GameState(self.num_players, self.rules, seed=self.seed,
+                          max_turns_per_hand=DEFAULT_MAX_TURNS)
         if state.dealer != self.first_dealer:
             raise ReplayError(
                 f"the first dealer re-simulates as seat {state.dealer}, the file says "

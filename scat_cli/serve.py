@@ -5,11 +5,17 @@ command line, opens the listening socket itself (so a port in use or a bad addre
 line, exit 2, before anything starts) and runs uvicorn on it. It imports only the standard
 library at module level, so ``scat --help`` does not load Starlette.
 
+Every launch makes a new access token (:func:`secrets.token_urlsafe`) and prints the page's
+address with it, as Jupyter does: only someone who has that address (or the token) can list
+or play the games; another user or process of the machine cannot.
+
 Examples::
 
-    scat serve                         # http://127.0.0.1:8731/, games in ~/.scat/web
+    scat serve                         # http://127.0.0.1:8731/?token=..., games in ~/.scat/web
     scat serve --port 9000 --open      # and open the page in the default browser
-    scat serve --host 0.0.0.0          # anyone on the network can play (a warning says so)
+    scat serve --host 0.0.0.0          # the network may connect (a warning says so); the
+                                       # Host names served are still checked
+    scat serve --host 0.0.0.0 --allow-host scat.lan   # and one more name
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import re
+import secrets
 import socket
 import sys
 from pathlib import Path
@@ -25,6 +33,11 @@ from .errors import CliError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8731
+#: Host names a loopback server answers to (the same as ``scat_web.app.LOOPBACK_HOSTS``,
+#: copied so that ``scat --help`` does not import Starlette).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+#: A name ``--allow-host`` takes: a DNS name or an IP address, no port, no wildcard.
+_HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")
 
 
 def data_dir(given: str | None) -> Path:
@@ -45,6 +58,40 @@ def check_host(host: str) -> bool:
     except ValueError:
         raise CliError(f"--host must be an IP address such as 127.0.0.1 or 0.0.0.0, or "
                        f"localhost; got {host[:60]!r}") from None
+
+
+def check_allowed(names: list[str]) -> list[str]:
+    """``--allow-host`` names, each a DNS name or an address (IPv6 in brackets)."""
+    for name in names:
+        if not _HOST_NAME.fullmatch(name):
+            raise CliError(f"--allow-host takes a host name or an IP address without a port, "
+                           f"got {name[:60]!r}")
+    return names
+
+
+def machine_names(host: str) -> list[str]:
+    """The names a browser may use for this machine when the server listens on ``host``
+    (not a loopback address): the loopback names, ``host`` itself unless it is a wildcard,
+    the machine's host name (and ``NAME.local``) and the address the machine reaches the
+    network from. Read without a DNS lookup: a UDP socket that is connected sends nothing."""
+    names = list(LOOPBACK_HOSTS)
+    wildcard = host in ("0.0.0.0", "::")
+    if not wildcard:
+        names.append(f"[{host}]" if ":" in host else host)
+    hostname = socket.gethostname()
+    if hostname:
+        names += [hostname, f"{hostname}.local"]
+    if wildcard:
+        family, probe = ((socket.AF_INET6, "2001:db8::1") if host == "::"
+                         else (socket.AF_INET, "192.0.2.1"))  # documentation addresses
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as sock:
+                sock.connect((probe, 9))
+                own = sock.getsockname()[0]
+            names.append(f"[{own}]" if ":" in own else own)
+        except OSError:  # no route to any network: the loopback names are enough
+            pass
+    return list(dict.fromkeys(names))
 
 
 def open_socket(host: str, port: int) -> socket.socket:
@@ -80,6 +127,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "0.0.0.0 lets anyone on the network play)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="one more Host name to answer to (repeatable); with --host 0.0.0.0 the "
+                        "machine's own names and address are answered to already")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--data", default=None, metavar="DIR",
                    help="folder of the saved games (default $SCAT_HOME/web, ~/.scat/web)")
@@ -90,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port must be between 0 and 65535, got {str(args.port)[:30]}")
     loopback = check_host(args.host)
+    extra = check_allowed(list(args.allow_host))
     folder = data_dir(args.data)
     if folder.exists() and not folder.is_dir():
         raise CliError(f"--data {folder} is a file; give a folder")
@@ -111,25 +162,28 @@ def run(args: argparse.Namespace) -> int:
     sock = open_socket(args.host, args.port)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{shown}:{port}/"
+    token = secrets.token_urlsafe(32)
+    url = f"http://{shown}:{port}/?token={token}"
+    hosts = list(dict.fromkeys([*(LOOPBACK_HOSTS if loopback else machine_names(args.host)),
+                                *extra]))
     try:  # holds the folder: a second server on it is refused here, before it serves
         store = GameStore(folder, holder=f"scat serve on {shown}:{port} (pid {os.getpid()})")
     except LockError as exc:
         sock.close()
         raise CliError(str(exc)) from None
-    app = create_app(folder, store=store,
-                     allowed_hosts=("127.0.0.1", "localhost", "[::1]", "::1")
-                     if loopback else None)
+    app = create_app(folder, store=store, token=token, allowed_hosts=hosts)
     if not loopback:
+        names = ", ".join(h for h in hosts if h != "::1")
         print(f"warning: listening on {args.host}, not this machine only: anyone on the "
-              "network who can reach it can open the page, play, and see the games saved "
-              "here", file=sys.stderr)
+              "network who can reach it and has the address below (its token) can open the "
+              f"page, play, and see the games saved here; Host names answered: {names} "
+              "(--allow-host NAME for another)", file=sys.stderr)
     print(f"Scat is served at {url} (Ctrl-C to stop); games are saved in {folder}",
           flush=True)
     if args.open:
         import webbrowser
 
-        webbrowser.open(url if loopback else f"http://127.0.0.1:{port}/")
+        webbrowser.open(url if loopback else f"http://127.0.0.1:{port}/?token={token}")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     try:

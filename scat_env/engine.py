@@ -21,6 +21,14 @@ Design notes (why it looks like this):
   silently indexes the last item of a list), and that costs no more to test.
 - The random generator belongs to the state and is used only to shuffle; agents never see
   the state, only a :class:`~scat_env.view.PlayerView`.
+
+**Turn cap.** Two players who keep taking each other's discards could play one hand for
+ever. ``GameState(..., max_turns_per_hand=N)`` ends the game when a hand reaches ``N``
+turns: the game is over and :attr:`GameState.cut`, with no winner and returns of zero.
+The default, ``None``, leaves the cap to the caller, as ``env()`` (which truncates the
+episode at its ``max_turns``), the match loop and the trainers do, so their games stay
+exactly as they were; the saved games of ``scat play`` and ``scat serve``, and every replay
+(:meth:`scat_cli.savegame.SavedGame.new_state`), pass :data:`~scat_env.DEFAULT_MAX_TURNS`.
 """
 
 from __future__ import annotations
@@ -417,6 +425,11 @@ _FROM_LEFT = tuple(tuple(tuple((d + i) % n for i in range(1, n + 1)) for d in ra
                    for n in range(MAX_PLAYERS + 1))
 
 
+#: ``GameState._turn_cap`` without a cap (``max_turns_per_hand=None``): an int, so the turn
+#: check is one comparison, and larger than any count of turns.
+_NO_CAP = 1 << 62
+
+
 # Field declarations carry their default in metadata, not as a class attribute: in CPython
 # 3.11 a class attribute shadowing an instance attribute stops the interpreter from
 # specializing reads of it (``self.phase``, ``self.turn``...): 4% of engine decisions/s as
@@ -464,6 +477,7 @@ class GameState:
     _drawn_phase: Phase  # the phase after a draw: DISCARD, or GOLF_PLACE in golf
     _bus: bool  # one player at a time on the last life (rules.one_on_the_bus)
     _special: bool  # a points race or the bus: hands end through _end_special_hand
+    _turn_cap: int  # max_turns_per_hand, or _NO_CAP: a hand reaching it ends the game (cut)
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out; a points game never takes one)")
     # The two lists below belong to the points race and golf alone; private (read them as
@@ -510,6 +524,7 @@ class GameState:
         deck: Sequence[int | str] | None = None,
         dealer: int | None = None,
         single_hand: bool = False,
+        max_turns_per_hand: int | None = None,
     ) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ValueError(f"num_players must be an int, got {num_players!r}")
@@ -517,9 +532,15 @@ class GameState:
             raise ValueError(
                 f"num_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {num_players}"
             )
+        if max_turns_per_hand is not None and (
+                type(max_turns_per_hand) is not int or max_turns_per_hand < 1):
+            raise ValueError("max_turns_per_hand must be a positive int or None, got "
+                             f"{short_repr(max_turns_per_hand)}")
         n = num_players
         self._begin(rules if rules is not None else Rules(), n, single_hand,
                     rng if rng is not None else random.Random(seed))
+        if max_turns_per_hand is not None:
+            self._turn_cap = max_turns_per_hand
         if dealer is None:
             dealer = self.rng.randrange(n)
         elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
@@ -547,6 +568,7 @@ class GameState:
         self._drawn_phase = _GOLF_PLACE if self._golf else _DISCARD
         self._bus = rules.one_on_the_bus
         self._special = self._points or self._bus
+        self._turn_cap = _NO_CAP
         self.lives = [rules.start_lives] * n
         self._scores = [0] * n
         self._face_up = [0] * n
@@ -797,20 +819,30 @@ class GameState:
         self.current_player = nxt
         self.phase = _GOLF_DRAW
         self.turn += 1
+        if self.turn >= self._turn_cap:
+            self.phase = _GAME_OVER
 
     def returns(self) -> list[float]:
-        """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end."""
+        """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end,
+        and for a game :attr:`cut` by the turn cap."""
         n = self.num_players
-        if self.phase is not _GAME_OVER:
+        if self.phase is not _GAME_OVER or self.turn >= self._turn_cap:
             return [0.0] * n
         win = self.winner
         return [1.0 if s == win else -1.0 / (n - 1) for s in range(n)]
 
     @property
+    def cut(self) -> bool:
+        """Whether the game ended because a hand reached ``max_turns_per_hand`` turns (see
+        the module docstring): it is over, with no winner."""
+        return self.phase is _GAME_OVER and self.turn >= self._turn_cap
+
+    @property
     def winner(self) -> int | None:
         """The last player in, or in a points game the one player with the most points
-        (at least ``points_to_win``); ``None`` until the game is over."""
-        if self.phase is not _GAME_OVER:
+        (at least ``points_to_win``); ``None`` until the game is over, and for a game
+        :attr:`cut` by the turn cap."""
+        if self.phase is not _GAME_OVER or self.turn >= self._turn_cap:
             return None
         if self._points:
             return self._scores.index(max(self._scores))
@@ -960,6 +992,8 @@ class GameState:
         self.current_player = self._next_active(seat)
         self.phase = _DRAW
         self.turn += 1
+        if self.turn >= self._turn_cap:  # the hand is cut: the game ends, nobody wins
+            self.phase = _GAME_OVER
 
     def _raise_illegal(self, action: object) -> None:
         legal = self.legal_actions()

@@ -83,6 +83,14 @@ _GAME_ID = re.compile(r"[0-9a-f]{8}")
 #: Games kept in memory at once; the least recently used are dropped (and reloaded from
 #: their save when asked for again).
 MAX_LIVE = 256
+#: Decisions an uploaded replay may hold, checked before it is re-simulated. A long game
+#: at ten players (a race to 31 points between random players) is about 5,000; a hand is
+#: cut after :data:`~scat_env.DEFAULT_MAX_TURNS` turns, but a file need not come from here.
+MAX_REPLAY_DECISIONS = 20_000
+#: The heaviest answer the server sends. A replay is built step by step and refused (413)
+#: as soon as its steps weigh more, before the rest is built: every step carries the whole
+#: table (about 0.75 KB at two players, 2.2 KB at ten).
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
 
 
 class WebError(Exception):
@@ -375,7 +383,7 @@ class GameStore:
         what is read is the game's latest state); nothing held when it fails."""
         path = self.path_of(game_id)
         if not path.is_file():
-            raise WebError(404, f"no game {game_id!r} in {self.data_dir}")
+            raise WebError(404, f"no game {game_id!r} on this server")
         held = [self._hold(game_id)]
         try:
             live = self._read(game_id, path)
@@ -801,7 +809,7 @@ def check_move(body: Any) -> tuple[int, int]:
     for key in ("action", "seq"):
         if key not in body:
             raise WebError(400, f"missing field {key!r}")
-        if not _is_int(body[key]):
+        if not _is_int(body[key]) or abs(body[key]) > 10**9:
             raise WebError(400, f"{key} must be an integer, got {_short(body[key])}")
     if body["seq"] < 0:  # a count of the person's decisions: never stale, simply wrong
         raise WebError(400, f"seq must be the game's seq, 0 or more, got {_short(body['seq'])}")
@@ -856,10 +864,14 @@ def _read_summary(path: Path, size: int) -> dict[str, Any] | None:
         return None
 
 
-def replay_payload(save: SavedGame) -> dict[str, Any]:
+def replay_payload(save: SavedGame, max_bytes: int | None = None) -> dict[str, Any]:
     """Every decision of ``save`` with the whole table face up after it (the replay
-    schema of ``docs/WEB_API.md``); the file is re-simulated and checked on the way."""
+    schema of ``docs/WEB_API.md``); the file is re-simulated and checked on the way.
+    413 as soon as the steps weigh more than ``max_bytes`` (:data:`MAX_ANSWER_BYTES`) as
+    JSON, so a long game costs the server at most that much time and memory."""
+    max_bytes = MAX_ANSWER_BYTES if max_bytes is None else max_bytes
     names = save.names
+    weight = [0]
     first = save.new_state()
     deal = serialize.deal_event(first.hand_number, first.dealer, names)
     steps: list[dict[str, Any]] = [{"index": 0, "seat": None, "action": None, "label": None,
@@ -880,6 +892,11 @@ def replay_payload(save: SavedGame) -> dict[str, Any]:
             "results": [serialize.result_payload(r, save.rules, names) for r in new],
             "events": events,
         })
+        weight[0] += len(json.dumps(steps[-1], separators=(",", ":")))
+        if weight[0] > max_bytes:
+            raise WebError(413, f"this replay weighs more than {max_bytes} bytes by decision "
+                                f"{len(steps) - 1} of {len(save.actions)}; it is too long "
+                                "to show here (scat replay FILE shows it in the terminal)")
         before[0] = _Before.of(state)
 
     state = save.resimulate(on_step=on_step)
@@ -939,6 +956,11 @@ def replay_upload(data: Any) -> dict[str, Any]:
     re-simulation, as a replay payload."""
     if not isinstance(data, dict) or data.get("format") != "scat-replay":
         raise WebError(400, "not a scat replay (no \"format\": \"scat-replay\")")
+    actions = data.get("actions")
+    if isinstance(actions, list) and len(actions) > MAX_REPLAY_DECISIONS:
+        raise WebError(422, f"this replay holds {len(actions)} decisions; at most "
+                            f"{MAX_REPLAY_DECISIONS} are shown here (scat replay FILE shows "
+                            "it in the terminal)")
     if data.get("status") != "finished" or "sealed" in data:
         raise WebError(400, "this game is still in progress (its seed is sealed): a replay "
                             "shows every hand face up, so it opens only once the game is over")
@@ -949,5 +971,6 @@ def replay_upload(data: Any) -> dict[str, Any]:
         raise WebError(400, str(exc)) from None
 
 
-__all__ = ["AGENTS", "GameStore", "LiveGame", "WebError", "WebSave", "check_move",
-           "check_new_game", "default_names", "replay_payload", "replay_upload"]
+__all__ = ["AGENTS", "MAX_ANSWER_BYTES", "MAX_REPLAY_DECISIONS", "GameStore", "LiveGame",
+           "WebError", "WebSave", "check_move", "check_new_game", "default_names",
+           "replay_payload", "replay_upload"]

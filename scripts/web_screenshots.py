@@ -49,25 +49,45 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEEDS = ("instant", "fast", "normal", "slow", "very slow")
 
 
+#: The launch token ``scat serve`` printed, sent by every request of this script.
+TOKEN_HEADER: dict[str, str] = {}
+
+
+class TokenBrowser:
+    """A browser whose every new page sends the server's token (as a script may, instead of
+    the cookie the printed address sets), so each page can open any address of the server."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+
+    def new_page(self, **kwargs: Any) -> Any:
+        return self.browser.new_page(extra_http_headers=TOKEN_HEADER, **kwargs)
+
+    def close(self) -> None:
+        self.browser.close()
+
+
 def start_server(home: Path) -> tuple[subprocess.Popen[str], str]:
-    """``scat serve --port 0`` on 127.0.0.1; the process and the address it printed."""
+    """``scat serve --port 0`` on 127.0.0.1; the process and its address (the launch token
+    it printed goes to :data:`TOKEN_HEADER`)."""
     env = {**os.environ, "SCAT_HOME": str(home)}
     proc = subprocess.Popen([sys.executable, "-m", "scat_cli", "serve", "--port", "0",
                              "--data", str(home / "web")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline() if proc.stdout else ""
-    found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    found = re.search(r"(http://127\.0\.0\.1:\d+/)\?token=([\w-]+)", line)
     if not found:
         proc.terminate()
         raise SystemExit(f"scat serve printed no address: {line!r}")
-    return proc, found.group(0)
+    TOKEN_HEADER["X-Scat-Token"] = found.group(2)
+    return proc, found.group(1)
 
 
 def new_game(url: str) -> str:
     """A 4-player game against greedy opponents, made through the API; its id."""
     body = json.dumps({"players": 4, "opponents": "greedy"}).encode()
     req = urllib.request.Request(url + "api/games", data=body, method="POST",
-                                 headers={"Content-Type": "application/json"})
+                                 headers={"Content-Type": "application/json", **TOKEN_HEADER})
     with urllib.request.urlopen(req, timeout=10) as r:
         return str(json.loads(r.read())["game"]["id"])
 
@@ -78,7 +98,8 @@ def finished_game(url: str, opponents: str) -> str:
     move offered; its id."""
     def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
         req = urllib.request.Request(url + path, data=json.dumps(body).encode(),
-                                     method="POST", headers={"Content-Type": "application/json"})
+                                     method="POST",
+                                     headers={"Content-Type": "application/json", **TOKEN_HEADER})
         with urllib.request.urlopen(req, timeout=60) as r:
             return dict(json.loads(r.read())["game"])
 
@@ -260,8 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     proc, url = start_server(home)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=args.chromium,
-                                         args=["--no-sandbox", "--disable-gpu"])
+            browser = TokenBrowser(pw.chromium.launch(executable_path=args.chromium,
+                                                      args=["--no-sandbox", "--disable-gpu"]))
             page = browser.new_page(viewport={"width": 1100, "height": 900})
             page.goto(url + "#new")
             page.wait_for_selector("#f-opponents option", state="attached")

@@ -69,7 +69,7 @@ from starlette.testclient import TestClient
 from scat_web.app import STATIC_DIR, create_app
 
 assert Path(scat_web.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
-client = TestClient(create_app(Path.cwd() / "web"), base_url="http://127.0.0.1")
+client = TestClient(create_app(Path.cwd() / "web", token=None), base_url="http://127.0.0.1")
 page = client.get("/")
 assert page.status_code == 200, page.status_code
 index = STATIC_DIR / "index.html"

@@ -44,7 +44,7 @@ def _scat_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _server(web: Path) -> TestClient:
-    return TestClient(create_app(web, store=GameStore(web)), base_url=BASE)
+    return TestClient(create_app(web, store=GameStore(web), token=None), base_url=BASE)
 
 
 def _new(client: TestClient) -> dict[str, Any]:

@@ -34,6 +34,8 @@ from scat_web.app import MAX_BODY, create_app  # noqa: E402
 from scat_web.games import AGENTS, GameStore, WebSave  # noqa: E402
 
 BASE = "http://127.0.0.1"
+#: The access token of the test server (``scat serve`` makes a random one per launch).
+TOKEN = "test-token-0123456789abcdef"
 #: A card as the API writes it, or with a suit symbol: what a takeover line must not hold.
 CARD = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b|[♣♦♥♠]")
 
@@ -74,8 +76,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _client(home: Path, **kwargs: Any) -> TestClient:
+    """A client of a server with :data:`TOKEN`, sending it as a script would."""
     store = GameStore(home, agents=TEST_AGENTS)
-    return TestClient(create_app(home, store=store, **kwargs), base_url=BASE)
+    return TestClient(create_app(home, store=store, token=TOKEN, **kwargs), base_url=BASE,
+                      headers={"Authorization": f"token {TOKEN}"})
 
 
 @pytest.fixture
@@ -751,7 +755,7 @@ def test_the_options_example_lists_the_agents_the_server_offers(home):
     doc = (Path(__file__).resolve().parents[1] / "docs" / "WEB_API.md").read_text("utf-8")
     example = doc.split("### `GET /api/options`", 1)[1].split("```", 2)[1]
     listed = [json.loads(m) for m in re.findall(r'\{"spec": [^{}]*\}', example)]
-    with TestClient(create_app(home), base_url=BASE) as client:
+    with TestClient(create_app(home, token=None), base_url=BASE) as client:
         options = client.get("/api/options").json()
     assert listed == options["agents"]
     assert f'"default_opponent": "{options["default_opponent"]}"' in example

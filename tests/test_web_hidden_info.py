@@ -363,7 +363,8 @@ def test_every_payload_is_the_same_whatever_the_unseen_cards_are(
     if PRESETS[rules].get("scoring") == "points":  # a shorter race: the same payloads, sooner
         monkeypatch.setitem(PRESETS, rules, {**PRESETS[rules], "points_to_win": 9})
     first = GameStore(home / "a", seed_source=lambda: seed)
-    with TestClient(create_app(home / "a", store=first), base_url="http://127.0.0.1") as client:
+    app = create_app(home / "a", store=first, token=None)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         game_id, sent, (moved, own) = _play(client, rules, players, spec, seed, store=first)
     assert moved > 0
     if rules == "golf":  # the person's own face-down cards were among those moved
@@ -382,7 +383,8 @@ def test_every_payload_is_the_same_whatever_the_unseen_cards_are(
         self.num_players, self.rules, rng=_Stacked(decks), dealer=dealer))
     second = GameStore(home / "b", seed_source=lambda: seed + 1,
                        agent_factory=lambda spec, s: _Scripted(moves[s % 1000]))
-    with TestClient(create_app(home / "b", store=second), base_url="http://127.0.0.1") as client:
+    app = create_app(home / "b", store=second, token=None)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         other_id, again, _ = _play(client, rules, players, spec, seed)
     assert second.get(other_id).save.actions == save.actions  # the same game was played
     for i, (a, b) in enumerate(zip(sent, again, strict=True)):

@@ -51,11 +51,13 @@ class Server:
              "--data", str(home / "web"), *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline() if self.proc.stdout else ""  # type: ignore[union-attr]
-        found = re.search(r"http://\S+?:(\d+)/", line)
+        found = re.search(r"(http://\S+?:(\d+))/\?token=([\w-]+)", line)
         if not found:
             self.stop()
             raise AssertionError(f"no address printed: {line!r} {self.stderr()}")
-        self.url = found.group(0).rstrip("/")
+        self.url, self.port, self.token = found.group(1), int(found.group(2)), found.group(3)
+        #: What a script sends to be let in (the token printed at launch).
+        self.auth = {"Authorization": f"token {self.token}"}
         self.line = line
 
     def stderr(self) -> str:
@@ -83,13 +85,14 @@ def _serve(home: Path, *args: str) -> Server:
     return Server(home, *args)
 
 
-def _play(url: str, index: int, deadline: float, out: dict[int, dict[str, Any]]) -> None:
+def _play(url: str, index: int, deadline: float, out: dict[int, dict[str, Any]],
+          auth: dict[str, str]) -> None:
     """One game from start to end; notes its id, moves and per-move times in ``out``."""
     players, opponents, rules = SETUPS[index % len(SETUPS)]
     rng = random.Random(index)
     record: dict[str, Any] = {"moves": 0, "client": [], "server": [], "error": None}
     out[index] = record
-    with httpx.Client(base_url=url, timeout=30.0) as client:
+    with httpx.Client(base_url=url, timeout=30.0, headers=auth) as client:
         try:
             r = client.post("/api/games", json={"players": players, "opponents": opponents,
                                                 "rules": rules})
@@ -135,7 +138,7 @@ def test_fifty_games_at_once_all_finish_and_survive_a_restart(home: Path) -> Non
                     index = next(todo, None)
                 if index is None:
                     return
-                _play(server.url, index, deadline, out)
+                _play(server.url, index, deadline, out, server.auth)
 
         threads = [threading.Thread(target=client_thread, daemon=True) for _ in range(CLIENTS)]
         for t in threads:
@@ -156,7 +159,7 @@ def test_fifty_games_at_once_all_finish_and_survive_a_restart(home: Path) -> Non
 
     again = _serve(home)  # a restart: every game is there, over, as its client left it
     try:
-        with httpx.Client(base_url=again.url, timeout=30.0) as client_:
+        with httpx.Client(base_url=again.url, timeout=30.0, headers=again.auth) as client_:
             listed = {g["id"]: g for g in client_.get("/api/games").json()["games"]}
             assert set(listed) == {r["id"] for r in out.values()}
             assert {g["status"] for g in listed.values()} == {"over"}
@@ -172,7 +175,7 @@ def test_fifty_games_at_once_all_finish_and_survive_a_restart(home: Path) -> Non
 def test_scat_serve_listens_on_this_machine_unless_told_and_then_warns(home: Path) -> None:
     local = _serve(home)
     try:
-        with httpx.Client(base_url=local.url, timeout=10.0) as client:
+        with httpx.Client(base_url=local.url, timeout=10.0, headers=local.auth) as client:
             times = []
             for _ in range(7):
                 started = time.perf_counter()
@@ -184,22 +187,79 @@ def test_scat_serve_listens_on_this_machine_unless_told_and_then_warns(home: Pat
     finally:
         local.stop()
     assert "http://127.0.0.1:" in local.line and "warning" not in local.stderr()
-    everyone = _serve(home, "--host", "0.0.0.0")
+    everyone = _serve(home, "--host", "0.0.0.0", "--allow-host", "scat.example")
     try:
-        with httpx.Client(timeout=10.0) as client:
-            port = everyone.url.rsplit(":", 1)[1]
-            r = client.get(f"http://127.0.0.1:{port}/api/options")
-            assert r.status_code == 200
+        with httpx.Client(timeout=10.0, headers=everyone.auth) as client:
+            url = f"http://127.0.0.1:{everyone.port}/api/options"
+            assert client.get(url).status_code == 200
+            assert client.get(url, headers={"host": "scat.example"}).status_code == 200
+            refused = client.get(url, headers={"host": "rebound.example"})
+            assert refused.status_code == 400 and "Host" in refused.json()["error"]
+            assert client.get(url, headers={"authorization": ""}).status_code == 403
     finally:
         everyone.stop()
     err = everyone.stderr()
     assert "warning" in err and "anyone on the network" in err and "Traceback" not in err
+    assert "Host names answered: 127.0.0.1, localhost, [::1]" in err and "scat.example" in err
+
+
+def test_a_client_that_stops_sending_its_body_gets_408_and_the_server_goes_on(home: Path) -> None:
+    """A real socket that sends the headers and half the body, then nothing: 408 within
+    the body deadline (scat_web.app.BODY_SECONDS), and the server answers others meanwhile."""
+    import socket
+
+    from scat_web.app import BODY_SECONDS
+
+    server = _serve(home)
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=BODY_SECONDS + 20) as s:
+            s.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Type: application/json\r\nContent-Length: 100\r\n"
+                      + f"X-Scat-Token: {server.token}\r\n\r\n".encode() + b'{"players": ')
+            started = time.monotonic()
+            with httpx.Client(base_url=server.url, timeout=10.0, headers=server.auth) as other:
+                assert other.get("/api/options").status_code == 200
+            answer = s.recv(4096).decode()
+            waited = time.monotonic() - started
+        assert answer.startswith("HTTP/1.1 408"), answer[:200]
+        assert "did not arrive within" in answer and BODY_SECONDS - 1 < waited < BODY_SECONDS + 15
+    finally:
+        server.stop()
+    assert "Traceback" not in server.stderr()
+
+
+def test_a_server_killed_mid_game_resumes_it_after_a_restart(home: Path) -> None:
+    """SIGKILL (no clean shutdown) after some moves: the next launch (a new token) has the
+    game at the last move it answered, and the old token no longer opens anything."""
+    server = _serve(home)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30.0, headers=server.auth) as client:
+            game = client.post("/api/games", json={"players": 2, "opponents": "random"}).json()
+            game = game["game"]
+            for _ in range(3):
+                r = client.post(f"/api/games/{game['id']}/move",
+                                json={"action": game["legal"][0]["action"], "seq": game["seq"]})
+                game = r.json()["game"]
+    finally:
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+    again = _serve(home)
+    try:
+        assert again.token != server.token
+        with httpx.Client(base_url=again.url, timeout=30.0) as client:
+            assert client.get(f"/api/games/{game['id']}", headers=server.auth).status_code == 403
+            state = client.get(f"/api/games/{game['id']}", headers=again.auth).json()["game"]
+        assert state["seq"] == game["seq"] and state["hand"] == game["hand"]
+    finally:
+        again.stop()
 
 
 @pytest.mark.parametrize(("args", "words"), [
     (["--port", "70000"], "--port must be between 0 and 65535"),
     (["--host", "example.com"], "--host must be an IP address"),
     (["--host", "203.0.113.9"], "cannot listen on 203.0.113.9"),
+    (["--allow-host", "*.example"], "--allow-host takes a host name"),
+    (["--allow-host", "x" * 5000], "--allow-host takes a host name"),
 ])
 def test_scat_serve_refuses_bad_arguments_in_one_line(home: Path, args: list[str],
                                                       words: str) -> None:

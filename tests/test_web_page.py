@@ -58,19 +58,26 @@ class Server:
              str(home / "web")],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline() if self.proc.stdout else ""  # type: ignore[union-attr]
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", line)
         if not found:
             self.stop()
             raise AssertionError(f"scat serve printed no address: {line!r}")
+        #: The printed address, token and all: what a person opens (a fresh browser page
+        #: has no cookie yet, so every page opens it).
         self.url = found.group(0)
+        self.base, self.token = found.group(1), found.group(2)
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=10) as r:
+        req = urllib.request.Request(self.base + path,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
-        req = urllib.request.Request(self.url.rstrip("/") + path, data=json.dumps(body).encode(),
-                                     method="POST", headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode(),
+                                     method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              "Authorization": f"token {self.token}"})
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 
@@ -149,6 +156,24 @@ def start(page: Any, server: Server, players: int = 2, opponents: str = "random"
     game = page.get_attribute("body", "data-game")
     assert page.evaluate("location.hash") == f"#game={game}"
     return game
+
+
+def test_the_printed_address_lets_the_page_in_and_leaves_no_token_in_the_address_bar(
+        page: Any, server: Server) -> None:
+    """The token's way in, in the browser: the bare address says how to get in; the
+    printed one sets the cookie and lands on the page without the token, and the page then
+    plays under the security headers (its scripts, styles and images within the CSP)."""
+    bare = page.goto(server.base + "/")
+    assert bare is not None and bare.status == 403
+    assert "open the URL that scat serve printed" in page.inner_text("body")
+    violations: list[str] = []
+    page.on("console", lambda msg: violations.append(msg.text)
+            if "Content Security Policy" in msg.text else None)
+    game = start(page, server)
+    assert server.token not in page.url and page.url.startswith(server.base + "/#game=")
+    cookies = page.context.cookies()
+    assert [(c["httpOnly"], c["sameSite"]) for c in cookies] == [(True, "Strict")]
+    assert server.get(f"/api/games/{game}")["game"]["seq"] == 0 and not violations
 
 
 def settle(page: Any) -> None:
