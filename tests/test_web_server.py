@@ -223,10 +223,11 @@ def test_a_body_that_stops_arriving_gets_408_within_the_deadline(home):
     app = _app(home, body_seconds=0.5)
     status, headers, body, seconds = _asgi_post(app, "/api/games", [b'{"players": '],
                                                 stall=True, length=40)
-    assert status == 408 and seconds < 5, (status, seconds)
+    # a hang guard, not a measure: well under the default deadline (10 s) it overrides
+    assert status == 408 and seconds < 8, (status, seconds)
     assert "did not arrive within 0.5 s" in json.loads(body)["error"]
     assert headers["x-content-type-options"] == "nosniff"
-    assert GameStore(home).summaries() == []  # nothing was made
+    assert app.state.store.summaries() == []  # nothing was made
 
 
 def test_a_body_sent_slowly_but_whole_in_time_is_read(home):
@@ -272,7 +273,7 @@ def test_a_replay_of_sixty_thousand_decisions_is_refused_at_once(home):
                         headers={"content-type": "application/json"})
         seconds = time.perf_counter() - started
     message = _one_line(r, 422)
-    assert f"at most {games.MAX_REPLAY_DECISIONS}" in message and seconds < 10, seconds
+    assert f"at most {games.MAX_REPLAY_DECISIONS}" in message and seconds < 30, seconds
 
 
 def test_a_replay_over_the_decision_bound_is_refused_and_one_under_it_shown(home, monkeypatch):
@@ -289,11 +290,13 @@ def test_a_replay_heavier_than_the_answer_bound_is_refused_while_it_is_built(hom
     data = _endless_first_hand(40)
     with TestClient(_app(home), base_url=BASE, headers={"X-Scat-Token": TOKEN}) as client:
         shown = client.post("/api/replays", json=data)
-        assert shown.status_code == 200
-        monkeypatch.setattr(games, "MAX_ANSWER_BYTES", len(shown.content) // 4)
+        game = _finished_game(client)  # a dealt game: its length, and its replay's, vary
+        replayed = client.get(f"/api/games/{game}/replay")
+        assert shown.status_code == replayed.status_code == 200
+        bound = min(len(shown.content), len(replayed.content)) // 4
+        monkeypatch.setattr(games, "MAX_ANSWER_BYTES", bound)
         message = _one_line(client.post("/api/replays", json=data), 413)
         assert "too long to show here" in message
-        game = _finished_game(client)
         _one_line(client.get(f"/api/games/{game}/replay"), 413)
 
 
