@@ -221,3 +221,23 @@ def test_scat_train_without_torch_names_the_extra_in_one_line_and_leaves_nothing
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "torch" in lines[0] and "pip install -e '.[train]'" in lines[0]
     assert not out.exists()
+
+
+def test_a_sample_budget_trains_the_same_network_whatever_the_pace(monkeypatch):
+    """The checks run on a clock, so a slower machine checks at other updates; they draw on
+    no generator of the training, so the network is the same bytes."""
+    cfg = BatchPPOConfig(**TINY, total_samples=6000, eval_every_s=50.0, progress=False)
+    fast, _ = train_network(cfg, log=lambda m: None)
+    clock = _FakeTime()
+    collect = batch_ppo.collect
+
+    def slow_collect(*args: Any, **kwargs: Any) -> Any:
+        clock.now += 40.0
+        return collect(*args, **kwargs)
+
+    monkeypatch.setattr(batch_ppo, "time", clock)
+    monkeypatch.setattr(batch_ppo, "collect", slow_collect)
+    slow, summary = train_network(cfg, log=lambda m: None)
+    assert len(summary["history"]) > 2  # checked between updates on the slow clock
+    for name, weight in fast.state_dict().items():
+        assert (slow.state_dict()[name] == weight).all(), name
