@@ -124,7 +124,10 @@ def write_learning_curve(history: list[dict[str, Any]], path: str | Path,
     for ax, opp in zip(axes[0], opponents, strict=True):
         _plot_opponent(ax, history, final, [k for k in keys if k.rpartition("_x")[0] == opp])
         ax.axhline(1.0, color="grey", ls="--", lw=1)
-        ax.set_xlim(left=0)  # a panel of the final evaluation alone is not zoomed onto it
+        # from 0 (a panel of the final evaluation alone is not zoomed onto its points), with
+        # room for those points, drawn side by side past the last check
+        right = ax.dataLim.x1
+        ax.set_xlim(0, right * 1.04 if right > 0 else 1)
         ax.set_title(f"vs a field of {opp}", fontsize=10)
         ax.set_xlabel("training samples (learner decisions)")
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
