@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from .errors import CliError
 
@@ -30,6 +31,9 @@ RUN_FILES = ("checkpoint.pt", "checkpoint.zip", "checkpoint.tmp.zip", "policy.np
 RUN_FOLDERS = ("tb", "final_eval", "snapshots", "policy")
 #: What ``scat train`` says when a config names the RLlib trainer and RLlib is missing.
 RLLIB_MISSING = "RLlib is not installed: pip install -e '.[rllib]'"
+#: What it says when another trainer's libraries are missing (torch, stable-baselines3...).
+TRAIN_MISSING = ("the {trainer} trainer needs {name}, which is not installed: "
+                 "pip install -e '.[train]' (or pip install 'scat-env[train]')")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -124,9 +128,21 @@ def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) ->
     (a failed write keeps the previous one), so a run stopped here by a full disk resumes."""
     from training.runlock import exclusive_folder
 
+    train = trainer_function(trainer)  # before the folder: a missing library leaves nothing
     with exclusive_folder(out, "training run"):
         prepare_run_folder(out, args.resume, args.overwrite)
         print(f"scat train: {trainer} trainer, run folder {out}", file=sys.stderr)
+        summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
+        from training.evaluate import run_report
+
+        (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
+    return summary
+
+
+def trainer_function(trainer: str) -> Any:
+    """The ``train`` function of ``trainer``, imported; a library it needs that is not
+    installed (torch without the ``train`` extra) is one line naming the extra to install."""
+    try:
         if trainer == "native":
             from training.ppo import train
         elif trainer == "batch":
@@ -135,8 +151,11 @@ def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) ->
             from training.rllib_train import train
         else:
             from training.sb3_train import train
-        summary = train(cfg, out, resume=args.resume, log=lambda m: print(m, file=sys.stderr))
-        from training.evaluate import run_report
-
-        (out / "report.md").write_text(run_report(trainer, cfg, out, summary))
-    return summary
+    except ImportError as exc:
+        name = (exc.name or "a library").partition(".")[0]
+        if name in ("training", "agents", "scat_env", "scat_cli"):
+            raise  # this package broken, not a library missing: the traceback says where
+        if trainer == "rllib":
+            raise CliError(RLLIB_MISSING) from None
+        raise CliError(TRAIN_MISSING.format(trainer=trainer, name=name)) from None
+    return train

@@ -46,6 +46,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 from torch import nn
@@ -429,8 +430,9 @@ def export(net: CompactNet, path: str | Path, cfg: BatchPPOConfig,
 
 def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
           log: Any = print) -> dict[str, Any]:
-    """``scat train`` with ``trainer: batch``: train, write ``out/policy.npz`` and
-    ``out/summary.json``, then the final duplicate-deal evaluation (``compact:`` spec)."""
+    """``scat train`` with ``trainer: batch``: train, write ``out/policy.npz``, the final
+    duplicate-deal evaluation (``compact:`` spec), ``out/learning_curve.png`` (the
+    in-training checks and the final evaluation, 95% intervals) and ``out/summary.json``."""
     if resume:
         raise ValueError("the batch trainer does not resume a run: a run takes minutes, "
                          "start it again with --overwrite")
@@ -454,6 +456,13 @@ def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
                 final_tournament_evaluation, f"compact:{out / POLICY_FILE}",
                 list(cfg.eval_opponents), list(cfg.eval_players), cfg.final_eval_games,
                 out / "final_eval", workers=cfg.final_eval_workers, rules=cfg.rules).result()
+    if summary["history"] or "final_eval" in summary:
+        from .evaluate import write_learning_curve
+
+        if "final_eval" in summary:  # the final evaluation's point sits at the run's end
+            summary["final_eval"]["samples"] = summary["samples"]
+        write_learning_curve(summary["history"], out / "learning_curve.png",
+                             final=summary.get("final_eval"))
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     return summary
 
@@ -515,9 +524,112 @@ def ppo_loss(net: CompactNet, cfg: BatchPPOConfig, cards: torch.Tensor, feats: t
 
 def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, dict[str, Any]]:
     """Train from scratch, or from ``cfg.init_from``; the network and a summary (samples,
-    samples/s, evaluations)."""
+    samples/s, evaluations). ``cfg.numba_threads`` holds for the run only: the caller's
+    numba thread count is back when it returns."""
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
+    before = numba.get_num_threads()
+    if cfg.numba_threads is not None:  # at most the pool numba started with
+        numba.set_num_threads(min(cfg.numba_threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        return _train(cfg, log)
+    finally:
+        numba.set_num_threads(before)
+
+
+def out_of_time(elapsed_s: float, last_update_s: float, time_limit_s: float | None) -> bool:
+    """Whether the run stops now: the next update, at the pace of the last one, would end
+    past the time limit. Checking only that the limit has not passed yet let a run start an
+    update a second before it and end one update late (100 s late on a busy machine)."""
+    return time_limit_s is not None and elapsed_s + last_update_s > time_limit_s
+
+
+def _eval_due(cfg: BatchPPOConfig, update: int, since_eval_s: float) -> bool:
+    """Whether the in-training check runs after ``update``: every ``eval_every_updates``
+    updates, and every ``eval_every_s`` seconds."""
+    return bool((cfg.eval_every_updates and update % cfg.eval_every_updates == 0)
+                or (cfg.eval_every_s and since_eval_s >= cfg.eval_every_s))
+
+
+def check_now(net: CompactNet, cfg: BatchPPOConfig, handoff: Handoff | None,
+              update: int, samples: int, elapsed_s: float) -> dict[str, Any]:
+    """The in-training check (:func:`evaluate_batched` at every table size) as a point of
+    the learning curve: win rates with Wilson 95% intervals under
+    :func:`training.evaluate.write_learning_curve`'s keys (``expert_x3``), and the same
+    figures as multiples of the fair share under ``vs_<opponent>``."""
+    from .evaluate import wilson
+
+    point: dict[str, Any] = {"update": update, "samples": samples, "elapsed_s": elapsed_s,
+                             "win_rate": {}, "ci95": {}, "games": {}}
+    shares = {}
+    for n in cfg.player_counts:
+        share, games = evaluate_batched(net, cfg, n, cfg.eval_games, update, handoff)
+        wins = round(share * games / n)
+        key = f"{cfg.eval_opponent}_x{n}"
+        point["win_rate"][key] = wins / games
+        point["ci95"][key] = list(wilson(wins, games))
+        point["games"][key] = games
+        shares[n] = share
+    point[f"vs_{cfg.eval_opponent}"] = shares
+    return point
+
+
+def check_line(point: dict[str, Any], opponent: str) -> str:
+    """A check in one line: each table size's multiple of the fair share and its interval."""
+    parts = []
+    for key, rate in point["win_rate"].items():
+        n = int(key.rpartition("_x")[2])
+        lo, hi = point["ci95"][key]
+        parts.append(f"{n}p {rate * n:.2f}x [{lo * n:.2f}, {hi * n:.2f}]")
+    return (f"[eval] update {point['update']}, {point['samples']:,} samples, "
+            f"{point['elapsed_s']:,.0f} s: vs {opponent} " + ", ".join(parts) + " fair share")
+
+
+def _batch(table: Table, ro: Rollout, adv: np.ndarray, ret: np.ndarray
+           ) -> tuple[torch.Tensor, ...]:
+    """A table's learner rows of one rollout as the update's tensors."""
+    keep = ro.learn.reshape(-1)
+    return (*_tensors(table, ro.obs.reshape(-1, ro.obs.shape[-1])[keep]),
+            torch.from_numpy(ro.mask.reshape(-1, NUM_ACTIONS)[keep]),
+            torch.from_numpy(ro.act.reshape(-1)[keep]),
+            torch.from_numpy(ro.logp.reshape(-1)[keep]),
+            torch.from_numpy(adv.reshape(-1)[keep]),
+            torch.from_numpy(ret.reshape(-1)[keep]),
+            torch.from_numpy(ro.advice.reshape(-1)[keep]),
+            torch.from_numpy(ro.policy.reshape(-1)[keep]))
+
+
+def _update(net: CompactNet, opt: torch.optim.Optimizer, cfg: BatchPPOConfig,
+            batches: list[tuple[torch.Tensor, ...]], gen: torch.Generator) -> tuple[int, int]:
+    """PPO's epochs on one rollout of every table; (the policy's own samples, all rows)."""
+    cols = list(zip(*batches, strict=True))
+    (cards_t, feats_t, dense_t, mask_t, act_t, logp_t, adv_t, ret_t,
+     advice_t, pol_t) = (torch.cat(c) for c in cols)
+    advice_t = advice_t if cfg.expert_advice else None
+    N = act_t.shape[0]
+    played = int(pol_t.sum())  # the policy's own decisions (the rest: value samples)
+    pol_f = pol_t.float()
+    own = adv_t[pol_t] if played > 1 else adv_t
+    adv_t = (adv_t - own.mean()) / (own.std() + 1e-8)
+    for _ in range(cfg.epochs):
+        perm = torch.randperm(N, generator=gen)
+        for lo in range(0, N, cfg.minibatch_samples):
+            idx = perm[lo:lo + cfg.minibatch_samples]
+            loss = ppo_loss(net, cfg, cards_t[idx], feats_t[idx], dense_t[idx],
+                            mask_t[idx], None if advice_t is None else advice_t[idx],
+                            act_t[idx], logp_t[idx], adv_t[idx], ret_t[idx], pol_f[idx])
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+    return played, N
+
+
+def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
+    """:func:`train_network`'s loop: rollouts, updates, checks and progress, until the
+    sample budget is spent or the next update would end past the time limit."""
+    from .progress import BudgetBar, budget_progress
+
     gen = torch.Generator().manual_seed(cfg.seed)
     net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
     if cfg.init_from:
@@ -528,14 +640,25 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
     tables = [Table(cfg, n, cfg.seed * 1000 + n) for n in cfg.player_counts]
     handoff = (None if cfg.handoff is None
                else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
-    samples = value_only = 0
-    update = 0
+    samples = value_only = update = 0
     start = time.perf_counter()
+    progress = budget_progress(cfg.total_samples, cfg.time_limit_s, log, enabled=cfg.progress)
+    say = progress.above(log)
+
+    def elapsed() -> float:
+        return time.perf_counter() - start
+
     history: list[dict[str, Any]] = []
+    if cfg.eval_every_s:  # the curve starts where the run does
+        history.append(check_now(net, cfg, handoff, 0, 0, elapsed()))
+        if cfg.progress:
+            say(check_line(history[-1], cfg.eval_opponent))
+    last_eval = elapsed()
+    last_update_s = 0.0
     stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
-    while samples < cfg.total_samples:
-        if cfg.time_limit_s is not None and time.perf_counter() - start > cfg.time_limit_s:
-            break
+    while samples < cfg.total_samples and not out_of_time(elapsed(), last_update_s,
+                                                          cfg.time_limit_s):
+        t0 = elapsed()
         batches = []
         for table in tables:
             coef = cfg.hand_reward
@@ -543,53 +666,25 @@ def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, di
                 coef *= max(0.0, 1.0 - samples / cfg.hand_reward_decay_samples)
             ro, boot = collect(net, snapshot, table, cfg.rollout_steps, gen, stats, coef,
                                cfg.expert_advice, handoff)
-            adv, ret = advantages(ro, boot, cfg.gamma, cfg.gae_lambda)
-            keep = ro.learn.reshape(-1)
-            batches.append((*_tensors(table, ro.obs.reshape(-1, ro.obs.shape[-1])[keep]),
-                            torch.from_numpy(ro.mask.reshape(-1, NUM_ACTIONS)[keep]),
-                            torch.from_numpy(ro.act.reshape(-1)[keep]),
-                            torch.from_numpy(ro.logp.reshape(-1)[keep]),
-                            torch.from_numpy(adv.reshape(-1)[keep]),
-                            torch.from_numpy(ret.reshape(-1)[keep]),
-                            torch.from_numpy(ro.advice.reshape(-1)[keep]),
-                            torch.from_numpy(ro.policy.reshape(-1)[keep])))
-        cols = list(zip(*batches, strict=True))
-        (cards_t, feats_t, dense_t, mask_t, act_t, logp_t, adv_t, ret_t,
-         advice_t, pol_t) = (torch.cat(c) for c in cols)
-        advice_t = advice_t if cfg.expert_advice else None
-        N = act_t.shape[0]
-        played = int(pol_t.sum())  # the policy's own decisions (the rest: value samples)
-        pol_f = pol_t.float()
-        own = adv_t[pol_t] if played > 1 else adv_t
-        adv_t = (adv_t - own.mean()) / (own.std() + 1e-8)
-        for _ in range(cfg.epochs):
-            perm = torch.randperm(N, generator=gen)
-            for lo in range(0, N, cfg.minibatch_samples):
-                idx = perm[lo:lo + cfg.minibatch_samples]
-                loss = ppo_loss(net, cfg, cards_t[idx], feats_t[idx], dense_t[idx],
-                                mask_t[idx], None if advice_t is None else advice_t[idx],
-                                act_t[idx], logp_t[idx], adv_t[idx], ret_t[idx], pol_f[idx])
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                opt.step()
+            batches.append(_batch(table, ro, *advantages(ro, boot, cfg.gamma, cfg.gae_lambda)))
+        played, rows = _update(net, opt, cfg, batches, gen)
         samples += played
-        value_only += N - played
+        value_only += rows - played
         update += 1
         if update % cfg.snapshot_every_updates == 0:
             snapshot.load_state_dict(net.state_dict())
-        elapsed = time.perf_counter() - start
-        if cfg.eval_every_updates and update % cfg.eval_every_updates == 0:
-            evals = {n: evaluate_batched(net, cfg, n, cfg.eval_games, update, handoff)[0]
-                     for n in cfg.player_counts}
-            history.append({"update": update, "samples": samples, "elapsed_s": elapsed,
-                            f"vs_{cfg.eval_opponent}": evals})
-            text = " ".join(f"{n}p {v:.2f}x" for n, v in evals.items())
+        last_update_s = elapsed() - t0
+        if isinstance(progress, BudgetBar):  # plain lines give the pace themselves
+            progress.update(samples, elapsed(), speed=f"{samples / elapsed():,.0f}/s")
+        else:
+            progress.update(samples, elapsed())
+        if _eval_due(cfg, update, elapsed() - last_eval):
+            history.append(check_now(net, cfg, handoff, update, samples, elapsed()))
+            last_eval = elapsed()
             if cfg.progress:  # --no-progress keeps a run quiet until its report
-                log(f"update {update}: {samples:,} samples, {samples / elapsed:,.0f}/s, "
-                    f"vs {cfg.eval_opponent} {text}")
-    elapsed = time.perf_counter() - start
+                say(check_line(history[-1], cfg.eval_opponent))
+    progress.close()
+    wall = elapsed()
     return net, {"samples": samples, "value_only_samples": value_only, "updates": update,
-                 "elapsed_s": elapsed,
-                 "samples_per_s_since_start": samples / max(elapsed, 1e-9),
+                 "elapsed_s": wall, "samples_per_s_since_start": samples / max(wall, 1e-9),
                  "history": history}

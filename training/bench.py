@@ -232,7 +232,8 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
         # Built for the whole machine: numba steps the games on every core, so torch gets
         # two threads too. Its opponents are played batched: greedy, expert, random, itself.
         batch = {k: v for k, v in common.items() if k not in ("opponents", "progress")}
-        batch.update(eval_every_updates=0, torch_threads=2)
+        batch.update(eval_every_updates=0, eval_every_s=None, torch_threads=2,
+                     numba_threads=None)
         if opponents == "self":
             return {**batch, "self_play": 1.0}
         return {**batch, "self_play": 0.0,

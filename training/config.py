@@ -59,6 +59,7 @@ COUNT_LIMITS: dict[str, int] = {
     "epochs": 1000,
     "total_samples": 10**12,
     "torch_threads": 1024,
+    "numba_threads": 1024,
     "snapshot_pool": 256,
     "snapshot_every_updates": 10**9,
     "checkpoint_every_updates": 10**9,
@@ -154,6 +155,7 @@ RANGES: dict[str, tuple[float, float, bool, bool]] = {
     "advice_gain": (0.0, 100.0, False, False),
     "snapshot_weight": (0.0, 1e3, False, False),
     "time_limit_s": (0.0, 1e7, True, False),
+    "eval_every_s": (0.0, 1e7, True, False),
 }
 
 
@@ -406,7 +408,15 @@ class BatchPPOConfig:
     total_samples: int = 10_000_000  # learner decisions
     time_limit_s: float | None = None  # seconds of training; None: no limit
     torch_threads: int = 2
+    # Threads of the batched engine's numba kernels; None: numba's own count (every core).
+    # On a machine busy with other work, two threads (numba's and torch's) waited at their
+    # barriers for a core another process held: 674 learner decisions/s against 12,353 with
+    # one thread each, the same 40-second run (docs/TRAINING.md, "Threads").
+    numba_threads: int | None = None
     eval_every_updates: int = 20  # in-training check against eval_opponent (batched); 0: none
+    # The same check every this many seconds as well (None: by updates only): its cadence in
+    # time, whatever the machine's pace; the first check is of the untrained network.
+    eval_every_s: float | None = None
     eval_games: int = 2000
     eval_opponent: str = "greedy"  # the in-training check's opponents: greedy or expert
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
@@ -480,6 +490,8 @@ class BatchPPOConfig:
                               "snapshot_every_updates", "final_eval_workers"), where)
         _counts(self, ("eval_every_updates", "eval_games", "final_eval_games",
                        "hand_reward_decay_samples"), where)
+        if self.numba_threads is not None:
+            _positive_ints(self, ("numba_threads",), where)
         _in_ranges(self, where)
 
 

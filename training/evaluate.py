@@ -115,13 +115,19 @@ def write_learning_curve(history: list[dict[str, Any]], path: str | Path,
     import matplotlib.pyplot as plt
     from matplotlib.ticker import EngFormatter
 
-    source = final or history[-1]
-    keys = list(source["win_rate"])
+    # every setting of the final evaluation and of the checks (which may play fewer or
+    # other table sizes), in the final evaluation's order
+    keys = list(dict.fromkeys(k for ev in ([final] if final else []) + history
+                              for k in ev["win_rate"]))
     opponents = list(dict.fromkeys(k.rpartition("_x")[0] for k in keys))
     fig, axes = plt.subplots(1, len(opponents), figsize=(4.2 * len(opponents), 3.8), squeeze=False)
     for ax, opp in zip(axes[0], opponents, strict=True):
         _plot_opponent(ax, history, final, [k for k in keys if k.rpartition("_x")[0] == opp])
         ax.axhline(1.0, color="grey", ls="--", lw=1)
+        # from 0 (a panel of the final evaluation alone is not zoomed onto its points), with
+        # room for those points, drawn side by side past the last check
+        right = ax.dataLim.x1
+        ax.set_xlim(0, right * 1.04 if right > 0 else 1)
         ax.set_title(f"vs a field of {opp}", fontsize=10)
         ax.set_xlabel("training samples (learner decisions)")
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
