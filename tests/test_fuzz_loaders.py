@@ -193,6 +193,8 @@ def test_odd_keys_and_values_in_a_rules_file_are_one_line(tmp_path, text):
     ("name: \"\\e[2J\"\n", "field 'name' must be a plain folder name"),
     ("trainer: [native]\n", "trainer must be one of"),
     ("trainer: sb3\nhidden: 100000\n", "hidden must be at most 4,096"),
+    ("hidden: 4096\nlayers: 3\n", "a policy holds at most 33,554,432 parameters"),
+    ("trainer: batch\nhidden: 2048\nlayers: 9\n", "a policy holds at most"),
     ("trainer: sb3\nopponents: {greedy: -1}\n", "opponents needs finite weights"),
 ])
 def test_training_config_values_no_run_could_use_are_refused(tmp_path, text, message):

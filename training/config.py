@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.neural.archive import MAX_PARAMETERS
 from scat_env import DEFAULT_MAX_TURNS, Rules
+from scat_env.actions import NUM_ACTIONS
 from scat_env.rewards import check_shaping
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.yamlfile import one_line, read_yaml
@@ -84,6 +86,20 @@ def _positive_ints(cfg: Any, names: tuple[str, ...], where: str) -> None:
         if value > COUNT_LIMITS.get(name, value):
             raise ValueError(f"{where}: {name} must be at most {COUNT_LIMITS[name]:,}, "
                              f"got {value:,}")
+    if "hidden" in names and "layers" in names:
+        _network_fits(cfg.hidden, cfg.layers, where)
+
+
+def _network_fits(hidden: int, layers: int, where: str) -> None:
+    """Refuse a width and depth whose weights between layers and into the action head
+    alone (a lower bound: the input layer comes on top) pass what a policy file may hold
+    (:data:`agents.neural.archive.MAX_PARAMETERS`): such a run would train for hours and
+    then fail to save its first policy."""
+    weights = (layers - 1) * hidden * hidden + hidden * NUM_ACTIONS
+    if weights > MAX_PARAMETERS:
+        raise ValueError(f"{where}: hidden {hidden:,} with {layers} layers has at least "
+                         f"{weights:,} weights; a policy holds at most "
+                         f"{MAX_PARAMETERS:,} parameters (a narrower or shallower network)")
 
 
 def _counts(cfg: Any, names: tuple[str, ...], where: str) -> None:
