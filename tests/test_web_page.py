@@ -13,7 +13,7 @@ each turn), a race to points (the points at the table and in the showdown), a ta
 has left behind and a trained opponent's hint are checked the same way. Golf is also played
 with its moves animated: the cards that fly and the discard pile shown after every event
 follow the server's events, and a showdown shows the slots as the hand ended. A replay is
-shown on the game table: the seats named as the live table names them ("Alice (PPO)"),
+shown on the game table: the seats named as the live table names them ("Alice (trained AI)"),
 every hand face up at its seat as the replay's FULLSTATE says, "Next showdown" on the hand
 as it ended (then the next deal); a golf replay's slots in order, the face-down ones marked,
 the card held, a race's points. The game-over standings follow the places; sudden death
@@ -874,7 +874,7 @@ def test_the_game_over_standings_list_the_players_by_place(page: Any, server: Se
 def test_the_replay_is_played_on_the_game_table_naming_players_as_the_table_does(
         page: Any, server: Server) -> None:
     """A replay is the game table, step by step: the seats named as in the live game
-    ("Alice (PPO)", never the agent's spec), every hand face up where it is held, the pile,
+    ("Alice (trained AI)", never the agent's spec), every hand face up where it is held, the pile,
     the stock, the lives, this hand's log; a click on a card plays nothing."""
     final = server.play_through_api({"players": 3, "opponents": "ppo:scat_ppo_set"},
                                     until="game")
@@ -884,7 +884,7 @@ def test_the_replay_is_played_on_the_game_table_naming_players_as_the_table_does
     assert page.is_visible("#view-table") and page.is_visible("#view-replay")
     for seat in (1, 2):
         head = page.inner_text(f"#opponents [data-seat='{seat}'] .seat-head")
-        assert head.startswith(f"{final['players'][seat]['name']} (PPO)"), head
+        assert head.startswith(f"{final['players'][seat]['name']} (trained AI)"), head
     assert "ppo:" not in page.inner_text("main")
     assert not page.is_visible("#actions") and not page.is_visible("#hint-button")
     page.locator("#hand .card").first.click()  # nothing is played, nothing is said
