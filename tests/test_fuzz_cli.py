@@ -73,8 +73,7 @@ def saves(folder: Path, fuzz_saves: dict[str, Path]) -> dict[str, Path]:
 def cli(what: str, argv: list[str], stdin: str = "") -> tuple[int, str, str]:
     """``run_cli`` within the time and memory limit; checks the refusal's form and counts."""
     TRIED[what] += 1
-    with bounded():
-        status, out, err = run_cli(argv, stdin)
+    status, out, err = bounded(lambda: run_cli(argv, stdin))
     check_cli_refusal(status, err, what)
     if status == 0:
         ACCEPTED[what] += 1
