@@ -32,14 +32,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_limits import hang_limit
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="no playwright module")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     pytest.skip("no chromium binary (apt-get install chromium)", allow_module_level=True)
 
-#: Seconds any one wait on the page may take (a move takes milliseconds).
-WAIT_MS = 15000
+#: Milliseconds any one wait on the page may take: a move takes milliseconds, the limit
+#: only turns a hang into a failure (tests/hang_limits.py).
+WAIT_MS = int(hang_limit(120) * 1000)
 #: Moves the person may make in the whole game before the test calls it stuck.
 MAX_MOVES = 200
 
@@ -62,13 +64,13 @@ class Server:
         self.url = found.group(0)
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=10) as r:
+        with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=hang_limit(120)) as r:
             return json.loads(r.read())
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         req = urllib.request.Request(self.url.rstrip("/") + path, data=json.dumps(body).encode(),
                                      method="POST", headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as r:
+        with urllib.request.urlopen(req, timeout=hang_limit(120)) as r:
             return json.loads(r.read())
 
     def play_through_api(self, body: dict[str, Any], until: str) -> dict[str, Any]:
