@@ -78,10 +78,11 @@ def bounded(load: Callable[[], T], seconds: float = SECONDS,
     the property. Whatever ``load`` raises is raised here.
 
     ``load`` runs in a thread the test waits for, not under an alarm signal: an exception
-    raised by a signal lands wherever the process happens to be (between two lines of the
-    clean-up that lifts the memory limit, or inside the test runner itself), and it once
-    left the limit in force and crashed the test process with every test after it. A load
-    that never ends is left running in its daemon thread, and only its test fails.
+    raised by a signal lands wherever the process happens to be: between two lines of the
+    clean-up that lifts the memory limit (leaving it in force for every later test) or
+    inside the test runner, which then stops the whole test process (under pytest-xdist an
+    INTERNALERROR, and the worker's remaining tests are never run). A load that never ends
+    is left running in its daemon thread, and only its test fails.
     """
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = _virtual_memory() + extra_memory

@@ -85,7 +85,7 @@ def test_the_limits_can_fail():
 def test_the_time_limit_sends_no_signal_and_leaves_nothing_behind():
     """The time limit is a wait, not an alarm: an alarm's exception lands wherever the
     process happens to be (in the clean-up that lifts the memory limit, in the test runner)
-    and once crashed a test process with every test after it. No alarm is set while a load
+    and can stop the test process with every test after it. No alarm is set while a load
     runs; after one that overran, the memory limit is lifted and the next load runs."""
     handler = signal.getsignal(signal.SIGALRM)
     during = bounded(lambda: (signal.getsignal(signal.SIGALRM),
