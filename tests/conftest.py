@@ -14,16 +14,20 @@ import random
 from collections.abc import Sequence
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from scat_env import GameState, Phase, Rules, cards_str, parse_card, parse_cards
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK
 
+# Hypothesis' own clocks (a 200 ms deadline per example, a health check on slow generation)
+# fail on a busy machine and check nothing this suite promises; a hang is caught by the
+# generous limits of tests/hang_limits.py instead.
+settings.register_profile("scat", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # CI runs the same examples every time (a landing must not depend on luck); locally the
 # random simulations keep exploring new seeds, which is how they find bugs.
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+settings.register_profile("ci", parent=settings.get_profile("scat"), derandomize=True,
+                          print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "scat")
 
 MOVES = {"stock": DRAW_STOCK, "take": DRAW_DISCARD, "knock": KNOCK, "end": END_PLAY}
 

@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 import pytest
+from hang_limits import hang_limit
 
 from scat_env import GameState, Rules
 from scat_env.actions import KNOCK, NUM_ACTIONS
@@ -348,7 +349,7 @@ def test_the_games_do_not_depend_on_the_number_of_threads():
     for threads in (1, 2):
         env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
         proc = subprocess.run([sys.executable, "-c", _THREADED_RUN.format(threads=threads)],
-                              capture_output=True, text=True, env=env, timeout=300)
+                              capture_output=True, text=True, env=env, timeout=hang_limit(600))
         assert proc.returncode == 0, proc.stderr[-2000:]
         digests.append(proc.stdout.strip())
     assert digests[0] == digests[1] and len(digests[0]) == 64

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 from training import bench
 from training.config import load_config
@@ -17,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def scat(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scat_cli", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=hang_limit(300))
 
 
 @pytest.mark.parametrize("args, prog", [

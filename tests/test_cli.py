@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,7 +18,7 @@ def scat(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
          ) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "scat_cli", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        cwd=cwd, capture_output=True, text=True, timeout=hang_limit(300),
         env={**os.environ, **(env or {})},
     )
 

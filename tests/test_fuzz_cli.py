@@ -37,6 +37,7 @@ from fuzz_inputs import (
     to_json,
     to_yaml,
 )
+from hang_limits import hang_limit
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz_loaders import (
@@ -73,8 +74,7 @@ def saves(folder: Path, fuzz_saves: dict[str, Path]) -> dict[str, Path]:
 def cli(what: str, argv: list[str], stdin: str = "") -> tuple[int, str, str]:
     """``run_cli`` within the time and memory limit; checks the refusal's form and counts."""
     TRIED[what] += 1
-    with bounded():
-        status, out, err = run_cli(argv, stdin)
+    status, out, err = bounded(lambda: run_cli(argv, stdin))
     check_cli_refusal(status, err, what)
     if status == 0:
         ACCEPTED[what] += 1
@@ -351,7 +351,7 @@ def test_whole_program_refuses_in_one_line_under_a_memory_limit(tmp_path, case):
         argv = ["play", "--opponents", f"ppo:{bad}", "--fast", "--save", str(save)]
     env = {**os.environ, "SCAT_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
     done = subprocess.run([sys.executable, "-m", "scat_cli", *argv], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=hang_limit(300), stdin=subprocess.DEVNULL,
                           preexec_fn=_limited)
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     lines = done.stderr.strip().splitlines()

@@ -17,7 +17,10 @@ prints how many inputs each reader was given and how many it accepted (tests/con
 from __future__ import annotations
 
 import json
+import resource
+import signal
 import struct
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,7 @@ from fuzz_inputs import (
     to_json,
     to_yaml,
 )
+from hang_limits import hang_limit
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -68,11 +72,37 @@ TRAIN_FILES = sorted((ROOT / "configs" / "train").glob("*.yaml"))
 
 def test_the_limits_can_fail():
     """Guard for every test below: an input that takes too much memory or time fails."""
-    with pytest.raises(MemoryError), bounded(extra_memory=64 << 20):
-        bytearray(512 << 20)
-    with pytest.raises(Timeout), bounded(seconds=0.2):
-        while True:
-            pass
+    with pytest.raises(MemoryError):
+        bounded(lambda: bytearray(512 << 20), extra_memory=64 << 20)
+    stop = threading.Event()
+    try:
+        with pytest.raises(Timeout):
+            bounded(lambda: stop.wait(hang_limit(600)), seconds=0.2)
+    finally:
+        stop.set()
+
+
+def test_the_time_limit_sends_no_signal_and_leaves_nothing_behind():
+    """The time limit is a wait, not an alarm: an alarm's exception lands wherever the
+    process happens to be (in the clean-up that lifts the memory limit, in the test runner)
+    and can stop the test process with every test after it. No alarm is set while a load
+    runs; after one that overran, the memory limit is lifted and the next load runs."""
+    handler = signal.getsignal(signal.SIGALRM)
+    during = bounded(lambda: (signal.getsignal(signal.SIGALRM),
+                              signal.getitimer(signal.ITIMER_REAL)))
+    assert during == (handler, (0.0, 0.0))
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    stop = threading.Event()
+    try:
+        with pytest.raises(Timeout):
+            bounded(lambda: stop.wait(hang_limit(600)), seconds=0.05)
+    finally:
+        stop.set()
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    assert isinstance(Timeout(), AssertionError)  # a failed property, its input reported
+    assert bounded(lambda: 31) == 31
+    with pytest.raises(ValueError, match="named"):
+        bounded(lambda: int("named"))
 
 
 def _yaml_docs(paths: list[Path]) -> list[Any]:

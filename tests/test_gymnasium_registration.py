@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hang_limits import hang_limit
 
 from training.single_agent import ENV_ID, ScatSingleAgentEnv, register_gymnasium
 
@@ -52,7 +53,7 @@ def test_the_module_prefixed_id_needs_no_import_first():
             "obs, info = env.reset(seed=0)\n"
             "print(type(env.unwrapped).__name__, obs.shape[0] > 0, info['num_players'])\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=hang_limit(300))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ScatSingleAgentEnv", "True", "2"]
 

@@ -6,18 +6,29 @@ installs it without dependencies and without the network into a fresh virtual en
 that sees this interpreter's packages (numpy, rich...), blocks torch with a
 ``sitecustomize`` that refuses to import it, then plays from an empty folder: a game through
 the Python API, ``scat watch`` and ``scat play`` driven through a pipe. About 15 s.
+
+"This interpreter's packages" are those of the environment running the tests, whatever it
+is: the system's Python or a virtual environment (as the README's ``pip install -e
+".[dev,train]"`` into a fresh venv makes it). ``venv --system-site-packages`` would see the
+*base* interpreter's packages instead (no starlette, numba or rich in a fresh venv), so the
+new environment is given this one's site-packages folders by a ``.pth`` file: plain folder
+lines, so this environment's own ``.pth`` hooks (its editable install of the checkout among
+them) are not run, and the wheel installed into the new environment is the one imported.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("scat_env", "agents", "training", "scat_cli", "scat_web")
@@ -88,9 +99,40 @@ print(f"page ok, {len(files)} static files")
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], stdin: str | None = None,
          ) -> subprocess.CompletedProcess[str]:
     out = subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
-                         timeout=120)
+                         timeout=hang_limit(600))
     assert out.returncode == 0, f"{cmd}: {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
     return out
+
+
+def site_folders() -> list[str]:
+    """The folders this interpreter imports installed packages from (its environment's
+    site-packages, and the user's when it reads them), in its own order."""
+    folders = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        folders.append(site.getusersitepackages())
+    return [f for f in dict.fromkeys(folders) if os.path.isdir(f)]
+
+
+def make_venv_seeing_these_packages(venv: Path, cwd: Path, env: dict[str, str]) -> Path:
+    """A new virtual environment, its own site-packages first, then this interpreter's
+    (:func:`site_folders`, through a ``.pth`` file): what ``pip install`` puts into it is
+    what it imports, and every dependency comes from here. Returns its ``python``."""
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd, env)
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    purelib = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                   cwd, env).stdout.strip()
+    Path(purelib, "zz_scat_test_outer_site.pth").write_text("\n".join(site_folders()) + "\n")
+    return python
+
+
+def build_wheel(src: Path, dist: Path, cwd: Path, env: dict[str, str]) -> Path:
+    """The wheel of ``src``, built by this interpreter's pip. Without build isolation when
+    setuptools is here (no network); a Python without it (3.12 and later venvs) lets pip
+    fetch the build backend ``pyproject.toml`` names, as any user's install does."""
+    isolation = [] if importlib.util.find_spec("setuptools") is None else ["--no-build-isolation"]
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(dist),
+          str(src)], cwd, env)
+    return next(dist.glob("scat_env-*.whl"))
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +145,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-          "-w", str(base / "dist"), str(src)], base, env)
-    wheel = next((base / "dist").glob("scat_env-*.whl"))
-    venv = base / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-         base, env)
-    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    wheel = build_wheel(src, base / "dist", base, env)
+    python = make_venv_seeing_these_packages(base / "venv", base, env)
     _run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
          base, env)
     block = base / "block"
@@ -170,6 +207,6 @@ def test_a_torch_policy_file_without_torch_is_one_clear_line(installed, tmp_path
         zf.writestr("old/data.pkl", b"\x80\x02}q\x00.")
     out = subprocess.run([str(python.with_name("scat")), "watch", "--agents",
                           f"ppo:{legacy},expert", "--fast", "--seed", "1"], cwd=tmp_path,
-                         env=env, capture_output=True, text=True, timeout=60)
+                         env=env, capture_output=True, text=True, timeout=hang_limit(300))
     assert out.returncode != 0
     assert "needs torch" in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +43,7 @@ sys.meta_path.insert(0, Refuse())
 def _run(blocked: set[str], body: str) -> str:
     code = BLOCKER.format(blocked=sorted(blocked)) + textwrap.dedent(body)
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=hang_limit(300))
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 from scat_cli.errors import CliError
 from scat_cli.game import PlaySession, new_game
@@ -300,7 +301,7 @@ def _spawn(args: list[str], tmp_path: Path):
            "SCAT_REPLAY_DIR": str(tmp_path / "replays"), "PYTHONPATH": str(REPO),
            "HOME": str(tmp_path), "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
     return pexpect.spawn(sys.executable, ["-m", "scat_cli", *args], cwd=str(REPO), env=env,
-                         encoding="utf-8", dimensions=(50, 110), timeout=20)
+                         encoding="utf-8", dimensions=(50, 110), timeout=hang_limit(180))
 
 
 def _discard_options(text: str) -> list[str]:
@@ -547,7 +548,7 @@ def test_scat_play_starts_without_torch_gymnasium_pettingzoo_or_matplotlib(tmp_p
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=hang_limit(300))
     assert proc.returncode == 0, proc.stderr
     assert "Game saved to" in proc.stdout  # it reached the first prompt, then end of input
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
@@ -564,7 +565,7 @@ def test_a_saved_game_resumes_from_another_folder(tmp_path):
 
     def scat(cwd: Path, *args: str, typed: str = "") -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "scat_cli", "play", *args], cwd=cwd,
-                              input=typed, capture_output=True, text=True, timeout=120)
+                              input=typed, capture_output=True, text=True, timeout=hang_limit(300))
 
     first = scat(tmp_path / "start", "--opponents", "ppo:runs/p.npz,expert", "--seed", "5",
                  "--fast", "--no-color", "--save", str(save), typed="1\n1\n")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 from agents.match import play_game
 from agents.registry import make_agent
@@ -110,7 +111,7 @@ def test_replay_waits_for_enter_and_q_stops(tmp_path):
     path = _finished_game(tmp_path, seed=6)
     proc = subprocess.run(
         [sys.executable, "-m", "scat_cli", "replay", str(path), "--no-color"],
-        input="\n\nq\n", capture_output=True, text=True, cwd=REPO, timeout=60,
+        input="\n\nq\n", capture_output=True, text=True, cwd=REPO, timeout=hang_limit(300),
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("Enter: next turn") == 3

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hang_limits import hang_limit
 
 from agents import make_agent
 from agents.match import play_game
@@ -395,7 +396,7 @@ def test_the_rllib_spec_plays_from_an_export_with_torch_alone(tmp_path):
             "r = play_game([a, make_agent('greedy'), make_agent('random')], "
             "Rules.preset('standard'), seed=1)\nprint('winner', r.winner)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=False)
+                          cwd=ROOT, timeout=hang_limit(300), check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert re.search(r"winner [012]", done.stdout)
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 from training.runlock import exclusive_folder
 from training.tournament import TournamentConfig, deal_seed, run_tournament
@@ -22,7 +23,7 @@ import sys, time
 from training.runlock import exclusive_folder
 with exclusive_folder(sys.argv[1], "tournament"):
     print("held", flush=True)
-    time.sleep(60)
+    time.sleep(3600)  # killed by the test; held however slowly the test runs
 """
 
 
@@ -61,7 +62,7 @@ def test_the_folder_is_free_once_the_holder_dies(held):
     out, proc = held
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + hang_limit(60)
     while True:
         try:
             with exclusive_folder(out):
@@ -101,17 +102,17 @@ def test_a_second_scat_tournament_on_a_running_ones_folder_is_refused(tmp_path):
     out = tmp_path / "out"
     first = subprocess.Popen(_scat_tournament(out, 1, games=4000), cwd=REPO, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + hang_limit(300)
     while not ((out / ".lock").exists() and (out / ".lock").read_text().strip()):
         assert first.poll() is None and time.monotonic() < deadline
         time.sleep(0.005)
     first.send_signal(signal.SIGSTOP)  # held, and paused: however slowly the second starts
     try:
         second = subprocess.run(_scat_tournament(out, 2, "--overwrite"), cwd=REPO,
-                                capture_output=True, text=True, timeout=60)
+                                capture_output=True, text=True, timeout=hang_limit(300))
     finally:
         first.send_signal(signal.SIGCONT)
-    _, err = first.communicate(timeout=120)
+    _, err = first.communicate(timeout=hang_limit(600))
     assert first.returncode == 0, err
     assert second.returncode == 2
     assert second.stderr == (f"scat tournament: error: {out} is in use by another tournament "
@@ -132,7 +133,7 @@ def test_the_folder_stays_held_while_the_report_is_written(tmp_path, monkeypatch
 
     def write_report(*args, **kwargs):
         seen["second"] = subprocess.run(_scat_tournament(out, 2, "--overwrite"), cwd=REPO,
-                                        capture_output=True, text=True, timeout=60)
+                                        capture_output=True, text=True, timeout=hang_limit(300))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(training.report, "write_report", write_report)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hang_limits import hang_limit
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--agents", "random,greedy", "--players", "2", "--games", "8", "--workers", "1",
          "--no-plots"]
@@ -15,7 +17,7 @@ SMALL = ["--agents", "random,greedy", "--players", "2", "--games", "8", "--worke
 
 def _tournament(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scat_cli", "tournament", *SMALL, *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=120,
+                          cwd=cwd, capture_output=True, text=True, timeout=hang_limit(300),
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 from scat_cli.main import main
 
@@ -69,7 +70,7 @@ def reference(tmp_path_factory) -> dict[int, tuple[dict[str, bytes], float]]:
             out = tmp_path_factory.mktemp(f"reference{games}")
             start = time.monotonic()
             done = subprocess.run([sys.executable, "-m", "scat_cli", *_args(out, games, 1)],
-                                  cwd=REPO, capture_output=True, text=True, timeout=300)
+                                  cwd=REPO, capture_output=True, text=True, timeout=hang_limit(600))
             assert done.returncode == 0, done.stderr
             made[games] = (_files(out), time.monotonic() - start)
         return made[games]
@@ -81,7 +82,7 @@ def reference(tmp_path_factory) -> dict[int, tuple[dict[str, bytes], float]]:
 def _wait_until_gone(group: int) -> None:
     """Every process of the killed run's group (its pool workers) is gone within seconds:
     the workers die with the tournament process, so they free the folder's lock."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + hang_limit(120)
     while True:
         try:
             os.killpg(group, 0)
@@ -106,7 +107,7 @@ def _kill_and_resume(out: Path, games: int, workers: int, kills: int, span: floa
         )
         try:
             _, err = proc.communicate(
-                timeout=rng.uniform(0.0, span) if killed < kills else 300)
+                timeout=rng.uniform(0.0, span) if killed < kills else hang_limit(600))
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
@@ -166,7 +167,7 @@ def test_a_file_size_limit_is_one_line_and_a_resume_finishes_exactly(
     files, _ = reference(12)
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "scat_cli", *_args(out, 12, 1)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120,
+                          capture_output=True, text=True, timeout=hang_limit(300),
                           preexec_fn=_file_size_limit(limit))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1

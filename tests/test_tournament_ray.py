@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_limits import hang_limit
 
 import training.tournament as tournament
 from scat_cli.main import main
@@ -76,7 +77,7 @@ def _scat(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     base = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     return subprocess.run([sys.executable, "-m", "scat_cli", "tournament", *args], cwd=REPO,
                           env={**base, **(env or {})}, capture_output=True, text=True,
-                          timeout=180)
+                          timeout=hang_limit(600))
 
 
 def _free_port() -> int:

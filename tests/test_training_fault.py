@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from hang_limits import hang_limit
 
 from agents.neural.policy_file import load_policy
 
@@ -150,9 +151,9 @@ def _fault_run(tmp_path: Path, samples: int, kills: int, seed: int, deadline_s: 
 
 
 def test_a_killed_training_run_resumes_to_the_same_bytes(tmp_path):
-    _fault_run(tmp_path, samples=128 * 14, kills=2, seed=1, deadline_s=60)
+    _fault_run(tmp_path, samples=128 * 14, kills=2, seed=1, deadline_s=hang_limit(900))
 
 
 @pytest.mark.slow
 def test_a_training_run_killed_many_times_resumes_to_the_same_bytes(tmp_path):
-    _fault_run(tmp_path, samples=128 * 80, kills=12, seed=2, deadline_s=600)
+    _fault_run(tmp_path, samples=128 * 80, kills=12, seed=2, deadline_s=hang_limit(3600))

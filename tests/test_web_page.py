@@ -35,14 +35,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_limits import hang_limit
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="no playwright module")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     pytest.skip("no chromium binary (apt-get install chromium)", allow_module_level=True)
 
-#: Seconds any one wait on the page may take (a move takes milliseconds).
-WAIT_MS = 15000
+#: Milliseconds any one wait on the page may take: a move takes milliseconds, the limit
+#: only turns a hang into a failure (tests/hang_limits.py).
+WAIT_MS = int(hang_limit(120) * 1000)
 #: Moves the person may make in the whole game before the test calls it stuck.
 MAX_MOVES = 200
 
@@ -70,7 +72,7 @@ class Server:
     def get(self, path: str) -> Any:
         req = urllib.request.Request(self.base + path,
                                      headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=hang_limit(120)) as r:
             return json.loads(r.read())
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
@@ -78,7 +80,7 @@ class Server:
                                      method="POST",
                                      headers={"Content-Type": "application/json",
                                               "Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(req, timeout=30) as r:
+        with urllib.request.urlopen(req, timeout=hang_limit(120)) as r:
             return json.loads(r.read())
 
     def play_through_api(self, body: dict[str, Any], until: str) -> dict[str, Any]:
