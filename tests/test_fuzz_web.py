@@ -83,8 +83,8 @@ def ask(site: Site, what: str, method: str, path: str, *, content: bytes | None 
         headers: dict[str, str] | None = None) -> Any:
     """One request within the limits; checks the answer's form and counts it."""
     TRIED[what] += 1
-    with bounded():
-        r = site.client.request(method, path, content=content, headers=headers or {})
+    r = bounded(lambda: site.client.request(method, path, content=content,
+                                            headers=headers or {}))
     assert r.status_code < 500, (what, method, path[:200], r.status_code, r.text[:500])
     for name, value in SECURITY_HEADERS.items():
         assert r.headers.get(name) == value, (what, path[:200], name)

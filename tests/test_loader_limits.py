@@ -64,8 +64,8 @@ def _write_zip(path: Path, members: dict[str, bytes]) -> Path:
 def _refused_on_the_command_line(spec: str) -> str:
     """``scat watch`` with ``spec``: exit status 2 and one line, in bounded time and memory
     (a traceback would escape run_cli and fail the test)."""
-    with bounded(seconds=60, extra_memory=512 << 20):
-        status, _, err = run_cli(["watch", "--agents", f"{spec},random", "--fast"])
+    status, _, err = bounded(lambda: run_cli(["watch", "--agents", f"{spec},random", "--fast"]),
+                             seconds=60, extra_memory=512 << 20)
     assert status == 2, err
     check_cli_refusal(status, err, spec)
     return err
@@ -154,8 +154,8 @@ def test_a_zip_of_300000_entries_is_refused_before_it_is_parsed(crowded, kind):
 @pytest.mark.parametrize("load", [load_policy, load_any, load_compact, read_sb3_zip],
                          ids=lambda f: f.__name__)
 def test_every_reader_refuses_a_crowded_zip_in_little_time_and_memory(crowded, load):
-    with bounded(seconds=10, extra_memory=48 << 20), pytest.raises(ValueError) as err:
-        load(crowded)
+    with pytest.raises(ValueError) as err:
+        bounded(lambda: load(crowded), seconds=30, extra_memory=48 << 20)
     check_error_line(str(err.value), load.__name__)
 
 
@@ -168,8 +168,8 @@ def test_a_directory_that_understates_its_entries_is_refused_by_its_size(tmp_pat
 def test_a_torch_file_is_bounded_before_torch_sees_it(crowded, tmp_path):
     pt = tmp_path / "crowded.pt"
     pt.write_bytes(crowded.read_bytes())
-    with bounded(seconds=10, extra_memory=48 << 20), pytest.raises(ValueError, match="entries"):
-        load_any(pt)
+    with pytest.raises(ValueError, match="entries"):
+        bounded(lambda: load_any(pt), seconds=30, extra_memory=48 << 20)
 
 
 # -- what a policy may allocate ----------------------------------------------------------------
@@ -209,8 +209,8 @@ def test_a_valid_network_past_the_parameter_bound_is_refused_before_it_is_alloca
     memory, naming the bound."""
     shapes, meta, load = HUGE[kind]
     path = _write_valid_huge(tmp_path / "huge.npz", shapes, meta)
-    with bounded(seconds=30, extra_memory=256 << 20), pytest.raises(ValueError) as err:
-        load(path)
+    with pytest.raises(ValueError) as err:
+        bounded(lambda: load(path), seconds=30, extra_memory=256 << 20)
     check_error_line(str(err.value), kind)
     assert BOUND in str(err.value)
 
@@ -247,8 +247,8 @@ def test_an_sb3_weights_member_past_the_bound_is_refused_unread(tmp_path):
             block = bytes(1 << 22)
             for _ in range(MAX_WEIGHTS_BYTES // len(block) + 1):
                 fh.write(block)
-    with bounded(seconds=30, extra_memory=64 << 20), pytest.raises(ValueError) as err:
-        read_sb3_zip(path)
+    with pytest.raises(ValueError) as err:
+        bounded(lambda: read_sb3_zip(path), seconds=30, extra_memory=64 << 20)
     assert "policy.pth is too large" in str(err.value) and BOUND in str(err.value)
 
 
