@@ -15,11 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hang_limits import hang_limit
 
 REPO = Path(__file__).resolve().parents[1]
 WIDTH, HEIGHT = 80, 24
 #: Seconds to wait for the screen to show something: generous, the machine may be busy.
-PATIENCE = 90
+PATIENCE = hang_limit(180)
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -40,7 +41,7 @@ class Screen:
 
     def _tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-S", self.socket, *args], check=True,
-                              capture_output=True, text=True, timeout=30).stdout
+                              capture_output=True, text=True, timeout=hang_limit(60)).stdout
 
     def rows(self) -> list[str]:
         """The visible screen, one string per row (exactly what a person sees)."""
