@@ -184,7 +184,11 @@ def run(args: argparse.Namespace) -> int:
         import webbrowser
 
         webbrowser.open(url if loopback else f"http://127.0.0.1:{port}/?token={token}")
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # log_config=None: uvicorn's own logging set-up (dictConfig) would close every logging
+    # handler the process already has, other libraries' included; its warnings still reach
+    # stderr through logging's last-resort handler.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            log_config=None)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

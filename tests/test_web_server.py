@@ -349,3 +349,31 @@ def test_an_error_line_quotes_at_most_a_short_piece_of_the_input(home, method, p
     assert 400 <= r.status_code < 500
     longest = max(len(m.group(0)) for m in re.finditer(r"([a-z0-9])\1*", message))
     assert longest <= ECHO, message
+
+
+def test_scat_serve_leaves_the_processs_logging_handlers_open(tmp_path, monkeypatch):
+    """uvicorn's default logging set-up closes every handler the process has (another
+    library's, or a test runner's whose stream is its capture file): ``scat serve`` keeps
+    uvicorn's loggers without that set-up."""
+    import io
+    import logging
+
+    import uvicorn
+
+    from scat_cli.main import main
+
+    class ClosesItsStream(logging.StreamHandler):
+        def close(self) -> None:
+            self.stream.close()
+            super().close()
+
+    stream = io.StringIO()
+    handler = ClosesItsStream(stream)
+    logging.getLogger("scat-test-library").addHandler(handler)
+    monkeypatch.setenv("SCAT_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    try:
+        assert main(["serve", "--port", "0", "--data", str(tmp_path / "web")]) == 0
+        assert not stream.closed
+    finally:
+        logging.getLogger("scat-test-library").removeHandler(handler)
