@@ -42,3 +42,12 @@ def test_only_needs_run(capsys):
     with pytest.raises(SystemExit):
         results.main(["--only", "standard-2p"])
     assert "--only needs --run" in capsys.readouterr().err
+
+
+def test_the_results_folders_keep_no_run_lock():
+    """A finished run's ``.lock`` names only the process that ran it: it is no result, so
+    the folders under docs/results keep none (``python -m training.results --run`` removes
+    it with the per-game log)."""
+    from training.results import RESULTS
+
+    assert sorted(p.parent.name for p in RESULTS.glob("*/.lock")) == []
