@@ -253,13 +253,20 @@ def test_an_sb3_weights_member_past_the_bound_is_refused_unread(tmp_path):
 
 
 # -- torch's own lines -------------------------------------------------------------------------
-def test_torch_warnings_on_a_refused_file_never_reach_the_user(tmp_path):
-    """A pickle protocol other than torch's makes torch warn (advising to file an issue)
-    before it refuses: the refusal is the one line, the warning is not shown."""
+def _torch_file_that_warns(tmp_path: Path) -> Path:
+    """A policy saved with pickle protocol 4: torch warns (advising to file an issue)
+    before the loader refuses it."""
     torch = pytest.importorskip("torch")
     path = tmp_path / "proto4.pt"
     torch.save({"kind": "scat-policy", "format_version": 1, "w": torch.zeros(4)}, path,
                pickle_protocol=4)
+    return path
+
+
+def test_torch_warnings_on_a_refused_file_never_reach_the_user(tmp_path):
+    """A pickle protocol other than torch's makes torch warn (advising to file an issue)
+    before it refuses: the refusal is the one line, the warning is not shown."""
+    path = _torch_file_that_warns(tmp_path)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with pytest.raises(ValueError) as err:
@@ -269,10 +276,7 @@ def test_torch_warnings_on_a_refused_file_never_reach_the_user(tmp_path):
 
 
 def test_a_refused_torch_file_through_a_spec_is_one_line(tmp_path):
-    torch = pytest.importorskip("torch")
-    path = tmp_path / "proto4.pt"
-    torch.save({"kind": "scat-policy", "format_version": 1, "w": torch.zeros(4)}, path,
-               pickle_protocol=4)
+    path = _torch_file_that_warns(tmp_path)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with pytest.raises(ValueError) as err:

@@ -45,9 +45,8 @@ class _FakeTime:
         return self.now
 
 
-@pytest.fixture
-def slow_updates(monkeypatch: pytest.MonkeyPatch) -> _FakeTime:
-    """Every table's rollout takes 40 s of the faked clock (a busy machine's pace)."""
+def _slow_clock(monkeypatch: pytest.MonkeyPatch) -> _FakeTime:
+    """Every table's rollout takes 40 s of a faked clock (a busy machine's pace)."""
     clock = _FakeTime()
     collect = batch_ppo.collect
 
@@ -58,6 +57,11 @@ def slow_updates(monkeypatch: pytest.MonkeyPatch) -> _FakeTime:
     monkeypatch.setattr(batch_ppo, "time", clock)
     monkeypatch.setattr(batch_ppo, "collect", slow_collect)
     return clock
+
+
+@pytest.fixture
+def slow_updates(monkeypatch: pytest.MonkeyPatch) -> _FakeTime:
+    return _slow_clock(monkeypatch)
 
 
 def test_the_main_job_is_a_sample_budget_on_one_thread_each_checked_every_minute():
@@ -228,15 +232,7 @@ def test_a_sample_budget_trains_the_same_network_whatever_the_pace(monkeypatch):
     no generator of the training, so the network is the same bytes."""
     cfg = BatchPPOConfig(**TINY, total_samples=6000, eval_every_s=50.0, progress=False)
     fast, _ = train_network(cfg, log=lambda m: None)
-    clock = _FakeTime()
-    collect = batch_ppo.collect
-
-    def slow_collect(*args: Any, **kwargs: Any) -> Any:
-        clock.now += 40.0
-        return collect(*args, **kwargs)
-
-    monkeypatch.setattr(batch_ppo, "time", clock)
-    monkeypatch.setattr(batch_ppo, "collect", slow_collect)
+    _slow_clock(monkeypatch)
     slow, summary = train_network(cfg, log=lambda m: None)
     assert len(summary["history"]) > 2  # checked between updates on the slow clock
     for name, weight in fast.state_dict().items():
