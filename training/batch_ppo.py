@@ -628,7 +628,7 @@ def _update(net: CompactNet, opt: torch.optim.Optimizer, cfg: BatchPPOConfig,
 def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
     """:func:`train_network`'s loop: rollouts, updates, checks and progress, until the
     sample budget is spent or the next update would end past the time limit."""
-    from .progress import BudgetBar, budget_progress
+    from .progress import budget_progress
 
     gen = torch.Generator().manual_seed(cfg.seed)
     net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
@@ -674,10 +674,7 @@ def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
         if update % cfg.snapshot_every_updates == 0:
             snapshot.load_state_dict(net.state_dict())
         last_update_s = elapsed() - t0
-        if isinstance(progress, BudgetBar):  # plain lines give the pace themselves
-            progress.update(samples, elapsed(), speed=f"{samples / elapsed():,.0f}/s")
-        else:
-            progress.update(samples, elapsed())
+        progress.update(samples, elapsed(), speed=f"{samples / elapsed():,.0f}/s")
         if _eval_due(cfg, update, elapsed() - last_eval):
             history.append(check_now(net, cfg, handoff, update, samples, elapsed()))
             last_eval = elapsed()

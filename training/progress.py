@@ -105,9 +105,11 @@ class ProgressLines:
         self._last = -math.inf
 
     def update(self, samples: int, elapsed_s: float, **postfix: str) -> None:
-        """Log a line if ``every_s`` seconds have passed since the last one."""
+        """Log a line if ``every_s`` seconds have passed since the last one. A ``speed``
+        item is left out: the line gives the pace over the whole run itself."""
         if elapsed_s - self._last < self.every_s:
             return
+        postfix.pop("speed", None)
         self._last = elapsed_s
         left, ends = time_left(samples, self.total_samples, elapsed_s, self.time_limit_s)
         share = budget_fraction(samples, self.total_samples, elapsed_s, self.time_limit_s)
