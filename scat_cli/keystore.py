@@ -43,6 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:  # POSIX: locks; elsewhere the atomic writes alone
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+
 #: Environment variable that moves the key and the ledger (tests point it at a tmp dir).
 HOME_ENV = "SCAT_HOME"
 KEY_FILE = "key"
@@ -90,9 +95,7 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     """A new temporary file beside ``path``, locked (``flock``) for as long as its writer
     has it open, so :func:`sweep_temp_files` never removes one being written."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the grace period alone protects it
+    if fcntl is None:  # not POSIX: the grace period alone protects it
         return fd, tmp
     with contextlib.suppress(OSError):
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -143,10 +146,6 @@ def sweep_temp_files(folder: Path, names: Iterable[str] | None = None) -> list[P
 
 def _remove_if_abandoned(path: Path) -> bool:
     """Remove ``path`` if it is old enough and no process holds its lock."""
-    try:
-        import fcntl
-    except ImportError:
-        fcntl = None  # type: ignore[assignment]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -288,9 +287,7 @@ def ledger_path() -> Path:
 @contextlib.contextmanager
 def _ledger_lock() -> Iterator[None]:
     """Two ``scat play`` at once must not lose each other's ledger entries."""
-    try:
-        import fcntl
-    except ImportError:  # not on POSIX: the atomic write alone
+    if fcntl is None:  # not on POSIX: the atomic write alone
         yield
         return
     home = scat_home()
