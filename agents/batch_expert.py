@@ -15,8 +15,8 @@ knocked) and the hand's public record (:meth:`~scat_env.batch.BatchEnv.public_re
 many cards each seat drew and which suits it discarded, what every player's log shows).
 
 Covered: the rules where ``expert`` plays the lowest-loses knock game of the batched engine
-(:func:`covers`); a preset with a second knock (``moyer_second_knock``) is refused by
-name, as the engine refuses what it does not play.
+(:func:`covers`); a preset with a second knock (``moyer_second_knock``), a call, a
+points race or golf is refused by name.
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ def uncovered(rules: Rules) -> str | None:
     """Why :class:`BatchExpert` cannot play ``rules``, or None."""
     if not engine_covers(rules):
         return "the batched engine does not play these rules"
+    if rules.calls:
+        return f"the batched expert does not play {', '.join(rules.calls)} yet"
+    if rules.play == "golf":
+        return "the batched expert does not play golf yet"
     if rules.second_knock:
         return "a second knock (moyer_second_knock)"
     if rules.scoring == "points":

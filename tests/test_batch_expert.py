@@ -66,9 +66,12 @@ def test_the_batched_expert_makes_the_experts_move_in_every_position(preset, pla
     assert seen["knocks"] > 0 and seen["discards"] > 0 and seen["last_turns"] > 0
 
 
-def test_every_covered_preset_but_a_second_knock_is_covered():
-    """The batched expert plays what the batched engine plays, but Moyer's second knock."""
-    assert [p for p in covered_presets() if not covers(p)] == ["moyer_second_knock"]
+def test_every_covered_preset_but_a_second_knock_calls_points_and_golf_is_covered():
+    """The batched expert plays what the batched engine plays, but Moyer's second knock,
+    the calls, the points races and golf."""
+    assert [p for p in covered_presets() if not covers(p)] == [
+        "moyer_second_knock", "hammer", "throw_down", "throw_down_any", "moyer",
+        "sudden_death", "undeclared_31", "french_canadian", "french_canadian_jacobs", "golf"]
 
 
 def test_rules_it_does_not_play_are_refused_naming_them():
