@@ -78,3 +78,14 @@ def test_a_changed_field_changes_its_line():
     assert "Hammer:" in " ".join(describe(base.replace(hammer=True)))
     assert "three of a kind counts 30.5" in " ".join(describe(base.replace(three_of_a_kind=30.5)))
     assert "a hand of 19+" in " ".join(describe(base.replace(min_knock=19)))
+
+
+@pytest.mark.parametrize("name", ["standard", "moyer", "golf", "french_canadian"])
+def test_scat_rules_name_says_the_rules_in_words_each_line_within_80_columns(name, capsys):
+    from scat_cli.main import main
+
+    assert main(["rules", name]) == 0
+    out = capsys.readouterr().out
+    words = out.split("In words:\n", 1)[1]
+    assert " ".join(words.split()) == " ".join(" ".join(describe(Rules.preset(name))).split())
+    assert max(len(line) for line in words.splitlines()) <= 80
