@@ -4,7 +4,12 @@ throw-down and sudden death."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Bad, Family, Field, Preset
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 THROW_DOWN = ("none", "first", "any")
 
@@ -57,14 +62,14 @@ PRESETS = (
 )
 
 
-def validate(rules, bad: Bad) -> None:
+def validate(rules: Rules, bad: Bad) -> None:
     """A throw-down caller must not look at the cards; a quiet 31 needs its holder to."""
     if rules.throw_down != "none" and rules.declare_31 == "choice":
         raise bad("throw_down", "cannot be combined with declare_31 'choice': a 31 holder "
                   "must look at the cards to decide, a throw-down caller must not")
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """One line per call the rules offer before or instead of the play."""
     out = []
     if rules.sudden_death:
@@ -80,7 +85,7 @@ def words(rules) -> list[tuple[str, str]]:
     return out
 
 
-def calls(rules) -> tuple[str, ...]:
+def calls(rules: Rules) -> tuple[str, ...]:
     """The calls on offer, in the order of their action ids."""
     out = []
     if rules.hammer:

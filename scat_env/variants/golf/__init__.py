@@ -3,8 +3,13 @@ three face-down cards, one put in place or turned face up each turn, no knocking
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Bad, Family, Field, Preset
 from ..lives import lives_label, start_lives
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 #: How a turn goes: draw and discard, or golf.
 PLAYS = ("draw", "golf")
@@ -38,7 +43,7 @@ PRESETS = (
 )
 
 
-def validate(rules, bad: Bad) -> None:
+def validate(rules: Rules, bad: Bad) -> None:
     """Golf leaves out every option that has no meaning in it, so that a table of rules
     never promises something the engine does not do."""
     if rules.play != "golf":
@@ -53,7 +58,7 @@ def validate(rules, bad: Bad) -> None:
                       "suit or by rank); leave it at its default")
 
 
-def whole_words(rules) -> list[str] | None:
+def whole_words(rules: Rules) -> list[str] | None:
     """Golf's rules in full: none of the draw game's lines apply."""
     if rules.play != "golf":
         return None

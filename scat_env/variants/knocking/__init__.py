@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Bad, Family, Field, Preset, lives_count
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 KNOCK_MODES = ("lowest", "gin")
 KNOCKER_TIES = ("safe", "all", "knocker_only")
@@ -97,13 +102,13 @@ PRESETS = (
 )
 
 
-def validate(rules, bad: Bad) -> None:
+def validate(rules: Rules, bad: Bad) -> None:
     """Gin's knock has no lowest hand for a knocker to tie."""
     if rules.knock_mode == "gin" and rules.knocker_tie != "safe":
         raise bad("knocker_tie", "has no meaning with knock_mode='gin'; leave it 'safe'")
 
 
-def _knock_line(rules) -> str:
+def _knock_line(rules: Rules) -> str:
     """The knock: what it does, and what these rules ask of a knocker."""
     what = ("Knock instead of drawing to promise the highest hand" if rules.knock_mode == "gin"
             else "Knock, then draw and discard" if rules.knock_then_draw
@@ -123,7 +128,7 @@ def _knock_line(rules) -> str:
     return text
 
 
-def _showdown_line(rules) -> str:
+def _showdown_line(rules: Rules) -> str:
     """Who pays at a showdown of a lives game."""
     pays = lives_count(rules, rules.knocker_loss)
     if rules.knock_mode == "gin":
@@ -136,7 +141,7 @@ def _showdown_line(rules) -> str:
     return f"Showdown: the lowest hand loses a life; {tie}."
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """The turn, the knock, the second knock, the showdown of a lives game, the empty
     stock."""
     out = [("turn", "Turn: draw from the stock or the pile, then discard (not the card you "

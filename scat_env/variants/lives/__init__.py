@@ -4,7 +4,12 @@ out (002 Scoring, Ride the Bus, Cadillac, Gin; 003; 004)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Bad, Family, Field, Preset, count, lives_count
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 ALL_OUT = ("replay", "last_life")
 LIVES_NAMES = ("pennies", "nickels", "points", "bus", "letters", "tokens", "quarters")
@@ -62,12 +67,12 @@ PRESETS = (
 )
 
 
-def start_lives(rules) -> int:
+def start_lives(rules: Rules) -> int:
     """Losses a player can take before elimination, county life included."""
     return rules.pennies + int(rules.county) + rules.extra_stops
 
 
-def validate(rules, bad: Bad) -> None:
+def validate(rules: Rules, bad: Bad) -> None:
     """A player needs a life; extra stops are stops of the bus; the bus is the county."""
     if rules.pennies + int(rules.county) < 1:
         raise bad("pennies", "a player needs at least one life: pennies >= 1 or county")
@@ -77,7 +82,7 @@ def validate(rules, bad: Bad) -> None:
         raise bad("one_on_the_bus", "the bus is the last life: it needs county true")
 
 
-def lives_label(rules, lives: int) -> str:
+def lives_label(rules: Rules, lives: int) -> str:
     """Human words for a player's standing, in the chosen game's own vocabulary. In a
     points game nobody loses a life: the standing is the points (``PlayerView.points``)."""
     if rules.scoring == "points":
@@ -97,7 +102,7 @@ def lives_label(rules, lives: int) -> str:
     return _coins_label(rules, lives)
 
 
-def _coins_label(rules, lives: int) -> str:
+def _coins_label(rules: Rules, lives: int) -> str:
     """Quarters, tokens, nickels and pennies: the coins left, then the last life's name."""
     coins = lives - int(rules.county)
     if rules.lives_name == "quarters":
@@ -115,7 +120,7 @@ def _coins_label(rules, lives: int) -> str:
     return f"{coins} penn{'y' if coins == 1 else 'ies'}"
 
 
-def _lives_sentence(rules) -> str:
+def _lives_sentence(rules: Rules) -> str:
     """The lives everyone starts with, counted as the preset counts them."""
     n = start_lives(rules)
     first, last = lives_label(rules, n), lives_label(rules, 1)
@@ -130,7 +135,7 @@ def _lives_sentence(rules) -> str:
     return f"{lives_count(rules, n).capitalize()} ({first})"
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """How a lives game ends, in the preset's own words (a race to points says its own)."""
     if rules.scoring == "points":
         return []

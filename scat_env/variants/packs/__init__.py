@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Family, Field, Preset
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 DECKS = ("standard", "italian")
 #: Ranks missing from the Italian 40-card pack (002, Antonio di Sebastiano): 8, 9 and 10
@@ -36,7 +41,7 @@ PRESETS = (
 )
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """The pack, where it is not the standard one."""
     if rules.deck == "italian":
         return [("values", "a 40-card pack (no 8, 9, 10)")]

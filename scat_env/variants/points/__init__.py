@@ -3,7 +3,12 @@ hand after a knock scores a point, a declared 31 scores one at once, nobody lose
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Bad, Family, Field, Preset
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 #: How a game is won: by lives (the last player in) or by points (the first to
 #: ``points_to_win``; 002 French Canadian).
@@ -41,7 +46,7 @@ PRESETS = (
 )
 
 
-def validate(rules, bad: Bad) -> None:
+def validate(rules: Rules, bad: Bad) -> None:
     """A race leaves out what only a lives game means: the lives calls, the quiet 31, gin's
     knock, the second knock and golf."""
     if rules.scoring != "points":
@@ -57,7 +62,7 @@ def validate(rules, bad: Bad) -> None:
                   "with the plain knock (knock_mode 'lowest', no second_knock)")
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """A race's showdown and its end."""
     if rules.scoring != "points":
         return []

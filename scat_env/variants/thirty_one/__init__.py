@@ -3,7 +3,12 @@ counting 30 (002, 000)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import NUMBERS, Family, Field, Preset
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 DECLARE_31 = ("auto", "never", "choice")
 
@@ -26,7 +31,7 @@ PRESETS = (
 )
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """Declaring 31 (at once, by choice, or never), and what a declared 31 costs."""
     if rules.declare_31 == "never":
         return [("thirty_one", "A 31 is never declared: it is just a high hand; knock on it.")]
@@ -41,7 +46,7 @@ def words(rules) -> list[tuple[str, str]]:
     return [("thirty_one", text)]
 
 
-def calls(rules) -> tuple[str, ...]:
+def calls(rules: Rules) -> tuple[str, ...]:
     """Declaring is a call of its own only where it is a choice."""
     return ("declare",) if rules.declare_31 == "choice" else ()
 

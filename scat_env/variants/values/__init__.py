@@ -3,7 +3,12 @@ flushes, trips above 31 (Italian) and the poker tie-break (002 Variations, 003).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declare import Bad, Family, Field, Preset
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 FIELDS = (
     Field("three_of_a_kind", float, None, "value of three cards of one rank",
@@ -48,7 +53,7 @@ PRESETS = (
 )
 
 
-def validate(rules, bad: Bad) -> None:
+def validate(rules: Rules, bad: Bad) -> None:
     """Trips above 31 already value three of a kind: the other trips options would
     contradict them."""
     if rules.trips_beat_31 and (rules.three_of_a_kind is not None
@@ -57,7 +62,7 @@ def validate(rules, bad: Bad) -> None:
                   "three_of_a_kind and three_aces null")
 
 
-def words(rules) -> list[tuple[str, str]]:
+def words(rules: Rules) -> list[tuple[str, str]]:
     """The hand's value, and what these rules add to it (phrases of one "Here ..." line)."""
     out = [("hand", "A hand counts its best suit: A 11, K Q J 10, others their pips; "
                     "31 is best.")]
