@@ -29,7 +29,7 @@ from .variants.declare import did_you_mean as _did_you_mean
 from .variants.declare import yaml_value
 from .variants.golf import PLAYS
 from .variants.knocking import KNOCK_MODES, KNOCKER_TIES
-from .variants.lives import ALL_OUT, BUS_EXTRA_STOPS, LIVES_NAMES, lives_label
+from .variants.lives import ALL_OUT, BUS_EXTRA_STOPS, LIVES_NAMES, lives_label, start_lives
 from .variants.packs import DECK_CARDS, DECKS, ITALIAN_MISSING_RANKS
 from .variants.points import SCORINGS
 from .variants.thirty_one import DECLARE_31
@@ -63,17 +63,19 @@ class _RulesBehaviour:
         variants.check(self, bad)
 
     # -- derived -------------------------------------------------------------------------
-    @property
+    # Computed once per Rules (they are frozen), then read as plain attributes: the engine
+    # and the hand values read them at every hand.
+    @cached_property
     def start_lives(self) -> int:
-        """Losses a player can take before elimination, county life included."""
-        return self.pennies + int(self.county) + self.extra_stops
+        """Losses a player can take before elimination, county life included (the lives
+        family's count)."""
+        return start_lives(self)
 
     @property
     def deck_cards(self) -> tuple[int, ...]:
         """The card ids in play (ids of :mod:`scat_env.cards`: ``rank + 13 * suit``)."""
         return DECK_CARDS[self.deck]
 
-    # Computed once per Rules (they are frozen): hand values read the key at every hand.
     @cached_property
     def scoring_key(self) -> tuple[Any, ...]:
         """The fields that change hand values (used to cache value tables): those declared
