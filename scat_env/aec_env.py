@@ -55,6 +55,18 @@ Points games append ``points`` (n entries: points / points to win, per relative 
 ``scat_env.observation.layout_table(n, pieces_for(rules))`` prints the exact ranges; the
 observation encodes ``env.unwrapped.view(agent)`` and nothing else.
 
+**State.** ``env.state()`` (``state_space``) is the full position for a centralised
+critic, seats absolute: every hand, the stock, the discard pile and its top card (52 entries
+each), then per seat who is to move, lives / starting lives, who knocked, who dealt, and the
+stock size and discard phase: ``56n + 158`` entries (326 at 3 players) in every game. The
+variations append what decides them (:func:`scat_env.state.state_pieces`): points races
+``points`` (n); golf ``face_up`` (3n) and ``golf_phase`` (2); throw-down and sudden death
+``looked`` (n) and ``call_phase`` (2); a 31 declared by choice ``quiet``, ``pending``,
+``declared`` (n each) and ``declare_phase`` (1); the second knock, the hammer and the
+computer turn ``knock_open``, ``hammer_open`` and ``turn`` (1 each).
+``scat_env.observation.layout_table(n, state_pieces(rules))`` prints the exact ranges. The
+state holds hidden cards: never give it to an actor.
+
 **Rewards.** ``reward="game"``: an eliminated player receives ``-1/(n-1)`` at the step that
 eliminates it and the last player standing ``+1`` when the game ends, so every episode sums
 to zero. If the turn cap truncates the game, the players still in share the eliminated
@@ -153,11 +165,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS
-from .engine import GameState, Phase, action_name, as_action, short_repr
-from .observation import ObservationEncoder, Piece, action_mask, layout
+from .engine import GameState, action_name, as_action, short_repr
+from .observation import ObservationEncoder, action_mask
 from .render import render_table
 from .rewards import REWARD_MODES, hand_rewards
 from .rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, Rules
+from .state import encode_state, state_size
 from .view import PlayerView, make_view
 
 _KNOWN_OPTIONS = ("deck", "dealer")
@@ -169,21 +182,6 @@ ELIMINATED_MODES = ("leave", "stay")
 #: The keys of every info with ``infos="flat"``, in order (see the module docstring).
 FLAT_INFO_KEYS = ("lives", "points", "active", "hand_number", "hands_ended", "lives_lost",
                   "points_won", "illegal_move")
-
-#: The full state of :meth:`raw_env.state`, for centralised critics: seats are absolute.
-STATE_PIECES: tuple[Piece, ...] = (
-    Piece("hands", 52, "seat", "card", "one-hot of each seat's hand"),
-    Piece("stock", 52, "one", "card", "one-hot of the cards in the stock"),
-    Piece("discard_pile", 52, "one", "card", "one-hot of the cards in the discard pile"),
-    Piece("top_discard", 52, "one", "card", "one-hot of the top card of the discard pile"),
-    Piece("current_player", 1, "seat", "none", "1 for the seat to move (none once over)"),
-    Piece("lives", 1, "seat", "none", "lives left / starting lives"),
-    Piece("knocked", 1, "seat", "none", "1 for the seat that knocked this hand"),
-    Piece("dealer", 1, "seat", "none", "1 for the seat that dealt this hand"),
-    Piece("stock_size", 1, "one", "none", "cards left in the stock / 52"),
-    Piece("discard_phase", 1, "one", "none", "1 in the discard phase"),
-)
-
 
 def _resolve_rules(rules: Rules | str | None) -> Rules:
     if rules is None:
@@ -273,8 +271,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        state_size = layout(num_players, STATE_PIECES)["discard_phase"].stop
-        self.state_space = spaces.Box(0.0, 1.0, (state_size,), np.float32)
+        self.state_space = spaces.Box(0.0, 1.0, (state_size(num_players, self.rules),),
+                                      np.float32)
         self._rng: random.Random | None = None
         self._state: GameState | None = None
         self._pending: dict[str, float] = {}
@@ -418,27 +416,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def state(self) -> np.ndarray:
         """Full state for centralised critics: every hand, the stock and the public table,
-        laid out as :data:`STATE_PIECES` (seats absolute)."""
+        then what the variation adds (points, face-up slots, who has looked, pending
+        calls): :func:`scat_env.state.state_pieces`, seats absolute."""
         if self._state is None:
             raise RuntimeError("scat_env: call reset() before state()")
-        st = self._state
-        spans = layout(self.num_players, STATE_PIECES)
-        out = np.zeros(self.state_space.shape, dtype=np.float32)
-        at = spans["hands"].start
-        out[[at + 52 * s + c for s, hand in enumerate(st.hands) for c in hand]] = 1.0
-        out[[spans["stock"].start + c for c in st.stock]] = 1.0
-        out[[spans["discard_pile"].start + c for c in st.discard]] = 1.0
-        if st.discard:
-            out[spans["top_discard"].start + st.discard[-1]] = 1.0
-        if not st.is_terminal():
-            out[spans["current_player"].start + st.current_player] = 1.0
-        out[spans["lives"]] = [v / self.rules.start_lives for v in st.lives]
-        if st.knocker is not None:
-            out[spans["knocked"].start + st.knocker] = 1.0
-        out[spans["dealer"].start + st.dealer] = 1.0
-        out[spans["stock_size"]] = len(st.stock) / 52.0
-        out[spans["discard_phase"]] = 1.0 if st.phase is Phase.DISCARD else 0.0
-        return out
+        return encode_state(self._state)
 
     def render(self) -> str | None:
         if self.render_mode is None:

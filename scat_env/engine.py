@@ -1225,7 +1225,8 @@ class GameState:
         points = self._points
         won: dict[int, int] = {}
         if points:
-            won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one")
+            won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one",
+                                   tiebreak=self.rules.poker_tiebreak)
             for s, p in won.items():
                 self._scores[s] += p
             losses = dict.fromkeys(seats, 0)
@@ -1237,10 +1238,14 @@ class GameState:
         lives = self.lives
         applied = {s: min(losses[s], lives[s]) for s in seats}
         if self._bus:
-            applied = one_on_the_bus(self._seats_from_left(), lives, applied)
+            boarded = one_on_the_bus(self._seats_from_left(), lives, applied)
+            if boarded is None:  # several for one seat on the bus: the hand is replayed
+                applied, rule = dict.fromkeys(seats, 0), "bus_tie_replay"
+            else:
+                applied = boarded
         if not [s for s in seats if lives[s] > applied[s]]:
             applied, rule = all_out(seats, lives, self.rules)
-        replayed = rule == "all_out_replay"
+        replayed = rule == "all_out_replay" or rule == "bus_tie_replay"
         eliminated = []
         for s in seats:
             lives[s] -= applied[s]

@@ -175,6 +175,26 @@ def _scalar_start(num_players: int) -> int:
     return max(spans[p.name].stop for p in PIECES if p.symmetry == "card")
 
 
+def _quiet_value(hand: tuple[int, ...], quiet: tuple[int, ...], table: list[float],
+                 keep: int | None) -> float:
+    """The value of ``hand`` (three cards, or the best three of four keeping ``keep``)
+    when the three ``quiet`` cards, a 31 kept quiet, count at most 30 (002/000)."""
+    if len(hand) == 3:
+        a, b, c = hand
+        value = table[a * 2704 + b * 52 + c]
+        return min(value, 30.0) if set(hand) == set(quiet) else value
+    best = -1.0
+    for drop in hand:
+        if drop == keep:
+            continue
+        a, b, c = (x for x in hand if x != drop)
+        value = table[a * 2704 + b * 52 + c]
+        if {a, b, c} == set(quiet):
+            value = min(value, 30.0)
+        best = max(best, value)
+    return best
+
+
 def observed_values(rules: Rules) -> list[float]:
     """The value table as the observation reads it: values above 41 (three of a kind when
     trips beat 31: 32 to 44) are read as 41, so that every entry stays in ``[0, 1]``; the
@@ -275,6 +295,9 @@ class ObservationEncoder:
                 out[self._with_discard] = best_three(hand + (top,), t, top) * scale
         elif len(hand) == 4:
             out[self._hand_value] = best_three(hand, t, view.taken_card) * scale
+        if view.quiet_cards:  # a 31 kept quiet counts 30 while its cards stay together
+            out[self._hand_value] = _quiet_value(hand, view.quiet_cards, t,
+                                                 view.taken_card) * scale
         order = [(me + r) % n for r in range(n)]  # absolute seat of each relative seat
         start_lives = self._start_lives
         lives, active = view.lives, view.active

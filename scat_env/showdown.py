@@ -39,6 +39,10 @@ _RULE_TEXT: dict[str, str] = {
     "with them score a point, the knocker none.",
     "points_thirty_one": "A player declared 31 and scores a point at once.",
     "points_dealt_thirty_one": "A 31 was dealt: each player holding one scores a point.",
+    "points_dealt_thirty_one_ranks": "31s were dealt to several players: told apart by the "
+    "ranks of their cards, as in poker, the best scores a point.",
+    "bus_tie_replay": "Several players lost their last life at once with the bus free: "
+    "nobody loses a life and the hand is dealt again.",
     "all_out_replay": "Everyone left would have been out at once: nobody loses a life "
     "and the hand is dealt again.",
     "all_out_last_life": "Everyone left would have been out at once: everyone stays in on "
@@ -172,6 +176,7 @@ def points_won(
     declarers: Sequence[int],
     *,
     dealt: bool = False,
+    tiebreak: bool = False,
 ) -> tuple[dict[int, int], str]:
     """Points scored by a hand of a points game (002 French Canadian), and the rule.
 
@@ -180,10 +185,22 @@ def points_won(
     it score and the knocker does not ("the player who did not knock wins it"); players tied
     for highest of whom none knocked each score ("presumably ... they get a point each").
     An exhausted stock without a knock scores the highest hands alike.
+
+    With the poker tie-break (``tiebreak``, 002 Jeffrey Jacobs: "if two players have equally
+    high scores the tie is broken if possible by looking at the ranks"), 31s dealt to
+    several players are told apart the same way: only the best of them scores (``values``
+    carry the tie-break as a fraction, :func:`scat_env.scoring.poker_fraction`); holders
+    whose counting cards have the same ranks still score each.
     """
     if declarers:
-        return ({s: 1 for s in declarers},
-                "points_dealt_thirty_one" if dealt else "points_thirty_one")
+        if not dealt:
+            return {s: 1 for s in declarers}, "points_thirty_one"
+        if tiebreak and len(declarers) > 1:
+            top = max(values[s] for s in declarers)
+            best = [s for s in declarers if values[s] == top]
+            if len(best) < len(declarers):
+                return {s: 1 for s in best}, "points_dealt_thirty_one_ranks"
+        return {s: 1 for s in declarers}, "points_dealt_thirty_one"
     top = max(values.values())
     tied = [s for s, v in values.items() if v == top]
     if knocker in tied and len(tied) > 1:
@@ -193,23 +210,26 @@ def points_won(
 
 def one_on_the_bus(
     order: Sequence[int], lives: Sequence[int], applied: Mapping[int, int]
-) -> dict[int, int]:
+) -> dict[int, int] | None:
     """Golf's bus (002, Mike Armstrong): the last life is the bus, and "only one player at a
     time can be on the bus": a player who loses their last quarter while another is on it
     is out at once. ``order`` is the seats in the hand from the dealer's left, ``lives``
     the lives before the hand (1 = on the bus), ``applied`` the lives each loses.
 
     A rider who is put off in this very hand frees the bus for this hand's first new rider
-    (RULES.md (w)); of several who lose their last quarter together, the first from the
-    dealer's left boards and the others are out.
+    (RULES.md (w)). When several players lose their last quarter together and the bus is
+    free, the source names no one to board first: the hand is replayed, as the standard
+    game replays a hand that would put everyone out (002 Scoring). ``None`` says so.
     """
     out = dict(applied)
     after = {s: lives[s] - out[s] for s in order}
     riding = any(lives[s] == 1 and after[s] == 1 for s in order)
-    for s in order:
-        if lives[s] > 1 and after[s] == 1:
-            if riding:
-                out[s] = lives[s]  # the bus is full: out at once
-            else:
-                riding = True
+    boarding = [s for s in order if lives[s] > 1 and after[s] == 1]
+    if not riding and len(boarding) > 1:
+        return None
+    for s in boarding:
+        if riding:
+            out[s] = lives[s]  # the bus is full: out at once
+        else:
+            riding = True
     return out

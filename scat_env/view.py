@@ -83,6 +83,10 @@ class PlayerView:
     #: included); ``()`` in the other games. In golf ``hand`` holds the seat's face-up
     #: cards, plus the card it drew or took while it places it (``drawn_card``).
     slots: tuple[tuple[int | None, ...], ...] = ()
+    #: ``declare_31: choice``: the three cards of a 31 this seat kept quiet and still holds
+    #: (sorted), which count 30 (002/000); ``()`` otherwise. Its own decision, so only its
+    #: own view carries it.
+    quiet_cards: tuple[int, ...] = ()
 
     def cards_held(self, seat: int) -> int:
         """How many cards ``seat`` holds, which everyone at the table sees: none once out, one
@@ -198,6 +202,7 @@ def make_view(state: GameState, seat: int) -> PlayerView:
         legal_actions=tuple(state.legal_actions()) if mine else (),
         last_result=state.results[-1].seen_by(seat) if state.results else None,
         points=tuple(state.points) if state._points else (),
+        quiet_cards=_bits(state.quiet[seat]) if state.quiet[seat] else (),
     )
 
 
@@ -274,6 +279,7 @@ def _screened_view(state: GameState, seat: int) -> PlayerView:
         legal_actions=(),
         last_result=state.results[-1].seen_by(seat) if state.results else None,
         points=tuple(state.points) if state._points else (),
+        quiet_cards=_bits(state.quiet[seat]) if state.quiet[seat] else (),
     )
 
 
@@ -328,6 +334,7 @@ def active_view(view: PlayerView) -> PlayerView:
         last_result=None,
         points=tuple(view.points[s] for s in seats) if view.points else (),
         slots=tuple(view.slots[s] for s in seats) if view.slots else (),
+        quiet_cards=view.quiet_cards,
     )
 
 

@@ -107,13 +107,28 @@ def test_only_one_player_at_a_time_can_be_on_the_bus():
 
 
 def test_the_bus_rule_for_players_losing_together():
-    # Bus empty, seats 1 and 2 lose their last quarter together: the first from the
-    # dealer's left (order given) boards, the other is out.
-    assert one_on_the_bus([1, 2, 0], [4, 2, 2], {0: 0, 1: 1, 2: 1}) == {0: 0, 1: 1, 2: 2}
+    # Bus empty, seats 1 and 2 lose their last quarter together: nobody is named to board
+    # first, so the hand is replayed (None), as an all-out hand is.
+    assert one_on_the_bus([1, 2, 0], [4, 2, 2], {0: 0, 1: 1, 2: 1}) is None
+    # The bus taken and kept: both are out at once.
+    assert one_on_the_bus([1, 2, 0], [1, 2, 2], {0: 0, 1: 1, 2: 1}) == {0: 0, 1: 2, 2: 2}
     # The rider is put off in the same hand: the bus is free for the new rider.
     assert one_on_the_bus([0, 1, 2], [1, 2, 4], {0: 1, 1: 1, 2: 0}) == {0: 1, 1: 1, 2: 0}
     # A rider who does not lose stays on: a new loser is out.
     assert one_on_the_bus([0, 1, 2], [1, 2, 4], {0: 0, 1: 1, 2: 0}) == {0: 0, 1: 2, 2: 0}
+
+
+def test_two_players_losing_their_last_quarter_together_with_the_bus_free_replay_the_hand():
+    # 16, 16 and 20: seats 0 and 1 lose their last quarter in the same hand and the bus is
+    # free. Seat order must not pick who boards: the hand is dealt again, lives unchanged.
+    g = game(["5H 8H 8C", "5S 8S 8D", "AD 9D 3C"], "2C", "3S 4S 6S 7S 9S 10S 2H 3H 4H",
+             rules=GOLF, lives=[2, 2, 4])
+    dealer = g.dealer
+    _turn_all_up(g)
+    res = g.results[-1]
+    assert res.rule == "bus_tie_replay" and res.replayed
+    assert dict(res.lives_lost) == {0: 0, 1: 0, 2: 0} and g.lives == [2, 2, 4]
+    assert g.dealer == dealer and all(g.active)
 
 
 def test_golf_refuses_rules_it_has_no_use_for():

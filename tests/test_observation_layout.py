@@ -199,3 +199,33 @@ def test_points_and_face_down_pieces_read_the_view():
     span = layout(3, pieces_for(golf))["face_down"]
     assert obs[span].tolist() == [1, 0, 1, 1, 1, 1, 1, 1, 1]
     assert obs[layout(3)["hand"]].sum() == 1  # the card turned up: seen by its owner now
+
+
+@pytest.mark.parametrize("made", [False, True])
+def test_a_31_kept_quiet_reads_30_in_the_observation(made):
+    """``undeclared_31`` (002/000): a 31 kept quiet counts 30 while its cards stay together,
+    and the hand value the observation gives its holder says so (it read 31)."""
+    from conftest import game
+
+    from scat_env.actions import DRAW_STOCK, PASS
+    from scat_env.cards import parse_card
+    from scat_env.observation import layout
+
+    rules = scat_env.Rules.preset("undeclared_31")
+    if made:  # seat 0 draws QH to AH KH 5D and discards the 5D: a new 31
+        g = game(["AH KH 5D", "2C 3D 5S", "4C 6D 8S"], "2D", ["QH", "7C", "9C"], rules=rules)
+        g.apply_action(DRAW_STOCK)
+        g.apply_action(parse_card("5D"))
+    else:  # dealt
+        g = game(["AH KH QH", "2C 3D 5S", "4C 6D 8S"], "2D", ["7C", "9C"], rules=rules)
+    assert g.phase is Phase.DECLARE and g.current_player == 0
+    g.apply_action(PASS)
+    enc = ObservationEncoder(3, rules)
+    view = make_view(g, 0)
+    assert view.quiet_cards == tuple(sorted(map(parse_card, ["AH", "KH", "QH"])))
+    at = layout(3)["hand_value"].start
+    assert enc.encode(view)[at] == pytest.approx(30 / 41)
+    assert make_view(g, 1).quiet_cards == ()  # nobody else learns of it
+    if not made:  # seat 0 now draws: mid-turn the best three still count the quiet 31 as 30
+        g.apply_action(DRAW_STOCK)  # the 7C
+        assert enc.encode(make_view(g, 0))[at] == pytest.approx(30 / 41)

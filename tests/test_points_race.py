@@ -121,6 +121,23 @@ def test_jacobs_showdown_scores_the_poker_winner_of_equal_hands():
     assert dict(plain.results[-1].points_won) == {1: 1}  # without it: the non-knocker
 
 
+def test_jacobs_dealt_31s_are_told_apart_by_rank():
+    # A-K-Q of hearts and A-K-J of spades, both dealt 31: Jacobs breaks a tie "if possible
+    # by looking at the ranks", so only the queen's hand scores.
+    hands = ["AH KH QH", "AS KS JS", "2C 3D 5S"]
+    g = game(hands, "2D", ["4C", "6D"], rules=JACOBS)
+    res = g.results[0]
+    assert res.reason == "dealt_thirty_one" and set(res.declarers) == {0, 1}
+    assert res.rule == "points_dealt_thirty_one_ranks" and dict(res.points_won) == {0: 1}
+    # Without the tie-break both holders score.
+    plain = game(hands, "2D", ["4C", "6D"], rules=FC)
+    assert dict(plain.results[0].points_won) == {0: 1, 1: 1}
+    # Counting cards of the same ranks stay a tie: both score.
+    same = game(["AH KH QH", "AS KS QS", "2C 3D 5S"], "2D", ["4C", "6D"], rules=JACOBS)
+    assert same.results[0].rule == "points_dealt_thirty_one"
+    assert dict(same.results[0].points_won) == {0: 1, 1: 1}
+
+
 def test_points_rules_refuse_what_a_points_game_does_not_have():
     with pytest.raises(ValueError, match="Rules.hammer"):
         FC.replace(hammer=True)

@@ -86,6 +86,23 @@ def test_computer_knock_then_draw_and_discard_in_the_same_turn():
     assert res.reason == "knock" and res.knocker == 0 and res.lives_lost == {0: 0, 1: 0, 2: 1}
 
 
+def test_computer_points_reading_is_a_rules_file_away():
+    # RULES.md (o): "players also score points when the play ends according to the cards in
+    # their hands" read as points: `preset: computer` with `scoring: points`. The computer
+    # turn stays (knock, then draw and discard) and the highest hand scores.
+    rules = Rules.from_dict({"preset": "computer", "scoring": "points"})
+    st = game([H23, H17, H11], "2D", "3C 4C 5C 6C 7C 9C", rules=rules)
+    for seat in (0, 1, 2):
+        keep(st, seat)
+    move(st, 0, "knock")
+    assert st.current_player == 0 and st.phase is Phase.DRAW
+    for seat in (0, 1, 2):
+        keep(st, seat)
+    res = last(st)
+    assert res.reason == "knock" and res.points_won == {0: 1} and st.points == [1, 0, 0]
+    assert st.lives == [rules.start_lives] * 3
+
+
 # -- Doug Moyer's second knock ------------------------------------------------------------------
 
 
