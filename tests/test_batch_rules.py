@@ -115,9 +115,23 @@ def test_the_french_canadian_race_to_31_is_won():
     assert seen["race_won"] > 0
 
 
+def test_several_dealt_31s_in_a_race_with_the_poker_tiebreak_score_only_the_best():
+    """The deals of :data:`TWO_DEALT_31S` (the same cards whatever the rules of a full
+    pack): under French Canadian with the poker tie-break the better 31 alone scores."""
+    ids = TWO_DEALT_31S[10]
+    seen = play_side_by_side("french_canadian_jacobs", 10, steps=5, batch=len(ids), seed=0,
+                             deal_ids=ids)
+    assert seen["rule:points_dealt_thirty_one_ranks"] > 0
+
+
 def test_golfs_bus_takes_one_rider_and_puts_the_next_off():
     seen = play_side_by_side("golf", 3, steps=600, seed=11)
     assert seen["bus_boarded"] > 0 and seen["bus_full"] > 0 and seen["games"] > 0
+
+
+def test_several_losing_their_last_quarter_with_the_bus_free_replay_the_hand():
+    seen = play_side_by_side("golf", 5, steps=600, seed=16)
+    assert seen["rule:bus_tie_replay"] > 0
 
 
 def test_golf_without_the_bus_and_a_points_race_with_quiet_rules_are_played():
@@ -143,7 +157,7 @@ def test_every_preset_is_covered_and_the_calls_are_actions():
 
 
 @pytest.mark.parametrize("preset, pieces", [
-    ("standard", {}), ("hammer", {"phase": 2}), ("undeclared_31", {"phase": 2}),
+    ("standard", {}), ("hammer", {"phase": 2}), ("undeclared_31", {"phase": 2, "quiet": 1}),
     ("french_canadian", {"points": 4}), ("golf", {"phase": 2, "slots": 12})])
 def test_observation_pieces_are_appended_for_the_rules_that_need_them(preset, pieces):
     rules = Rules.preset(preset)

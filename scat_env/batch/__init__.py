@@ -39,8 +39,8 @@ at once: its ``done`` is set and its observation is already the new game's first
 one code per card (unseen, in my hand, drawn, taken, top discard, in the pile, known in
 opponent r's hand), lives and flags per relative seat, five counters: ``52 + 2n + 5`` int8
 for every draw-and-discard game without calls. Rules with calls, golf and points races
-append pieces after it (the phase as a code and how many of my cards I see; points per
-seat; golf's face-up slots): :func:`observation_size` with the rules gives the width.
+append pieces after it (the phase as a code and how many of my cards I see; a quiet 31;
+points per seat; golf's face-up slots): :func:`observation_size` with the rules gives the width.
 It holds what the player's :class:`~scat_env.view.PlayerView` holds and nothing else (the
 tests build it from the view and compare).
 
