@@ -15,7 +15,13 @@ Layout (``g`` a game, ``s`` an absolute seat, ``N`` the table size):
   :data:`PUB_DRAWS` the cards it drew (stock or pile), then from :data:`PUB_SUITS` its
   discards of each suit.
 - ``stock[g, 0:slen[g]]`` and ``disc[g, 0:dlen[g]]``: piles with the top card LAST.
-- ``sc[g, k]``: the scalars of :data:`DEALER` .. :data:`HAND_NO` (``-1`` for "none").
+- ``per_seat[g, s, k]``: what the calls, the points race and golf keep per seat
+  (:data:`S_LOOKED`, :data:`S_QUIET`, :data:`S_FACE_UP`, :data:`S_POINTS`).
+- ``sc[g, k]``: the scalars of :data:`DEALER` .. :data:`RACE_WINNER` (``-1`` for "none"):
+  the engine's dealer, player to move, phase, knocker...; the dealt 31s still to decide and
+  those declared (a bit per seat, ``pending`` and ``declared``); whether the discard a
+  private declare decision hides from the other seats was known to be in the mover's hand;
+  the winner of a points race.
 - ``rng[g]``: the game's SplitMix64 state; every random draw of a game comes from it,
   in the engine's order (the dealer of a new game, then one Fisher-Yates shuffle per deal).
 - ``P``: the rule parameters (indices ``P_*``), ``T``: the value table
@@ -23,6 +29,11 @@ Layout (``g`` a game, ``s`` an absolute seat, ``N`` the table size):
 
 Outputs per step: the observation and mask of the player to move, rewards per seat, done
 and truncated flags, the winner, and what the hands that ended cost (for reports).
+
+The draw-and-discard game is the hot path (:func:`_apply`, inlined); the calls of the
+variations and golf's slots go through :func:`_apply_call`, and each rule family tests its
+parameter once where it branches (``P[P_GOLF]``, ``P[P_CHOOSES]``...), so the standard
+game pays a few flag reads a step for them.
 
 Compile time: numba compiles a helper once per distinct argument types, and a constant
 argument has its own literal type: constants passed to a compiled helper go through
