@@ -181,6 +181,7 @@ def _params(rules: Rules, max_turns: int, reward: str) -> np.ndarray:
     P[K.P_SHOWN] = rules.sudden_death or rules.declare_31 == "choice"
     P[K.P_OBS_PHASE] = "phase" in observation_pieces(2, rules)
     P[K.P_POKER] = rules.poker_tiebreak
+    P[K.P_PLAIN] = not observation_pieces(2, rules)  # the draw-and-discard games, no calls
     return P
 
 

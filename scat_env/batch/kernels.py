@@ -86,8 +86,8 @@ PHASE_NAMES = ("draw", "discard", "game_over", "blind", "sudden_death", "declare
 (P_GIN, P_TIE, P_KNOCKER_LOSS, P_KNOCKER_LOSS_31, P_MIN_KNOCK, P_FLUSH, P_KNOCK_EXHAUSTED,
  P_ALL_OUT_LAST_LIFE, P_DECLARES, P_FIRST_TURN_KNOCK, P_KNOCK_THEN_DRAW, P_SECOND_KNOCK,
  P_START_LIVES, P_MAX_TURNS, P_REWARD_HAND, P_HAMMER, P_THROW, P_SUDDEN, P_CHOOSES,
- P_POINTS, P_POINTS_TO_WIN, P_GOLF, P_BUS, P_SHOWN, P_OBS_PHASE, P_POKER) = range(26)
-NUM_PARAMS = 26
+ P_POINTS, P_POINTS_TO_WIN, P_GOLF, P_BUS, P_SHOWN, P_OBS_PHASE, P_POKER, P_PLAIN) = range(27)
+NUM_PARAMS = 27
 TIE_SAFE, TIE_ALL, TIE_KNOCKER_ONLY = 0, 1, 2
 THROW_NONE, THROW_FIRST, THROW_ANY = 0, 1, 2
 # -- actions (scat_env.actions; re-exported here for the batched agents) ------------------------
@@ -847,6 +847,47 @@ def _observe_pieces(g, me, n, P, hands, hlen, per_seat, shown, mine, out, k, bas
 
 
 @njit(cache=True, inline="always")
+def _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out, k):
+    """:func:`_observe_seat` for the draw-and-discard games without calls (``P_PLAIN``):
+    every seat has looked, nothing is screened, no piece is appended. Their observation is
+    most of the batched engine's work, and this path keeps it as lean as it was before the
+    other families came (``scat bench --batch``)."""
+    for c in range(52):
+        out[k, c] = C_UNSEEN
+    d = dlen[g]
+    for i in range(d - 1):
+        out[k, disc[g, i]] = C_PILE
+    if d:
+        out[k, disc[g, d - 1]] = C_TOP
+    for r in range(1, n):
+        s = (me + r) % n
+        bits = known[g, s]
+        if bits:
+            for i in range(hlen[g, s]):
+                c = hands[g, s, i]
+                if (bits >> np.uint64(c)) & np.uint64(1):
+                    out[k, c] = C_KNOWN + r - 1
+    for i in range(hlen[g, me]):
+        out[k, hands[g, me, i]] = C_HAND
+    phase = sc[g, PHASE]
+    drawn = sc[g, DRAWN]
+    if phase == DISCARD and drawn >= 0 and me == sc[g, CUR]:
+        out[k, drawn] = C_TAKEN if sc[g, TAKEN] == drawn else C_DRAWN
+    base = 52
+    for r in range(n):
+        s = (me + r) % n
+        out[k, base + r] = lives[g, s]
+        out[k, base + n + r] = (active[g, s] | (2 if sc[g, KNOCKER] == s else 0)
+                                | (4 if sc[g, DEALER] == s else 0))
+    base += 2 * n
+    out[k, base] = slen[g]
+    out[k, base + 1] = 1 if phase == DISCARD else 0
+    out[k, base + 2] = min(sc[g, TURN], 127)
+    out[k, base + 3] = min(sc[g, HAND_NO], 127)
+    out[k, base + 4] = (1 if sc[g, KNOCKER] >= 0 else 0) | (2 if slen[g] == 0 else 0)
+
+
+@njit(cache=True, inline="always")
 def _observe_seat(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
                   out, k):
     """Seat ``me``'s compact observation of game ``g`` into ``out[k]``: only what that seat
@@ -858,6 +899,9 @@ def _observe_seat(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, l
     not been made (:func:`scat_env.view.screen`). The row is ``out[k]``, passed as the
     array and its index: a row view made per game inside a ``prange`` loop would count a
     reference on the array shared by every thread."""
+    if P[P_PLAIN]:
+        _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out, k)
+        return
     for c in range(52):
         out[k, c] = C_UNSEEN
     phase = sc[g, PHASE]
