@@ -162,6 +162,7 @@ def _new_game(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen
         active[g, s] = 1
         for j in range(NUM_SEAT_SLOTS):
             per_seat[g, s, j] = 0
+        per_seat[g, s, S_LOOKED] = 1
     sc[g, HAND_NO] = 0
     sc[g, RACE_WINNER] = -1
     sc[g, DEALER] = _below(rng, g, n)
@@ -193,8 +194,9 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
             known[g, s] = 0
             for j in range(PUB_SIZE):
                 pub[g, s, j] = 0
-            per_seat[g, s, S_LOOKED] = 1
-            per_seat[g, s, S_QUIET] = 0
+            if not P[P_PLAIN]:  # the plain games keep looked 1, quiet 0 from _new_game
+                per_seat[g, s, S_LOOKED] = 1
+                per_seat[g, s, S_QUIET] = 0
         sc[g, KNOCKER] = -1
         sc[g, KNOCK_TURN] = -1
         sc[g, LAST_SEAT] = -1
@@ -242,7 +244,7 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended):
     """``GameState._after_deal``: the dealt 31s, then the first call or turn. ``False``
     when a dealt 31 ended the hand and the game goes on (deal again)."""
@@ -487,7 +489,7 @@ def _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reas
     sc[g, PHASE] = DRAW
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _applied_losses(g, n, P, active, lives, sc, loss):
     """The losses a hand's scoring asks, as applied: capped by the lives each has, golf's
     bus, and the all-out rule (``showdown.all_out``) when nobody would be left. Returns
@@ -890,6 +892,19 @@ def _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active
 @njit(cache=True, inline="always")
 def _observe_seat(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
                   out, k):
+    """Seat ``me``'s compact observation of game ``g`` into ``out[k]``: the plain games'
+    path inlined (:func:`_observe_plain`), the others' a call (:func:`_observe_full`), so
+    that the step of the standard game compiles as small as it did before them."""
+    if P[P_PLAIN]:
+        _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out, k)
+    else:
+        _observe_full(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active,
+                      sc, out, k)
+
+
+@njit(cache=True)
+def _observe_full(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
+                  out, k):
     """Seat ``me``'s compact observation of game ``g`` into ``out[k]``: only what that seat
     may know (its hand once looked at, the card it drew this turn, the discard pile, the
     cards each opponent took from it and still holds, the public counters; golf's face-up
@@ -899,9 +914,6 @@ def _observe_seat(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, l
     not been made (:func:`scat_env.view.screen`). The row is ``out[k]``, passed as the
     array and its index: a row view made per game inside a ``prange`` loop would count a
     reference on the array shared by every thread."""
-    if P[P_PLAIN]:
-        _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out, k)
-        return
     for c in range(52):
         out[k, c] = C_UNSEEN
     phase = sc[g, PHASE]
