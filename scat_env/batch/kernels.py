@@ -176,9 +176,9 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
     """``GameState._deal``: deal until a hand needs a decision (a dealt 31 is scored on the
     spot and the next hand dealt). The pack is shuffled in the game's own stock row and the
     undealt rest turned over in place: no buffer is allocated, which inside a ``prange``
-    loop would cost a heap allocation per hand on every thread. With sudden death the deal
-    stops after one card each: the rest of the pack, turned over, is the stock, and
-    :func:`_finish_deal` pops the other cards from it (the same cards to the same seats)."""
+    loop would cost a heap allocation per hand on every thread. A hand is dealt every few
+    steps, so the plain games (``P_PLAIN``) deal on their own lean path; with sudden death
+    the deal stops after one card each (:func:`_deal_one_each`)."""
     k = deck.shape[0]
     while True:
         for i in range(k):
@@ -194,21 +194,18 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
             known[g, s] = 0
             for j in range(PUB_SIZE):
                 pub[g, s, j] = 0
-            if not P[P_PLAIN]:  # the plain games keep looked 1, quiet 0 from _new_game
-                per_seat[g, s, S_LOOKED] = 1
-                per_seat[g, s, S_QUIET] = 0
         sc[g, KNOCKER] = -1
         sc[g, KNOCK_TURN] = -1
         sc[g, LAST_SEAT] = -1
         sc[g, TAKEN] = -1
         sc[g, DRAWN] = -1
         sc[g, TURN] = 0
-        sc[g, PENDING] = 0
-        sc[g, DECLARED] = 0
-        sc[g, SCREEN_KNOWN] = 0
-        rounds = 1 if P[P_SUDDEN] else 3
+        if not P[P_PLAIN]:
+            _new_hand_families(g, n, P, active, per_seat, sc, stock, slen, hands, hlen, dlen, k)
+            if P[P_SUDDEN]:
+                return
         pos = 0
-        for _ in range(rounds):  # one card at a time, from the dealer's left
+        for _ in range(3):  # one card at a time, from the dealer's left
             s = sc[g, DEALER]
             for _ in range(n):
                 s = (s + 1) % n
@@ -216,35 +213,82 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
                     hands[g, s, hlen[g, s]] = stock[g, pos]
                     hlen[g, s] += 1
                     pos += 1
-        if P[P_SUDDEN]:  # 002 Doug Moyer: the dealer may call sudden death; nobody looked
-            lo, hi = pos, k - 1  # the rest turned over: the card after the last dealt on top
-            dlen[g] = 0
-        else:
-            disc[g, 0] = stock[g, pos]  # the upcard
-            dlen[g] = 1
-            pos += 1
-            lo, hi = pos, k - 1  # the rest, top card (the one after the upcard) last
+        disc[g, 0] = stock[g, pos]  # the upcard
+        dlen[g] = 1
+        lo, hi = pos + 1, k - 1  # the rest, top card (the one after the upcard) last
         while lo < hi:
             t = stock[g, lo]
             stock[g, lo] = stock[g, hi]
             stock[g, hi] = t
             lo += 1
             hi -= 1
-        ns = k - pos
+        ns = k - 1 - pos
         for i in range(ns):
-            stock[g, i] = stock[g, pos + i]
+            stock[g, i] = stock[g, pos + 1 + i]
         slen[g] = ns
-        if P[P_SUDDEN]:
+        if not P[P_PLAIN]:
+            if _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost,
+                           ended):
+                return
+            continue
+        # _after_deal of the plain games: the dealt 31s, then the first turn
+        sc[g, CUR] = _next_active(active, g, sc[g, DEALER], n)
+        sc[g, PHASE] = DRAW
+        if P[P_DECLARES]:
+            holders = 0
             for s in range(n):
-                per_seat[g, s, S_LOOKED] = 0
-            sc[g, CUR] = sc[g, DEALER]
-            sc[g, PHASE] = PH_SUDDEN
-            return
-        if _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended):
-            return
+                if active[g, s] and _value3(T, hands, g, s) >= THIRTY_ONE:
+                    holders |= 1 << s
+            if holders:
+                _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost,
+                          ended, np.int64(R_DEALT), np.int64(holders))
+                if sc[g, PHASE] == DRAW:
+                    continue  # the game goes on: deal again
+                return
+        return
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def _new_hand_families(g, n, P, active, per_seat, sc, stock, slen, hands, hlen, dlen, k):
+    """A new hand's state of the calls and golf: everyone has looked, no quiet 31, no
+    dealt 31 pending. With sudden death, one card each from the shuffled pack, the rest
+    turned over as the stock (its top the card after the last dealt), the dealer to call
+    (002 Doug Moyer): :func:`_finish_deal` pops the other cards from it, so each seat gets
+    the cards a full deal would give it."""
+    for s in range(n):
+        per_seat[g, s, S_LOOKED] = 1
+        per_seat[g, s, S_QUIET] = 0
+    sc[g, PENDING] = 0
+    sc[g, DECLARED] = 0
+    sc[g, SCREEN_KNOWN] = 0
+    if not P[P_SUDDEN]:
+        return
+    pos = 0
+    s = sc[g, DEALER]
+    for _ in range(n):
+        s = (s + 1) % n
+        if active[g, s]:
+            hands[g, s, 0] = stock[g, pos]
+            hlen[g, s] = 1
+            pos += 1
+    lo, hi = pos, k - 1
+    while lo < hi:
+        t = stock[g, lo]
+        stock[g, lo] = stock[g, hi]
+        stock[g, hi] = t
+        lo += 1
+        hi -= 1
+    for i in range(k - pos):
+        stock[g, i] = stock[g, pos + i]
+    slen[g] = k - pos
+    dlen[g] = 0
+    for s in range(n):
+        per_seat[g, s, S_LOOKED] = 0
+    sc[g, CUR] = sc[g, DEALER]
+    sc[g, PHASE] = PH_SUDDEN
+
+
+@njit(cache=True)
 def _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended):
     """``GameState._after_deal``: the dealt 31s, then the first call or turn. ``False``
     when a dealt 31 ended the hand and the game goes on (deal again)."""
