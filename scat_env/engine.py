@@ -21,6 +21,16 @@ Design notes (why it looks like this):
   silently indexes the last item of a list), and that costs no more to test.
 - The random generator belongs to the state and is used only to shuffle; agents never see
   the state, only a :class:`~scat_env.view.PlayerView`.
+- :class:`GameState` plays the standard game: deal, draw, discard, knock, a 31 declared at
+  once, the showdown with lives, the all-out rule, the deal passing left. Each variation
+  family plays from its own ``scat_env/variants/<family>/engine.py`` (knocking, calls,
+  thirty_one, points, golf) through the named hook points of :data:`HOOKS` (after the deal,
+  the draw phase's calls, a phase's decision, a hand's value, its scoring...), which
+  ``_begin`` binds once per game from the rules. A hook is a plain function, so that
+  ``clone`` shares it and pickle stores it by name; a hook left unbound is ``None`` and costs
+  the standard game one ``is None`` test at most, per deal or per hand rather than per
+  decision wherever the hook point allows. A new variation is one family folder (its
+  ``hooks(rules)`` and functions) plus its tests.
 
 **Turn cap.** Two players who keep taking each other's discards could play one hand for
 ever. ``GameState(..., max_turns_per_hand=N)`` ends the game when a hand reaches ``N``
@@ -36,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 from enum import Enum
@@ -417,16 +427,17 @@ class PhasePlay(NamedTuple):
     """A decision a variation adds: its legal actions, and what playing one does (called
     with the state, the seat to move and the action, already checked legal)."""
 
-    legal: Any  # Callable[[GameState], list[int]]
-    apply: Any  # Callable[[GameState, int, int], None]
+    legal: Callable[[GameState], list[int]]
+    apply: Callable[[GameState, int, int], None]
 
 
 #: The hook points of :class:`GameState`: where the standard game lets a variation family
 #: change the play, each with the field that holds it and what it is. A family's
 #: ``scat_env/variants/<family>/engine.py`` offers ``hooks(rules) -> dict`` naming the hooks
-#: it fills for those rules; :meth:`GameState._begin` binds them once per game, and a hook
-#: left at its default (``None``) is the standard game, which pays one ``is None`` test at
-#: most, and never in a decision of its own.
+#: it fills for those rules; :meth:`GameState._begin` binds them once per game. A hook left
+#: at its default (``None``) is the standard game, which pays one ``is None`` test where the
+#: hook point is: per deal or per hand, and in the draw phase in place of the rule tests
+#: the knock and the hammer made there before.
 HOOKS: dict[str, tuple[str, str]] = {
     "deal": ("_deal_hook", "f(state, deck, seats): deals instead of three cards each and "
              "the upcard, and leaves the state waiting for a decision (sudden death)"),
@@ -522,17 +533,18 @@ class GameState:
     _golf: bool  # golf turns (rules.play == "golf")
     _turn_cap: int  # max_turns_per_hand, or _NO_CAP: a hand reaching it ends the game (cut)
     # The variations' hooks (HOOKS says what each is), bound by _begin; None: the standard game
-    _deal_hook: Any
-    _after_deal_hook: Any
-    _play_start_hook: Any
-    _new_31_hook: Any
-    _knock_hook: Any
+    _deal_hook: Callable[[GameState, list[int], tuple[int, ...]], None] | None
+    _after_deal_hook: Callable[[GameState, tuple[int, ...]], bool] | None
+    _play_start_hook: Callable[[GameState, int], None] | None
+    _new_31_hook: Callable[[GameState, int], bool] | None
+    _knock_hook: Callable[[GameState], bool] | None
     _draw_call_hook: PhasePlay | None
     _phase_hooks: dict[Phase, PhasePlay]
     _drawn_phase: Phase  # the phase after a draw: DISCARD, or GOLF_PLACE in golf
-    _value_hook: Any
-    _score_hook: Any
-    _lives_hook: Any
+    _value_hook: Callable[[GameState, int], float] | None
+    _score_hook: Callable[..., None] | None
+    _lives_hook: Callable[[GameState, Sequence[int], dict[int, int], str],
+                          tuple[dict[int, int], str]] | None
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out; a points game never takes one)")
     # The two lists below belong to the points race and golf alone; private (read them as
@@ -989,26 +1001,22 @@ class GameState:
         if self._after_deal_hook is not None:
             return self._after_deal_hook(self, seats)
         first = seats[0]
+        self.current_player = first
+        self.phase = _DRAW
         if self._declares:
-            holders = self._dealt_31s(seats)
+            t = self._table
+            hands = self.hands
+            holders = []
+            for s in seats:
+                a, b, c = hands[s]
+                if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
+                    holders.append(s)
             if holders:
-                self.current_player = first
-                self.phase = _DRAW
-                self._end_hand("dealt_thirty_one", declarers=holders, deal_next=False)
+                self._end_hand("dealt_thirty_one", declarers=tuple(holders), deal_next=False)
                 return self.phase is not _DRAW
-        self._start_play(first)
+        if self._play_start_hook is not None:  # the rest of _start_play
+            self._play_start_hook(self, first)
         return True
-
-    def _dealt_31s(self, seats: tuple[int, ...]) -> tuple[int, ...]:
-        """The seats dealt a 31, in the order of the deal."""
-        t = self._table
-        hands = self.hands
-        holders = []
-        for s in seats:
-            a, b, c = hands[s]
-            if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
-                holders.append(s)
-        return tuple(holders)
 
     def _start_play(self, first: int) -> None:
         """The first turn (``first``: the seat on the dealer's left still in): the first
@@ -1050,30 +1058,6 @@ class GameState:
                                              dealt=reason == "dealt_thirty_one")
         else:
             losses, rule = knock_losses(values, knocker, self.rules)
-        applied, rule, eliminated = self._take_lives(seats, losses, rule)
-        replayed = rule == "all_out_replay" or rule == "bus_tie_replay"
-        self.results.append(_hand_result(
-            hand_number=self.hand_number,
-            dealer=self.dealer,
-            reason=reason,
-            values=values,
-            hands=FrozenDict(held),
-            lives_lost=FrozenDict(applied),
-            knocker=knocker,
-            declarers=declarers,
-            eliminated=eliminated,
-            replayed=replayed,
-            lives_after=tuple(self.lives),
-            rule=rule,
-        ))
-        self._next_hand(replayed, deal_next)
-
-    def _take_lives(self, seats: Sequence[int], losses: Mapping[int, int],
-                    rule: str) -> tuple[dict[int, int], str, tuple[int, ...]]:
-        """Take the lives a hand costs, each player's capped at the lives they have: the
-        lives taken, the rule that decided (changed by the lives hook or the all-out rule)
-        and the players put out. If everyone left would be out at once, the all-out rule
-        of 002 Scoring applies instead (the all-on-the-county draw)."""
         lives = self.lives
         applied = {}
         survivor = False
@@ -1088,15 +1072,30 @@ class GameState:
             applied, rule = self._lives_hook(self, seats, applied, rule)
             survivor = any(lives[s] > applied[s] for s in seats)
         if not survivor:
+            # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
             applied, rule = all_out(seats, lives, self.rules)
-        active = self.active
+        replayed = rule == "all_out_replay" or rule == "bus_tie_replay"
         eliminated = []
         for s in seats:
             lives[s] -= applied[s]
             if lives[s] <= 0:
                 active[s] = False
                 eliminated.append(s)
-        return applied, rule, tuple(eliminated)
+        self.results.append(_hand_result(
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            reason=reason,
+            values=values,
+            hands=FrozenDict(held),
+            lives_lost=FrozenDict(applied),
+            knocker=knocker,
+            declarers=declarers,
+            eliminated=tuple(eliminated),
+            replayed=replayed,
+            lives_after=tuple(lives),
+            rule=rule,
+        ))
+        self._next_hand(replayed, deal_next)
 
     def _next_hand(self, replayed: bool, deal_next: bool, over: bool = False) -> None:
         """After a scored hand: the game is over (one player left, or ``over``: a race

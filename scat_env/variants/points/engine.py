@@ -27,16 +27,14 @@ def hooks(rules: Rules) -> dict[str, Any]:
 def score_hand(state: GameState, reason: str, declarers: tuple[int, ...], deal_next: bool,
                seats: Sequence[int], values: FrozenDict,
                held: dict[int, tuple[int, ...]]) -> None:
-    """Score the hand in points and record it as a :class:`~scat_env.engine.PointsHandResult`;
-    nobody loses a life (the lives step still runs, so a table's lives rules hold as
-    everywhere); the race's winner ends the game."""
+    """Score the hand in points and record it as a :class:`~scat_env.engine.PointsHandResult`.
+    Nobody loses a life, so nobody is put out and no hand is replayed (the all-out and bus
+    rules never apply); the race's winner ends the game."""
     won, rule = points_won(values, state.knocker, declarers, dealt=reason == "dealt_thirty_one",
                            tiebreak=state.rules.poker_tiebreak)
     scores = state._scores
     for s, p in won.items():
         scores[s] += p
-    applied, rule, eliminated = state._take_lives(seats, dict.fromkeys(seats, 0), rule)
-    replayed = rule == "all_out_replay" or rule == "bus_tie_replay"
     winner = race_winner(state)
     state.results.append(PointsHandResult(
         hand_number=state.hand_number,
@@ -44,18 +42,18 @@ def score_hand(state: GameState, reason: str, declarers: tuple[int, ...], deal_n
         reason=reason,
         values=values,
         hands=FrozenDict(held),
-        lives_lost=FrozenDict(applied),
+        lives_lost=FrozenDict(dict.fromkeys(seats, 0)),
         knocker=state.knocker,
         declarers=declarers,
-        eliminated=eliminated,
-        replayed=replayed,
+        eliminated=(),
+        replayed=False,
         lives_after=tuple(state.lives),
         rule=rule,
         points_won=FrozenDict(won),
         points_after=tuple(scores),
         race_winner=winner,
     ))
-    state._next_hand(replayed, deal_next, over=winner is not None)
+    state._next_hand(False, deal_next, over=winner is not None)
 
 
 def race_winner(state: GameState) -> int | None:
