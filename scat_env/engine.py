@@ -50,7 +50,6 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_str
@@ -470,10 +469,28 @@ HOOKS: dict[str, tuple[str, str]] = {
 FAMILIES = ("knocking", "calls", "golf", "points", "thirty_one")
 
 
-@lru_cache(maxsize=64)
+#: ``id(rules) -> (rules, hook fields)``: the hooks bound for the rules objects in use. Keyed
+#: by identity, not by the rules' hash (a hash of every field, a microsecond per new game);
+#: the entry holds the rules, so that their id is not reused while it is there.
+_HOOKS_BY_RULES: dict[int, tuple[Rules, dict[str, Any]]] = {}
+
+
 def _variation_hooks(rules: Rules) -> dict[str, Any]:
     """Every hook field of :data:`HOOKS` for ``rules``: the families' hooks, the standard
-    game's defaults for the rest. Made once per rules: a game binds them in ``_begin``."""
+    game's defaults for the rest. Made once per rules object: a game binds them in
+    ``_begin``; the dict is shared, never changed."""
+    entry = _HOOKS_BY_RULES.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    if len(_HOOKS_BY_RULES) >= 256:
+        _HOOKS_BY_RULES.clear()
+    bound = _bind_hooks(rules)
+    _HOOKS_BY_RULES[id(rules)] = (rules, bound)
+    return bound
+
+
+def _bind_hooks(rules: Rules) -> dict[str, Any]:
+    """:func:`_variation_hooks`, made: each family of :data:`FAMILIES` names its hooks."""
     import importlib
 
     bound: dict[str, Any] = {name: None for name, _ in HOOKS.values()}
@@ -630,7 +647,7 @@ class GameState:
         self._points = rules.scoring == "points"
         self._golf = rules.play == "golf"
         self._turn_cap = _NO_CAP
-        self.__dict__.update(_variation_hooks(rules))
+        self.__dict__.update(_variation_hooks(rules))  # None where the standard game plays
         self.lives = [rules.start_lives] * n
         self._scores = [0] * n
         self._face_up = [0] * n

@@ -14,11 +14,16 @@ A digest that changes means a rule changed: if that was the intent, regenerate t
 (and say so in the commit) with::
 
     PYTHONPATH=$PWD python tests/test_engine_hooks.py --write
+
+The other tests check the binding itself: the standard game binds no hook, each preset
+binds its families' hooks only, every family fills only hook points the core declares
+(:data:`scat_env.engine.HOOKS`), and a clone or a pickled copy carries its hooks with it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import pickle
 import random
@@ -29,6 +34,7 @@ from typing import Any
 import pytest
 
 from scat_env import GameState, Rules
+from scat_env.engine import FAMILIES, HOOKS, Phase, PhasePlay
 from scat_env.rules import PRESETS
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "engine_digests.json"
@@ -121,6 +127,55 @@ def test_a_clone_and_a_pickled_copy_play_on_like_the_original(name: str) -> None
                 g.apply_action(moves[0][p.randrange(len(moves[0]))])
         assert [g.results for g in games[1:]] == [state.results] * 2
         assert [g.lives for g in games[1:]] == [state.lives] * 2
+
+
+def test_the_standard_game_binds_no_hook() -> None:
+    """The standard game is the core's own play: every hook is unbound, so a variation that
+    is off costs it nothing but an ``is None`` test."""
+    state = GameState(3, Rules(), seed=0)
+    for hook, (name, _) in HOOKS.items():
+        value = getattr(state, name)
+        if hook == "phases":
+            assert value == {}
+        elif hook == "drawn_phase":
+            assert value is Phase.DISCARD
+        else:
+            assert value is None, hook
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_names_only_hook_points_of_the_core(family: str) -> None:
+    """Each family's ``hooks(rules)``, under every preset, fills only hook points of
+    :data:`scat_env.engine.HOOKS`, with plain module functions (shared by clone, pickled by
+    name) and phases the core does not play itself."""
+    module = importlib.import_module(f"scat_env.variants.{family}.engine")
+    for name in PRESETS:
+        for hook, value in module.hooks(Rules.preset(name)).items():
+            assert hook in HOOKS, f"{family}: {hook}"
+            if hook == "phases":
+                assert not set(value) & {Phase.DRAW, Phase.DISCARD}
+                assert all(isinstance(play, PhasePlay) for play in value.values())
+            elif hook != "drawn_phase" and not isinstance(value, PhasePlay):
+                assert value.__module__ == module.__name__ and "." not in value.__qualname__
+
+
+@pytest.mark.parametrize(("name", "bound"), [
+    ("golf", {"_after_deal_hook", "_phase_hooks", "_drawn_phase", "_lives_hook"}),
+    ("moyer", {"_knock_hook", "_deal_hook", "_phase_hooks", "_value_hook"}),
+    ("hammer", {"_draw_call_hook"}),
+    ("throw_down", {"_play_start_hook", "_phase_hooks"}),
+    ("undeclared_31", {"_after_deal_hook", "_new_31_hook", "_phase_hooks", "_value_hook"}),
+    ("french_canadian", {"_score_hook"}),
+    ("french_canadian_jacobs", {"_score_hook", "_knock_hook"}),
+    ("computer", {"_knock_hook"}),
+    ("cadillac", set()),
+])
+def test_a_preset_binds_the_hooks_of_its_families_only(name: str, bound: set[str]) -> None:
+    state = GameState(3, Rules.preset(name), seed=0)
+    standard = GameState(3, Rules(), seed=0)
+    differ = {field for field, _ in HOOKS.values()
+              if getattr(state, field) != getattr(standard, field)}
+    assert differ == bound
 
 
 if __name__ == "__main__":
