@@ -189,7 +189,7 @@ def knock_effect(rules: Rules, second: bool = False) -> str:
 
 def _why_not_knock(view: PlayerView, names: Sequence[str]) -> str:
     """The rule that forbids a knock right now (the engine only says it is illegal); the
-    checks follow the engine's own order (``GameState._may_knock``)."""
+    checks follow the engine's own order (``scat_env.variants.knocking.engine.may_knock``)."""
     rules = view.rules
     if view.phase == "discard":
         return "You can only knock instead of drawing, at the start of your turn."

@@ -21,6 +21,16 @@ Design notes (why it looks like this):
   silently indexes the last item of a list), and that costs no more to test.
 - The random generator belongs to the state and is used only to shuffle; agents never see
   the state, only a :class:`~scat_env.view.PlayerView`.
+- :class:`GameState` plays the standard game: deal, draw, discard, knock, a 31 declared at
+  once, the showdown with lives, the all-out rule, the deal passing left. Each variation
+  family plays from its own ``scat_env/variants/<family>/engine.py`` (knocking, calls,
+  thirty_one, points, golf) through the named hook points of :data:`HOOKS` (after the deal,
+  the draw phase's calls, a phase's decision, a hand's value, its scoring...), which
+  ``_begin`` binds once per game from the rules. A hook is a plain function, so that
+  ``clone`` shares it and pickle stores it by name; a hook left unbound is ``None`` and costs
+  the standard game one ``is None`` test at most, per deal or per hand rather than per
+  decision wherever the hook point allows. A new variation is one family folder (its
+  ``hooks(rules)`` and functions) plus its tests.
 
 **Turn cap.** Two players who keep taking each other's discards could play one hand for
 ever. ``GameState(..., max_turns_per_hand=N)`` ends the game when a hand reaches ``N``
@@ -36,31 +46,17 @@ from __future__ import annotations
 import dataclasses
 import operator
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
-from .actions import (
-    DECLARE,
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    END_PLAY,
-    GOLF_SLOTS,
-    HAMMER,
-    KNOCK,
-    PASS,
-    PLACE_SLOT,
-    SUDDEN_DEATH,
-    THROW_DOWN,
-    TURN_UP,
-    action_str,
-)
-from .cards import CARD_POINTS, CARD_SUIT, card_str, parse_card
+from .actions import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, action_str
+from .cards import CARD_POINTS, card_str, parse_card
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .scoring import THIRTY_ONE, best_three, value_table
-from .showdown import all_out, knock_losses, one_on_the_bus, points_won, thirty_one_losses
+from .showdown import all_out, knock_losses, thirty_one_losses
 
 
 class Phase(str, Enum):
@@ -91,11 +87,6 @@ class Phase(str, Enum):
 # Module globals for the hot path: in Python 3.11 reading ``Phase.DRAW`` goes through a
 # descriptor and costs about eight times a global read, several times per decision.
 _DRAW, _DISCARD, _HAND_OVER, _GAME_OVER = Phase.DRAW, Phase.DISCARD, Phase.HAND_OVER, Phase.GAME_OVER
-_BLIND, _SUDDEN, _DECLARE = Phase.BLIND, Phase.SUDDEN_DEATH, Phase.DECLARE
-#: The actions each call phase offers (its decision is one of two).
-_CALLS = {_BLIND: [THROW_DOWN, PASS], _SUDDEN: [SUDDEN_DEATH, PASS], _DECLARE: [DECLARE, PASS]}
-_GOLF_DRAW, _GOLF_PLACE = Phase.GOLF_DRAW, Phase.GOLF_PLACE
-_FULL = (1 << GOLF_SLOTS) - 1  # golf: every slot face up
 
 #: Public log event kinds (the second item of each ``(seat, kind, card)`` entry).
 EV_DRAW_STOCK = "draw_stock"
@@ -430,6 +421,92 @@ _FROM_LEFT = tuple(tuple(tuple((d + i) % n for i in range(1, n + 1)) for d in ra
 _NO_CAP = 1 << 62
 
 
+# -- the variations' hook points ------------------------------------------------------------
+class PhasePlay(NamedTuple):
+    """A decision a variation adds: its legal actions, and what playing one does (called
+    with the state, the seat to move and the action, already checked legal)."""
+
+    legal: Callable[[GameState], list[int]]
+    apply: Callable[[GameState, int, int], None]
+
+
+#: The hook points of :class:`GameState`: where the standard game lets a variation family
+#: change the play, each with the field that holds it and what it is. A family's
+#: ``scat_env/variants/<family>/engine.py`` offers ``hooks(rules) -> dict`` naming the hooks
+#: it fills for those rules; :meth:`GameState._begin` binds them once per game. A hook left
+#: at its default (``None``) is the standard game, which pays one ``is None`` test where the
+#: hook point is: per deal or per hand, and in the draw phase in place of the rule tests
+#: the knock and the hammer made there before.
+HOOKS: dict[str, tuple[str, str]] = {
+    "deal": ("_deal_hook", "f(state, deck, seats): deals instead of three cards each and "
+             "the upcard, and leaves the state waiting for a decision (sudden death)"),
+    "after_deal": ("_after_deal_hook", "f(state, seats) -> bool: after the deal, instead of "
+                   "the dealt 31s declared at once and the first turn; False when the hand "
+                   "ended and the next must be dealt (golf, a 31 by choice)"),
+    "play_start": ("_play_start_hook", "f(state, first): the first turn's start, after the "
+                   "standard one (the throw-down)"),
+    "new_31": ("_new_31_hook", "f(state, seat) -> bool: a discard left a 31 that is not "
+               "declared at once; True when the hook took over the turn (a 31 by choice)"),
+    "may_knock": ("_knock_hook", "f(state) -> bool: whether the mover may knock, instead of "
+                  "'nobody knocked and the stock is not empty' (the knocking limits)"),
+    "draw_call": ("_draw_call_hook", "PhasePlay: actions the draw phase offers besides "
+                  "drawing, knocking and ending the play (the hammer)"),
+    "phases": ("_phase_hooks", "{Phase: PhasePlay}: the decisions of phases the standard "
+               "game lacks (the calls, declaring by choice, golf's slots)"),
+    "drawn_phase": ("_drawn_phase", "the phase after a draw, DISCARD in the standard game "
+                    "(golf: GOLF_PLACE)"),
+    "shown_value": ("_value_hook", "f(state, seat) -> float: a hand's worth when it is "
+                    "scored, instead of its three cards' value (a single card, a quiet 31)"),
+    "score_hand": ("_score_hook", "f(state, reason, declarers, deal_next, seats, values, "
+                   "held): scores the hand instead of taking lives (the points race)"),
+    "lives_lost": ("_lives_hook", "f(state, seats, applied, rule) -> (applied, rule): the "
+                   "lives a hand takes, after the showdown rule (golf's bus)"),
+}
+
+#: The variation families whose play is a hook of the core, in the order they are bound: a
+#: later family's hook replaces an earlier one's (thirty_one's hand value counts sudden
+#: death's single card too).
+FAMILIES = ("knocking", "calls", "golf", "points", "thirty_one")
+
+
+#: ``id(rules) -> (rules, hook fields)``: the hooks bound for the rules objects in use. Keyed
+#: by identity, not by the rules' hash (a hash of every field, a microsecond per new game);
+#: the entry holds the rules, so that their id is not reused while it is there.
+_HOOKS_BY_RULES: dict[int, tuple[Rules, dict[str, Any]]] = {}
+
+
+def _variation_hooks(rules: Rules) -> dict[str, Any]:
+    """Every hook field of :data:`HOOKS` for ``rules``: the families' hooks, the standard
+    game's defaults for the rest. Made once per rules object: a game binds them in
+    ``_begin``; the dict is shared, never changed."""
+    entry = _HOOKS_BY_RULES.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    if len(_HOOKS_BY_RULES) >= 256:
+        _HOOKS_BY_RULES.clear()
+    bound = _bind_hooks(rules)
+    _HOOKS_BY_RULES[id(rules)] = (rules, bound)
+    return bound
+
+
+def _bind_hooks(rules: Rules) -> dict[str, Any]:
+    """:func:`_variation_hooks`, made: each family of :data:`FAMILIES` names its hooks."""
+    import importlib
+
+    bound: dict[str, Any] = {name: None for name, _ in HOOKS.values()}
+    bound["_drawn_phase"] = _DISCARD
+    phases: dict[Phase, PhasePlay] = {}
+    for family in FAMILIES:
+        module = importlib.import_module(f"scat_env.variants.{family}.engine")
+        for hook, value in module.hooks(rules).items():
+            if hook == "phases":
+                phases.update(value)
+            else:
+                bound[HOOKS[hook][0]] = value
+    bound["_phase_hooks"] = phases
+    return bound
+
+
 # Field declarations carry their default in metadata, not as a class attribute: in CPython
 # 3.11 a class attribute shadowing an instance attribute stops the interpreter from
 # specializing reads of it (``self.phase``, ``self.turn``...): 4% of engine decisions/s as
@@ -469,15 +546,22 @@ class GameState:
     _table: list[float]  # hand values of every three cards (scat_env.scoring.value_table)
     _deck: tuple[int, ...]  # the pack's card ids (rules.deck_cards), shuffled at each deal
     _declares: bool  # a 31 is declared at once (rules.declare_31 == "auto")
-    _chooses: bool  # a new 31 gives its holder the choice (rules.declare_31 == "choice")
-    _sudden: bool  # the dealer may call sudden death after one card each
-    _blind: bool  # throw-down calls before looking (rules.throw_down != "none")
     _points: bool  # a points race (rules.scoring == "points")
     _golf: bool  # golf turns (rules.play == "golf")
-    _drawn_phase: Phase  # the phase after a draw: DISCARD, or GOLF_PLACE in golf
-    _bus: bool  # one player at a time on the last life (rules.one_on_the_bus)
-    _special: bool  # a points race or the bus: hands end through _end_special_hand
     _turn_cap: int  # max_turns_per_hand, or _NO_CAP: a hand reaching it ends the game (cut)
+    # The variations' hooks (HOOKS says what each is), bound by _begin; None: the standard game
+    _deal_hook: Callable[[GameState, list[int], tuple[int, ...]], None] | None
+    _after_deal_hook: Callable[[GameState, tuple[int, ...]], bool] | None
+    _play_start_hook: Callable[[GameState, int], None] | None
+    _new_31_hook: Callable[[GameState, int], bool] | None
+    _knock_hook: Callable[[GameState], bool] | None
+    _draw_call_hook: PhasePlay | None
+    _phase_hooks: dict[Phase, PhasePlay]
+    _drawn_phase: Phase  # the phase after a draw: DISCARD, or GOLF_PLACE in golf
+    _value_hook: Callable[[GameState, int], float] | None
+    _score_hook: Callable[..., None] | None
+    _lives_hook: Callable[[GameState, Sequence[int], dict[int, int], str],
+                          tuple[dict[int, int], str]] | None
     # -- the game so far
     lives: list[int] = _copied("lives left per seat (0 = out; a points game never takes one)")
     # The two lists below belong to the points race and golf alone; private (read them as
@@ -560,15 +644,10 @@ class GameState:
         self._table = value_table(rules)
         self._deck = rules.deck_cards
         self._declares = rules.declare_31 == "auto"
-        self._chooses = rules.declare_31 == "choice"
-        self._sudden = rules.sudden_death
-        self._blind = rules.throw_down != "none"
         self._points = rules.scoring == "points"
         self._golf = rules.play == "golf"
-        self._drawn_phase = _GOLF_PLACE if self._golf else _DISCARD
-        self._bus = rules.one_on_the_bus
-        self._special = self._points or self._bus
         self._turn_cap = _NO_CAP
+        self.__dict__.update(_variation_hooks(rules))  # None where the standard game plays
         self.lives = [rules.start_lives] * n
         self._scores = [0] * n
         self._face_up = [0] * n
@@ -609,11 +688,9 @@ class GameState:
             if taken is None:
                 return sorted(hand)
             return sorted([c for c in hand if c != taken])
-        if phase is not _DRAW:
-            calls = _CALLS.get(phase)
-            if calls is not None:
-                return calls[:]
-            return self._golf_legal() if self._golf else []
+        if phase is not _DRAW:  # a variation's decision, or the game is over
+            play = self._phase_hooks.get(phase)
+            return play.legal(self) if play is not None else []
         acts = []
         if self.stock:
             acts.append(DRAW_STOCK)
@@ -623,39 +700,24 @@ class GameState:
             acts.append(KNOCK)
         if not self.stock:
             acts.append(END_PLAY)
-        if self.turn == 0 and self.rules.hammer and self.knocker is None:
-            acts.append(HAMMER)  # 002: the first player, instead of drawing
+        if self._draw_call_hook is not None:
+            acts += self._draw_call_hook.legal(self)  # the hammer, instead of drawing
         return acts
 
     def _may_knock(self) -> bool:
-        rules = self.rules
-        knocker = self.knocker
-        if knocker is not None:
-            # 002 Doug Moyer: the player after the knocker may knock too, on that turn only.
-            if not (rules.second_knock and self.turn == self.knock_turn + 1  # type: ignore[operator]
-                    and self.current_player == self._next_active(knocker)):
-                return False
-        elif not rules.first_turn_knock and self.turn < sum(self.active):
-            return False  # the computer versions: no knock on a player's first turn
-        if not self.stock and not rules.knock_when_stock_exhausted:
-            return False
-        if rules.min_knock or rules.knock_needs_flush:
-            a, b, c = self.hands[self.current_player]
-            if self._table[a * 2704 + b * 52 + c] < rules.min_knock:
-                return False
-            if rules.knock_needs_flush and not (CARD_SUIT[a] == CARD_SUIT[b] == CARD_SUIT[c]):
-                return False
-        return True
+        """The standard game: a knock while nobody has knocked and the stock is not empty
+        (002/000 "Draw pile exhausted": then only taking the discard or ending the play)."""
+        if self._knock_hook is not None:
+            return self._knock_hook(self)
+        return self.knocker is None and bool(self.stock)
 
     def is_legal(self, action: int) -> bool:
         phase = self.phase
         if phase is _DISCARD:
             return 0 <= action < 52 and action != self.taken and action in self.hands[self.current_player]
         if phase is not _DRAW:
-            calls = _CALLS.get(phase)
-            if calls is not None:
-                return action in calls
-            return self._golf and action in self._golf_legal()
+            play = self._phase_hooks.get(phase)
+            return play is not None and action in play.legal(self)
         if action == DRAW_STOCK:
             return bool(self.stock)
         if action == DRAW_DISCARD:
@@ -664,9 +726,8 @@ class GameState:
             return self._may_knock()
         if action == END_PLAY:
             return not self.stock
-        if action == HAMMER:
-            return self.turn == 0 and self.rules.hammer and self.knocker is None
-        return False
+        call = self._draw_call_hook
+        return call is not None and action in call.legal(self)
 
     def apply_action(self, action: int) -> None:
         """Play one decision of the player to move. Illegal actions raise ``ValueError``."""
@@ -683,17 +744,13 @@ class GameState:
             self.log.append((seat, EV_DISCARD, action))
             self.taken = self.drawn = None
             a, b, c = hand
-            if self._table[a * 2704 + b * 52 + c] >= THIRTY_ONE and (
-                    self._declares or self._chooses
-                    and self.quiet[seat] != (1 << a | 1 << b | 1 << c)):
+            if self._table[a * 2704 + b * 52 + c] >= THIRTY_ONE:
                 if self._declares:
                     self._end_hand("thirty_one", declarers=(seat,))
-                else:
-                    # A new 31: declare it or keep quiet. The decision is private: until
-                    # it is made the other seats see the turn still in its discard phase
-                    # (scat_env.view), as in a turn that made no 31.
-                    self.phase = _DECLARE
-            elif seat == self.last_seat:
+                    return
+                if self._new_31_hook is not None and self._new_31_hook(self, seat):
+                    return  # a 31 by choice: declare it or keep quiet
+            if seat == self.last_seat:
                 self._end_hand("knock")
             else:
                 self._next_turn(seat)
@@ -728,99 +785,11 @@ class GameState:
             self._apply_call(seat, action)
 
     def _apply_call(self, seat: int, action: int) -> None:
-        """The calls of the variations (the action was checked legal)."""
+        """A variation's decision (checked legal), played by the family that offers it: in
+        the draw phase the draw call (the hammer), else the phase's own."""
         phase = self.phase
-        if action >= PLACE_SLOT:
-            self._apply_slot(seat, action)
-        elif action == HAMMER or action == THROW_DOWN:
-            # Scored like a knock with the caller as knocker (002: a lowest caller loses
-            # two; 003: "treated like knocks in respect to lives").
-            self.log.append((seat, EV_HAMMER if action == HAMMER else EV_THROW_DOWN, None))
-            self.knocker = seat
-            self.looked = [True] * self.num_players  # everyone shows
-            self._end_hand("hammer" if action == HAMMER else "throw_down")
-        elif action == SUDDEN_DEATH:
-            self.log.append((seat, EV_SUDDEN_DEATH, None))
-            self.looked = [True] * self.num_players
-            self._end_hand("sudden_death")
-        elif action == DECLARE:
-            self.log.append((seat, EV_DECLARE, None))
-            if self.pending:  # a dealt 31: the others still decide, then the hand ends
-                self.declared += (seat,)
-                self._next_dealt_31()
-            else:
-                self._end_hand("thirty_one", declarers=(seat,))
-        else:  # PASS
-            if phase is not _DECLARE:
-                # Keeping a 31 quiet is private: it never reaches the public log, or the
-                # log would tell every seat that the mover holds 31.
-                self.log.append((seat, EV_PASS, None))
-            if phase is _SUDDEN:
-                if not self._finish_deal():
-                    self._deal()
-            elif phase is _BLIND:
-                self.looked[seat] = True
-                if self.rules.throw_down == "any" and seat != self.dealer:
-                    self.current_player = self._next_active(seat)  # the next player's call
-                else:
-                    self.current_player = self._next_active(self.dealer)
-                    self.phase = _DRAW
-            else:  # _DECLARE: kept quiet; those cards count 30 from now on (002/000)
-                a, b, c = self.hands[seat]
-                self.quiet[seat] = 1 << a | 1 << b | 1 << c
-                if self.pending:
-                    self._next_dealt_31()
-                elif seat == self.last_seat:
-                    self._end_hand("knock")
-                else:
-                    self._next_turn(seat)
-
-    # -- golf ----------------------------------------------------------------------------
-    def _golf_legal(self) -> list[int]:
-        """Golf's choices. They depend on which slots are face down, never on the cards in
-        them: the owner has not seen those, and the mask is part of its observation."""
-        if self.phase is _GOLF_DRAW:
-            return [DRAW_STOCK, DRAW_DISCARD] if self.stock else [DRAW_DISCARD]
-        if self.phase is not _GOLF_PLACE:
-            return []
-        up = self._face_up[self.current_player]
-        down = [i for i in range(GOLF_SLOTS) if not up >> i & 1]
-        acts = [PLACE_SLOT + i for i in down]
-        if self.taken is None:  # a card from the stock may be discarded instead
-            acts += [TURN_UP + i for i in down]
-        return acts
-
-    def _apply_slot(self, seat: int, action: int) -> None:
-        """Golf: the card in hand goes face up into a slot, the slot's card face up onto the
-        pile; or the drawn card goes onto the pile and a slot turns face up. Either way one
-        more slot is face up, so after three turns each every card is (002)."""
-        hand = self.hands[seat]
-        card = hand.pop()  # the card drawn or taken, held after the three slots
-        if action < TURN_UP:
-            slot = action - PLACE_SLOT
-            old = hand[slot]
-            hand[slot] = card
-            self.discard.append(old)
-            self.log.append((seat, EV_PLACE, card))
-            self.log.append((seat, EV_DISCARD, old))
-            self.known[seat] = self.known[seat] & ~(1 << old) | 1 << card
-        else:
-            slot = action - TURN_UP
-            self.discard.append(card)
-            self.log.append((seat, EV_DISCARD, card))
-            self.log.append((seat, EV_TURN_UP, hand[slot]))
-            self.known[seat] = self.known[seat] & ~(1 << card) | 1 << hand[slot]
-        self._face_up[seat] |= 1 << slot
-        self.taken = self.drawn = None
-        nxt = self._next_active(seat)
-        if self._face_up[nxt] == _FULL:  # everyone has had three turns
-            self._end_hand("face_up")
-            return
-        self.current_player = nxt
-        self.phase = _GOLF_DRAW
-        self.turn += 1
-        if self.turn >= self._turn_cap:
-            self.phase = _GAME_OVER
+        play = self._draw_call_hook if phase is _DRAW else self._phase_hooks[phase]
+        play.apply(self, seat, action)
 
     def returns(self) -> list[float]:
         """Zero-sum game result: winner +1, everyone else -1/(n-1); zeros until the end,
@@ -958,18 +927,6 @@ class GameState:
             return best_three(hand, t, self.taken if seat == self.current_player else None)
         return float(max((CARD_POINTS[c] for c in hand), default=0))  # sudden death, or out
 
-    def _shown_value(self, seat: int) -> float:
-        """What ``seat``'s hand counts at the end of the hand: its value, a single card's
-        points (sudden death), or at most 30 for a 31 kept quiet (002/000)."""
-        hand = self.hands[seat]
-        if len(hand) == 1:
-            return float(CARD_POINTS[hand[0]])
-        a, b, c = hand
-        value = self._table[a * 2704 + b * 52 + c]
-        if self.quiet[seat] and self.quiet[seat] == 1 << a | 1 << b | 1 << c:
-            return min(value, 30.0)
-        return value
-
     def active_seats(self) -> list[int]:
         return [s for s in range(self.num_players) if self.active[s]]
 
@@ -1008,8 +965,8 @@ class GameState:
         """Deal hands until one needs a decision (a dealt 31 is scored on the spot).
 
         Cards go one at a time, starting left of the dealer; the stock is what is left (top
-        card at the END of the list). A deal stopped after one card each (sudden death) lays
-        the rest of the deck out as the stock and goes on from there."""
+        card at the END of the list). A variation may deal otherwise (the deal hook:
+        sudden death stops after one card each)."""
         while True:
             if stacked is not None:
                 deck, stacked = stacked, None
@@ -1029,16 +986,8 @@ class GameState:
             self.knocker = self.knock_turn = self.last_seat = self.taken = self.drawn = None
             self.pending = self.declared = ()
             self.turn = 0
-            if self._sudden:
-                # 002 Doug Moyer: one card each, then the dealer may call sudden death.
-                # Nobody has looked: the cards are compared only if it is called.
-                for i, s in enumerate(seats):
-                    hands[s].append(deck[i])
-                self.stock = deck[:len(seats) - 1:-1] if len(seats) else deck[::-1]
-                self.discard = []
-                self.looked = [False] * n
-                self.current_player = self.dealer
-                self.phase = _SUDDEN
+            if self._deal_hook is not None:
+                self._deal_hook(self, deck, seats)
                 return
             # One card at a time from the dealer's left: the k-th seat gets every m-th card.
             m = len(seats)
@@ -1062,32 +1011,16 @@ class GameState:
             seats.append(s)
         return tuple(seats)
 
-    def _finish_deal(self) -> bool:
-        """Sudden death declined: the other two cards each and the upcard from the stock,
-        then :meth:`_after_deal`."""
-        stock, hands = self.stock, self.hands
-        self.looked = [True] * self.num_players
-        seats = self._seats_from_left()
-        for _ in range(2):
-            for s in seats:
-                hands[s].append(stock.pop())
-        self.discard = [stock.pop()]  # the upcard
-        return self._after_deal(seats)
-
     def _after_deal(self, seats: tuple[int, ...]) -> bool:
-        """The dealt 31s, then the first call or turn. ``False`` when a dealt 31 ended the
-        hand and the game goes on (deal again). ``seats``: :meth:`_seats_from_left`."""
+        """The dealt 31s, declared at once, then the first turn. ``False`` when a dealt 31
+        ended the hand and the game goes on (deal again). ``seats``:
+        :meth:`_seats_from_left`."""
+        if self._after_deal_hook is not None:
+            return self._after_deal_hook(self, seats)
         first = seats[0]
         self.current_player = first
-        if self._golf:
-            # 002 Mike Armstrong: three cards in a row face down, and "they must not look
-            # at them"; every slot starts face down.
-            self.looked = [False] * self.num_players
-            self._face_up = [0] * self.num_players
-            self.phase = _GOLF_DRAW
-            return True
         self.phase = _DRAW
-        if self._declares or self._chooses:
+        if self._declares:
             t = self._table
             hands = self.hands
             holders = []
@@ -1095,73 +1028,48 @@ class GameState:
                 a, b, c = hands[s]
                 if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
                     holders.append(s)
-            if holders and self._chooses:
-                self.pending = tuple(holders)  # each says in turn: declare or keep quiet
-                self.current_player = holders[0]
-                self.phase = _DECLARE
-                return True
             if holders:
                 self._end_hand("dealt_thirty_one", declarers=tuple(holders), deal_next=False)
                 return self.phase is not _DRAW
-        if self._blind:
-            self._start_play(first)
+        if self._play_start_hook is not None:  # the rest of _start_play
+            self._play_start_hook(self, first)
         return True
 
-    def _next_dealt_31(self) -> None:
-        """After a dealt-31 holder's choice: the next holder's, or the hand goes on."""
-        self.pending = self.pending[1:]
-        if self.pending:
-            self.current_player = self.pending[0]
-            return
-        if self.declared:
-            self._end_hand("dealt_thirty_one", declarers=self.declared)
-            return
-        self._start_play(self._next_active(self.dealer))
-
     def _start_play(self, first: int) -> None:
-        """The first turn (``first``: the seat on the dealer's left still in): a throw-down
-        call before looking, or the first draw."""
+        """The first turn (``first``: the seat on the dealer's left still in): the first
+        draw, or a variation's call before it (the play-start hook: the throw-down)."""
         self.current_player = first
         self.phase = _DRAW
-        mode = self.rules.throw_down
-        if mode != "none":
-            self.phase = _BLIND
-            if mode == "any":
-                self.looked = list(map(operator.not_, self.active))  # nobody in the hand has looked
-            else:
-                self.looked[first] = False
-
-    def _race_winner(self) -> int | None:
-        """A points game is won by the one player with the most points once they reach
-        ``points_to_win``; players tied on top at or past it play on (RULES.md (u))."""
-        points = self._scores
-        top = max(points)
-        if top >= self.rules.points_to_win and points.count(top) == 1:
-            return points.index(top)
-        return None
+        if self._play_start_hook is not None:
+            self._play_start_hook(self, first)
 
     def _end_hand(self, reason: str, declarers: tuple[int, ...] = (), deal_next: bool = True) -> None:
+        """Score the hand: the hands are shown, the showdown or 31 rule of
+        :mod:`scat_env.showdown` says who loses lives (a variation may score otherwise: the
+        points race), the result is recorded and the next hand dealt (``deal_next``)."""
         active = self.active
         seats = _SEATS[self.num_players] if all(active) else tuple(self.active_seats())
-        hands, t = self.hands, self._table
+        hands = self.hands
         # Plain loops, not comprehensions: Python 3.11 makes a function for each of those,
         # and a hand is scored every few decisions.
         values: dict[int, float] = {}
         held: dict[int, tuple[int, ...]] = {}
-        if len(hands[seats[0]]) == 3 and not any(self.quiet):
+        if self._value_hook is None:
+            t = self._table
             for s in seats:
                 a, b, c = hands[s]
                 values[s] = t[a * 2704 + b * 52 + c]
                 held[s] = (a, b, c)
         else:  # a single card (sudden death), or a 31 kept quiet
+            shown = self._value_hook
             for s in seats:
-                values[s] = self._shown_value(s)
+                values[s] = shown(self, s)
                 held[s] = tuple(hands[s])
         values = FrozenDict(values)
-        knocker = self.knocker
-        if self._special:
-            self._end_special_hand(reason, declarers, deal_next, seats, values)
+        if self._score_hook is not None:
+            self._score_hook(self, reason, declarers, deal_next, seats, values, held)
             return
+        knocker = self.knocker
         if declarers:
             losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
                                              dealt=reason == "dealt_thirty_one")
@@ -1177,10 +1085,13 @@ class GameState:
             else:
                 survivor = True
             applied[s] = lost
+        if self._lives_hook is not None:  # golf's bus
+            applied, rule = self._lives_hook(self, seats, applied, rule)
+            survivor = any(lives[s] > applied[s] for s in seats)
         if not survivor:
             # Everyone left would be out at once (002 Scoring: the all-on-the-county draw).
             applied, rule = all_out(seats, lives, self.rules)
-        replayed = rule == "all_out_replay"
+        replayed = rule == "all_out_replay" or rule == "bus_tie_replay"
         eliminated = []
         for s in seats:
             lives[s] -= applied[s]
@@ -1201,80 +1112,13 @@ class GameState:
             lives_after=tuple(lives),
             rule=rule,
         ))
-        if sum(self.active) <= 1:
-            self.phase = _GAME_OVER
-            return
-        if self.single_hand:
-            self.phase = _HAND_OVER
-            return
-        if not replayed:
-            # The deal passes to the left among players still in (the dealer may be out).
-            self.dealer = self._next_active(self.dealer)
-        elif not self.active[self.dealer]:
-            self.dealer = self._next_active(self.dealer)
-        self.phase = _DRAW
-        if deal_next:
-            self._deal()
+        self._next_hand(replayed, deal_next)
 
-    def _end_special_hand(self, reason: str, declarers: tuple[int, ...], deal_next: bool,
-                          seats: Sequence[int], values: FrozenDict) -> None:
-        """:meth:`_end_hand` for a points race or golf's bus: the same steps with points
-        scored instead of lives lost, or the bus rule applied to the lives lost. Kept apart
-        so that the lives games, scored every few decisions, pay nothing for them."""
-        knocker = self.knocker
-        points = self._points
-        won: dict[int, int] = {}
-        if points:
-            won, rule = points_won(values, knocker, declarers, dealt=reason == "dealt_thirty_one",
-                                   tiebreak=self.rules.poker_tiebreak)
-            for s, p in won.items():
-                self._scores[s] += p
-            losses = dict.fromkeys(seats, 0)
-        elif declarers:
-            losses, rule = thirty_one_losses(seats, declarers, knocker, self.rules,
-                                             dealt=reason == "dealt_thirty_one")
-        else:
-            losses, rule = knock_losses(values, knocker, self.rules)
-        lives = self.lives
-        applied = {s: min(losses[s], lives[s]) for s in seats}
-        if self._bus:
-            boarded = one_on_the_bus(self._seats_from_left(), lives, applied)
-            if boarded is None:  # several for one seat on the bus: the hand is replayed
-                applied, rule = dict.fromkeys(seats, 0), "bus_tie_replay"
-            else:
-                applied = boarded
-        if not [s for s in seats if lives[s] > applied[s]]:
-            applied, rule = all_out(seats, lives, self.rules)
-        replayed = rule == "all_out_replay" or rule == "bus_tie_replay"
-        eliminated = []
-        for s in seats:
-            lives[s] -= applied[s]
-            if lives[s] <= 0:
-                self.active[s] = False
-                eliminated.append(s)
-        hands = self.hands
-        result = HandResult(
-            hand_number=self.hand_number,
-            dealer=self.dealer,
-            reason=reason,
-            values=values,
-            hands=FrozenDict({s: tuple(hands[s]) for s in seats}),
-            lives_lost=FrozenDict(applied),
-            knocker=knocker,
-            declarers=declarers,
-            eliminated=tuple(eliminated),
-            replayed=replayed,
-            lives_after=tuple(lives),
-            rule=rule,
-        )
-        race_winner = None
-        if points:
-            race_winner = self._race_winner()
-            result = PointsHandResult(
-                *[getattr(result, f.name) for f in _RESULT_FIELDS], points_won=FrozenDict(won),
-                points_after=tuple(self._scores), race_winner=race_winner)
-        self.results.append(result)
-        if sum(self.active) <= 1 or race_winner is not None:
+    def _next_hand(self, replayed: bool, deal_next: bool, over: bool = False) -> None:
+        """After a scored hand: the game is over (one player left, or ``over``: a race
+        won), the single hand is over, or the deal passes to the left among the players
+        still in (a replayed hand is dealt again by the same dealer, if still in)."""
+        if over or sum(self.active) <= 1:
             self.phase = _GAME_OVER
             return
         if self.single_hand:
@@ -1292,4 +1136,3 @@ class GameState:
 _COPIED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "copy")
 _COPIED_NESTED = tuple(f.name for f in fields(GameState) if f.metadata.get("clone") == "nested")
 _INITIAL = {f.name: f.metadata["initial"] for f in fields(GameState) if "initial" in f.metadata}
-_RESULT_FIELDS = fields(HandResult)
