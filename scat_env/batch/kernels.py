@@ -554,12 +554,73 @@ def _applied_losses(g, n, P, active, lives, sc, loss):
     return loss, not P[P_ALL_OUT_LAST_LIFE]
 
 
+@njit(cache=True, inline="always")
+def _applied_losses_plain(g, n, P, active, lives, loss):
+    """:func:`_applied_losses` without the bus, in one pass (the plain games)."""
+    survivors = 0
+    for s in range(n):
+        if active[g, s]:
+            if _lget(loss, s) > lives[g, s]:
+                loss = _lset(loss, s, lives[g, s])
+            if lives[g, s] > _lget(loss, s):
+                survivors += 1
+    if survivors:
+        return loss, False
+    for s in range(n):  # everyone left would be out at once
+        if active[g, s]:
+            loss = _lset(loss, s, lives[g, s] - 1 if P[P_ALL_OUT_LAST_LIFE] else 0)
+    return loss, not P[P_ALL_OUT_LAST_LIFE]
+
+
+@njit(cache=True)
+def _showdown_losses_plain(g, n, P, T, hands, active, knocker):
+    """:func:`_showdown_losses` for the plain games, where a hand is worth its table value
+    (no single card, no quiet 31)."""
+    low = 1e9
+    for s in range(n):
+        if active[g, s]:
+            v = _value3(T, hands, g, s)
+            if v < low:
+                low = v
+    loss = np.int64(0)
+    if knocker >= 0 and P[P_GIN]:
+        best = -1.0
+        for s in range(n):
+            if active[g, s] and s != knocker:
+                v = _value3(T, hands, g, s)
+                if v > best:
+                    best = v
+        if _value3(T, hands, g, knocker) >= best:
+            for s in range(n):
+                if active[g, s] and s != knocker:
+                    loss = _lset(loss, s, 1)
+        else:
+            loss = _lset(loss, knocker, P[P_KNOCKER_LOSS])
+        return loss
+    nlow = 0
+    for s in range(n):
+        if active[g, s] and _value3(T, hands, g, s) == low:
+            nlow += 1
+            loss = _lset(loss, s, 1)
+    if knocker < 0 or _value3(T, hands, g, knocker) != low:
+        return loss
+    tie = P[P_TIE]
+    if nlow == 1 or tie == TIE_KNOCKER_ONLY:
+        loss = np.int64(0)
+    elif tie == TIE_SAFE:
+        return _lset(loss, knocker, 0)
+    return _lset(loss, knocker, P[P_KNOCKER_LOSS])
+
+
 @njit(cache=True)
 def _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended, reason,
               declarers):
     """``GameState._end_hand`` with the scoring of :mod:`scat_env.showdown`, up to the
     next deal: the caller deals when the phase is back to ``DRAW`` (kept apart so that no
-    kernel calls itself through another, which numba compiles poorly)."""
+    kernel calls itself through another, which numba compiles poorly). A hand ends every
+    few steps, so the plain games (``P_PLAIN``) score on a path without the families'
+    branches; the others' showdown values and losses go through :func:`_shown` and
+    :func:`_applied_losses`."""
     if P[P_POINTS]:
         _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reason,
                      declarers)
@@ -567,9 +628,14 @@ def _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, e
     knocker = sc[g, KNOCKER]
     if declarers:
         loss = _thirty_one_losses(g, n, P, active, knocker, reason == R_DEALT, declarers)
+    elif P[P_PLAIN]:
+        loss = _showdown_losses_plain(g, n, P, T, hands, active, knocker)
     else:
         loss = _showdown_losses(g, n, P, T, hands, hlen, per_seat, active, knocker)
-    loss, replayed = _applied_losses(g, n, P, active, lives, sc, loss)
+    if P[P_PLAIN]:
+        loss, replayed = _applied_losses_plain(g, n, P, active, lives, loss)
+    else:
+        loss, replayed = _applied_losses(g, n, P, active, lives, sc, loss)
     ended[g] += 1
     out_now = 0
     for s in range(n):
