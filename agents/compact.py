@@ -435,8 +435,9 @@ class CompactAgent(Agent):
         trained = self.policy.meta.get("rules")
         why = beyond_base_observation(rules)
         if why is not None:  # its observation has no word for it: it never saw one
-            raise ValueError(f"{self.name} plays the draw-and-discard games, not "
-                             f"{why} (the {rules.name!r} rules); it was trained on {trained!r}")
+            raise ValueError(f"{self.name} does not play the {rules.name!r} rules: it plays "
+                             f"the draw-and-discard games, not {why}; it was trained on "
+                             f"{trained!r}")
         if trained in PRESETS and rules.knock_mode != Rules.preset(trained).knock_mode:
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "
                              "something else")
