@@ -12,9 +12,9 @@ turn cap's share); hands ended, lives lost, done, truncated, the winner.
 The default run compares every preset at 2, 3, 6 and 10 players, at least 150,000 steps;
 ``pytest -m slow`` compares 3,000,000 (every preset, 2 to 10 players). The rule paths of
 the calls, the quiet 31, the points races and golf are each sought out in
-``tests/test_batch_rules.py``. Breaking a kernel rule fails them: a quiet 31 counted 29
-instead of 30, or golf's bus boarding the first of several losing their last quarter
-together, each failed a test when tried.
+``tests/test_batch_rules.py``. They catch a broken kernel rule: a quiet 31 counted 29
+instead of 30, or golf's bus boarding the first of several who lose their last quarter
+together, fails them.
 """
 
 from __future__ import annotations
