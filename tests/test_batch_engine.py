@@ -386,7 +386,7 @@ _THREADED_RUN = """
 import hashlib, numpy as np, numba
 from scat_env.batch import BatchEnv
 assert numba.get_num_threads() == {threads}
-env = BatchEnv(64, 6, seed=5)
+env = BatchEnv(64, 6, {rules!r}, seed=5)
 out, digest = env.reset(), hashlib.sha256()
 for _ in range(3000):
     out = env.step(env.random_actions())
@@ -396,14 +396,16 @@ print(digest.hexdigest())
 """
 
 
-def test_the_games_do_not_depend_on_the_number_of_threads():
+@pytest.mark.parametrize("rules", ["standard", "golf", "undeclared_31"])
+def test_the_games_do_not_depend_on_the_number_of_threads(rules):
     """Each game owns its generator and its rows, so a ``prange`` step gives the same bytes
     on one thread and on two (the suite's workers run one thread each: this is where the
-    threaded kernels are checked)."""
+    threaded kernels are checked), on the plain games' path and the other families'."""
     digests = []
     for threads in (1, 2):
         env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
-        proc = subprocess.run([sys.executable, "-c", _THREADED_RUN.format(threads=threads)],
+        code = _THREADED_RUN.format(threads=threads, rules=rules)
+        proc = subprocess.run([sys.executable, "-c", code],
                               capture_output=True, text=True, env=env, timeout=hang_limit(600))
         assert proc.returncode == 0, proc.stderr[-2000:]
         digests.append(proc.stdout.strip())
