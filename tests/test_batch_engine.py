@@ -97,6 +97,9 @@ def _engine_fields(state: GameState) -> dict:
         "discarded_suits": [[sum(1 for s, kind, c in state.log
                                  if s == seat and kind == "discard" and c // 13 == suit)
                              for suit in range(4)] for seat in range(state.num_players)],
+        "looked": list(state.looked), "quiet": list(state.quiet),
+        "face_up": list(state.face_up), "points": list(state.points),
+        "pending": list(state.pending), "declared": list(state.declared),
     }
 
 
@@ -236,9 +239,9 @@ def test_a_hidden_card_never_changes_the_observation():
             _swap(env, i, a, b)
             from scat_env.batch import kernels as K
 
-            K._observe(i, 4, env._P, env._T, env._hands, env._hlen, env._known, env._slen,
-                       env._disc, env._dlen, env._lives, env._active, env._sc, env._obs,
-                       env._mask)
+            K._observe(i, 4, env._P, env._T, env._hands, env._hlen, env._known,
+                       env._per_seat, env._slen, env._disc, env._dlen, env._lives,
+                       env._active, env._sc, env._obs, env._mask)
             assert (env._obs[i] == before).all()
             _swap(env, i, a, b)
             checked += 1

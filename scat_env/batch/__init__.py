@@ -37,18 +37,28 @@ at once: its ``done`` is set and its observation is already the new game's first
 
 **The observation** is compact, documented in :func:`scat_env.batch.reference.compact_observation`:
 one code per card (unseen, in my hand, drawn, taken, top discard, in the pile, known in
-opponent r's hand), lives and flags per relative seat, five counters: ``52 + 2n + 5`` int8.
+opponent r's hand), lives and flags per relative seat, five counters: ``52 + 2n + 5`` int8
+for every draw-and-discard game without calls. Rules with calls, golf and points races
+append pieces after it (the phase as a code and how many of my cards I see; points per
+seat; golf's face-up slots): :func:`observation_size` with the rules gives the width.
 It holds what the player's :class:`~scat_env.view.PlayerView` holds and nothing else (the
 tests build it from the view and compare).
 
-**Rules covered**: every preset whose game is drawing, discarding and knocking (see
-:func:`covers`); presets with calls (hammer, throw-down, sudden death, declaring 31 by
-choice) or another game (golf, points races) are refused with an error that names them.
+**Rules covered**: every preset (:func:`covered_presets` lists all of
+:data:`scat_env.rules.PRESETS`) and every option of :class:`Rules` at 2 to 10 players: the
+draw-and-discard games, the calls (hammer, throw-down by the first player or any, sudden
+death, declaring 31 by choice with a quiet 31 counting 30), the points races (French
+Canadian, with or without the poker tie-break) and golf (face-down slots, one on the bus).
+:func:`uncovered` names what is not played: only more lives than a hand's packed losses
+hold.
+
+**The state** is one record of arrays, :class:`BatchState` (``BatchEnv.state``), whose
+fields the kernels take in order.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -56,36 +66,46 @@ from ..actions import NUM_ACTIONS
 from ..rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 from ..scoring import value_table
 from . import kernels as K
-from .reference import game_seed, observation_size
+from .reference import game_seed, observation_pieces, observation_size
 
-__all__ = ["BatchEnv", "compile_kernels", "covered_presets", "covers", "observation_size",
-           "uncovered"]
+__all__ = ["BatchEnv", "BatchState", "compile_kernels", "covered_presets", "covers",
+           "observation_size", "uncovered"]
 
-#: The rule fields the kernels read (``_params``, the value table, the pack) or refuse
-#: below. Any other field (one added for another game: points races, golf...) must keep
-#: its default, or the rules are refused naming it, until the kernels learn it.
-_PLAYED = frozenset({
-    "name", "deck", "pennies", "county", "lives_name", "knock_mode", "knocker_tie",
-    "knocker_loss", "knocker_loss_on_31", "three_of_a_kind", "three_aces", "straight_flush",
-    "min_knock", "knock_needs_flush", "knock_when_stock_exhausted", "all_out", "trips_beat_31",
-    "declare_31", "first_turn_knock", "knock_then_draw", "second_knock", "extra_stops",
-    "hammer", "throw_down", "sudden_death"})
 
+class BatchState(NamedTuple):
+    """The whole state of a batch of games, as plain arrays (pgx's ``State`` way): ``B``
+    games (``g``), ``n`` seats (``s``, absolute). The kernels take these fields, in this
+    order, as positional arguments (numba compiles a call over plain arrays; a record
+    passed whole would be unpacked by every kernel anyway). Piles list their top card
+    LAST; ``-1`` means "none" wherever a card or seat is meant."""
+
+    params: np.ndarray  #: [NUM_PARAMS] int64: the rules and options (``kernels.P_*``)
+    values: np.ndarray  #: [140608] float64: hand values (``scoring.value_table``)
+    deck: np.ndarray  #: [k] int8: the pack's card ids, shuffled at each deal
+    hands: np.ndarray  #: [B, n, 4] int8: cards in hand, in the engine's order
+    hand_len: np.ndarray  #: [B, n] int8: cards held
+    known: np.ndarray  #: [B, n] uint64: a bit per card taken from the pile and held
+    public: np.ndarray  #: [B, n, PUB_SIZE] int64: the hand's public record of each seat
+    stock: np.ndarray  #: [B, 52] int8: the stock
+    stock_len: np.ndarray  #: [B] int64
+    discard: np.ndarray  #: [B, 52] int8: the discard pile
+    discard_len: np.ndarray  #: [B] int64
+    lives: np.ndarray  #: [B, n] int64: lives left (0 = out)
+    active: np.ndarray  #: [B, n] uint8: still in the game
+    per_seat: np.ndarray  #: [B, n, NUM_SEAT_SLOTS] int64: looked, quiet 31, face-up, points
+    scalars: np.ndarray  #: [B, NUM_SCALARS] int64: dealer, player to move, phase... (``sc``)
+    rng: np.ndarray  #: [B] uint64: each game's SplitMix64 state (every random draw)
+    deal_rewards: np.ndarray  #: [B, n] float32: paid by a new game's dealt hands, next step
+    deal_lost: np.ndarray  #: [B, n] int64: lives those hands cost
+    deal_ended: np.ndarray  #: [B] int64: how many hands they were
 
 def uncovered(rules: Rules) -> str | None:
-    """What of ``rules`` the batched engine does not play (``"the hammer call"``...), or
-    ``None`` when it plays them all: also what a policy trained on it cannot know."""
-    if rules.hammer:
-        return "the hammer call"
-    if rules.throw_down != "none":
-        return "the throw-down call"
-    if rules.sudden_death:
-        return "sudden death"
-    if rules.declare_31 == "choice":
-        return "declaring 31 by choice"
-    for name, spec in Rules.__dataclass_fields__.items():
-        if name not in _PLAYED and getattr(rules, name) != spec.default:
-            return f"{name}={getattr(rules, name)!r}"
+    """What of ``rules`` the batched engine does not play, or ``None`` when it plays them
+    all: also what a policy trained on it cannot know. Every valid :class:`Rules` is played
+    (every preset, every option), so this is ``None`` but for more lives than a hand's
+    packed losses hold (:data:`~scat_env.batch.kernels.LOSS_BITS` bits a seat)."""
+    if rules.start_lives >= 1 << K.LOSS_BITS:
+        return f"more than {(1 << K.LOSS_BITS) - 1} lives a player"
     return None
 
 
@@ -114,12 +134,21 @@ def _params(rules: Rules, max_turns: int, reward: str) -> np.ndarray:
     P[K.P_FIRST_TURN_KNOCK] = rules.first_turn_knock
     P[K.P_KNOCK_THEN_DRAW] = rules.knock_then_draw
     P[K.P_SECOND_KNOCK] = rules.second_knock
-    if rules.start_lives >= 1 << K.LOSS_BITS:  # a hand's losses are packed LOSS_BITS a seat
-        raise ValueError(f"the batched engine plays at most {(1 << K.LOSS_BITS) - 1} lives a "
-                         f"player, these rules give {rules.start_lives}")
     P[K.P_START_LIVES] = rules.start_lives
     P[K.P_MAX_TURNS] = max_turns
     P[K.P_REWARD_HAND] = reward == "hand"
+    P[K.P_HAMMER] = rules.hammer
+    P[K.P_THROW] = {"none": K.THROW_NONE, "first": K.THROW_FIRST,
+                    "any": K.THROW_ANY}[rules.throw_down]
+    P[K.P_SUDDEN] = rules.sudden_death
+    P[K.P_CHOOSES] = rules.declare_31 == "choice"
+    P[K.P_POINTS] = rules.scoring == "points"
+    P[K.P_POINTS_TO_WIN] = rules.points_to_win
+    P[K.P_GOLF] = rules.play == "golf"
+    P[K.P_BUS] = rules.one_on_the_bus
+    P[K.P_SHOWN] = rules.sudden_death or rules.declare_31 == "choice"
+    P[K.P_OBS_PHASE] = "phase" in observation_pieces(2, rules)
+    P[K.P_POKER] = rules.poker_tiebreak
     return P
 
 
@@ -170,7 +199,7 @@ class BatchEnv:
         self.num_envs, self.num_players, self.rules = num_envs, num_players, rules
         self.seed, self.max_turns, self.reward = seed, max_turns, reward
         B, n = num_envs, num_players
-        self.observation_size = observation_size(n)
+        self.observation_size = observation_size(n, rules)
         self.num_actions = NUM_ACTIONS
         self._P = _params(rules, max_turns, reward)
         self._T = np.asarray(value_table(rules), np.float64)
@@ -185,6 +214,7 @@ class BatchEnv:
         self._dlen = np.zeros(B, np.int64)
         self._lives = np.zeros((B, n), np.int64)
         self._active = np.zeros((B, n), np.uint8)
+        self._per_seat = np.zeros((B, n, K.NUM_SEAT_SLOTS), np.int64)
         self._sc = np.zeros((B, K.NUM_SCALARS), np.int64)
         self._rng = np.array([game_seed(seed, i) for i in deal_ids], np.uint64)
         self._act_rng = np.array([game_seed(seed ^ 0x5CA7, i) for i in range(B)], np.uint64)
@@ -201,16 +231,16 @@ class BatchEnv:
         self._mask = np.zeros((B, NUM_ACTIONS), np.bool_)
         self._no_skip = np.zeros(B, np.bool_)
         self._started = False
-
-    def _state_args(self) -> tuple[np.ndarray, ...]:
-        return (self._P, self._T, self._deck, self._hands, self._hlen, self._known,
-                self._pub, self._stock, self._slen, self._disc, self._dlen, self._lives, self._active,
-                self._sc, self._rng, self._prew, self._plost, self._pended)
+        #: Every game's state, one record; the ``_`` attributes above name the same arrays.
+        self.state = BatchState(
+            self._P, self._T, self._deck, self._hands, self._hlen, self._known, self._pub,
+            self._stock, self._slen, self._disc, self._dlen, self._lives, self._active,
+            self._per_seat, self._sc, self._rng, self._prew, self._plost, self._pended)
 
     def reset(self) -> dict[str, np.ndarray]:
         """A new game in every slot (the generators carry on: a second reset deals new
         games); the observation, mask and player to move of each."""
-        K.reset_all(self.num_players, *self._state_args(), self._obs, self._mask)
+        K.reset_all(self.num_players, *self.state, self._obs, self._mask)
         self._done[:] = False
         self._trunc[:] = False
         self._winner[:] = -1
@@ -242,7 +272,7 @@ class BatchEnv:
             legal = np.flatnonzero(self._mask[bad]).tolist()
             raise ValueError(f"game {bad}: action {int(acts[bad])} is not legal for "
                              f"player_{int(self._sc[bad, K.CUR])} now (legal: {legal})")
-        K.step_all(self.num_players, acts, skip, *self._state_args(), self._rew, self._lost,
+        K.step_all(self.num_players, acts, skip, *self.state, self._rew, self._lost,
                    self._ended, self._done, self._trunc, self._winner, self._obs, self._mask)
         return self._out()
 
@@ -256,7 +286,7 @@ class BatchEnv:
             raise ValueError(f"games must be {self.num_envs} booleans")
         if not self._started:
             raise RuntimeError("BatchEnv: call reset() before restart()")
-        K.restart_some(self.num_players, which, *self._state_args(), self._obs, self._mask)
+        K.restart_some(self.num_players, which, *self.state, self._obs, self._mask)
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game, from the env's own generators (the
@@ -272,9 +302,9 @@ class BatchEnv:
             out = np.empty(shape, np.int8)
         elif out.shape != shape or out.dtype != np.int8 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous int8 array of shape {shape}")
-        K.observe_all_seats(self.num_players, self._hands, self._hlen, self._known,
-                            self._slen, self._disc, self._dlen, self._lives, self._active,
-                            self._sc, out.reshape(-1, self.observation_size))
+        K.observe_all_seats(self.num_players, self._P, self._hands, self._hlen, self._known,
+                            self._per_seat, self._slen, self._disc, self._dlen, self._lives,
+                            self._active, self._sc, out.reshape(-1, self.observation_size))
         return out
 
     def current(self) -> dict[str, np.ndarray]:
@@ -326,9 +356,14 @@ class BatchEnv:
     def game(self, i: int) -> dict[str, Any]:
         """Game ``i``'s full state in the engine's terms (hands, piles top last, lives...):
         for tests and debugging, never for a player."""
-        n, sc = self.num_players, self._sc[i]
+        n, sc, seat = self.num_players, self._sc[i], self._per_seat[i]
+
         def none(v: int) -> int | None:
             return None if v < 0 else int(v)
+
+        def from_left(bits: int) -> list[int]:
+            d = int(sc[K.DEALER])
+            return [s for s in ((d + k) % n for k in range(1, n + 1)) if bits >> s & 1]
 
         return {
             "hands": [self._hands[i, s, :self._hlen[i, s]].tolist() for s in range(n)],
@@ -337,7 +372,7 @@ class BatchEnv:
             "lives": self._lives[i].tolist(),
             "active": [bool(a) for a in self._active[i]],
             "dealer": int(sc[K.DEALER]), "current_player": int(sc[K.CUR]),
-            "phase": ("draw", "discard", "game_over")[sc[K.PHASE]],
+            "phase": K.PHASE_NAMES[sc[K.PHASE]],
             "knocker": none(sc[K.KNOCKER]), "turn": int(sc[K.TURN]),
             "hand_number": int(sc[K.HAND_NO]), "taken": none(sc[K.TAKEN]),
             "drawn": none(sc[K.DRAWN]),
@@ -345,6 +380,12 @@ class BatchEnv:
                       for s in range(n)],
             "draws": self._pub[i, :, K.PUB_DRAWS].tolist(),
             "discarded_suits": self._pub[i, :, K.PUB_SUITS:].tolist(),
+            "looked": [bool(v) for v in seat[:, K.S_LOOKED]],
+            "quiet": seat[:, K.S_QUIET].tolist(),
+            "face_up": seat[:, K.S_FACE_UP].tolist(),
+            "points": seat[:, K.S_POINTS].tolist(),
+            "pending": from_left(int(sc[K.PENDING])),
+            "declared": from_left(int(sc[K.DECLARED])),
         }
 
 

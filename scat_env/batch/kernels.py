@@ -36,28 +36,56 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..actions import (
+    DECLARE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    GOLF_SLOTS,
+    HAMMER,
+    KNOCK,
+    PASS,
+    PLACE_SLOT,
+    SUDDEN_DEATH,
+    THROW_DOWN,
+    TURN_UP,
+)
 from ..cards import CARD_POINTS
 
 # -- scalar slots of sc[g] -------------------------------------------------------------------
-DEALER, CUR, PHASE, KNOCKER, KNOCK_TURN, LAST_SEAT, TAKEN, DRAWN, TURN, HAND_NO = range(10)
-NUM_SCALARS = 10
+(DEALER, CUR, PHASE, KNOCKER, KNOCK_TURN, LAST_SEAT, TAKEN, DRAWN, TURN, HAND_NO, PENDING,
+ DECLARED, SCREEN_KNOWN, RACE_WINNER) = range(14)
+NUM_SCALARS = 14
+# -- per-seat slots of per_seat[g, s] (the calls, the points race, golf) ------------------------
+#: whether the seat has looked at its cards (0 before a throw-down call or sudden death is
+#: decided, and all golf long); the cards of a 31 kept quiet (a bit per card); golf's face-up
+#: slots (bit i: slot i); points scored in a points race.
+S_LOOKED, S_QUIET, S_FACE_UP, S_POINTS = range(4)
+NUM_SEAT_SLOTS = 4
 # -- the public record pub[g, s] ----------------------------------------------------------------
 PUB_DRAWS, PUB_SUITS = 0, 1
 PUB_SIZE = PUB_SUITS + 4
 # -- phases ----------------------------------------------------------------------------------
-DRAW, DISCARD, OVER = 0, 1, 2
+#: The engine's phases; past ``OVER``, the calls' and golf's. The observation's phase code
+#: is the phase less one past ``OVER`` (:func:`_phase_code`).
+DRAW, DISCARD, OVER, PH_BLIND, PH_SUDDEN, PH_DECLARE, PH_GOLF_DRAW, PH_GOLF_PLACE = range(8)
+PHASE_NAMES = ("draw", "discard", "game_over", "blind", "sudden_death", "declare",
+               "golf_draw", "golf_place")
 # -- rule parameters P[...] ------------------------------------------------------------------
 (P_GIN, P_TIE, P_KNOCKER_LOSS, P_KNOCKER_LOSS_31, P_MIN_KNOCK, P_FLUSH, P_KNOCK_EXHAUSTED,
  P_ALL_OUT_LAST_LIFE, P_DECLARES, P_FIRST_TURN_KNOCK, P_KNOCK_THEN_DRAW, P_SECOND_KNOCK,
- P_START_LIVES, P_MAX_TURNS, P_REWARD_HAND) = range(15)
-NUM_PARAMS = 15
+ P_START_LIVES, P_MAX_TURNS, P_REWARD_HAND, P_HAMMER, P_THROW, P_SUDDEN, P_CHOOSES,
+ P_POINTS, P_POINTS_TO_WIN, P_GOLF, P_BUS, P_SHOWN, P_OBS_PHASE, P_POKER) = range(26)
+NUM_PARAMS = 26
 TIE_SAFE, TIE_ALL, TIE_KNOCKER_ONLY = 0, 1, 2
-# -- actions (scat_env.actions) --------------------------------------------------------------
-DRAW_STOCK, DRAW_DISCARD, KNOCK, END_PLAY = 52, 53, 54, 55
+THROW_NONE, THROW_FIRST, THROW_ANY = 0, 1, 2
+# -- actions (scat_env.actions; re-exported here for the batched agents) ------------------------
+_GOLF_FULL = (1 << GOLF_SLOTS) - 1
 # -- the compact observation's card codes ----------------------------------------------------
 C_UNSEEN, C_HAND, C_DRAWN, C_TAKEN, C_TOP, C_PILE, C_KNOWN = 0, 1, 2, 3, 4, 5, 6
 # -- why a hand ended (HandResult.reason) ----------------------------------------------------
-R_KNOCK, R_SECOND_KNOCK, R_THIRTY_ONE, R_DEALT, R_EXHAUSTED = 0, 1, 2, 3, 4
+(R_KNOCK, R_SECOND_KNOCK, R_THIRTY_ONE, R_DEALT, R_EXHAUSTED, R_HAMMER, R_THROW_DOWN, R_SUDDEN,
+ R_FACE_UP) = range(9)
 THIRTY_ONE = 31.0
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 #: Points of each card id: the discard tie-break of the threshold agent.
@@ -102,26 +130,43 @@ def _value3(T: np.ndarray, hands: np.ndarray, g: int, s: int) -> float:
     return T[hands[g, s, 0] * 2704 + hands[g, s, 1] * 52 + hands[g, s, 2]]
 
 
+@njit(cache=True, inline="always")
+def _from_left(active: np.ndarray, g: int, dealer: int, n: int, bits: int) -> int:
+    """The first seat of ``bits`` (a bit per seat) from the dealer's left round to the
+    dealer: the order of the deal, of the first round and of the dealt 31s' choices."""
+    s = dealer
+    for _ in range(n):
+        s = (s + 1) % n
+        if (bits >> s) & 1:
+            return s
+    return -1
+
+
 @njit(cache=True)
 def _new_game(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
-              sc, rng, rew, lost, ended):
-    """A new game in slot ``g``: full lives, a random dealer, the first deal."""
+              per_seat, sc, rng, rew, lost, ended):
+    """A new game in slot ``g``: full lives, no points, a random dealer, the first deal."""
     for s in range(n):
         lives[g, s] = P[P_START_LIVES]
         active[g, s] = 1
+        for j in range(NUM_SEAT_SLOTS):
+            per_seat[g, s, j] = 0
     sc[g, HAND_NO] = 0
+    sc[g, RACE_WINNER] = -1
     sc[g, DEALER] = _below(rng, g, n)
-    _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
-          rng, rew, lost, ended)
+    _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
+          per_seat, sc, rng, rew, lost, ended)
 
 
 @njit(cache=True)
-def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
-          rng, rew, lost, ended):
+def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
+          per_seat, sc, rng, rew, lost, ended):
     """``GameState._deal``: deal until a hand needs a decision (a dealt 31 is scored on the
     spot and the next hand dealt). The pack is shuffled in the game's own stock row and the
     undealt rest turned over in place: no buffer is allocated, which inside a ``prange``
-    loop would cost a heap allocation per hand on every thread."""
+    loop would cost a heap allocation per hand on every thread. With sudden death the deal
+    stops after one card each: the rest of the pack, turned over, is the stock, and
+    :func:`_finish_deal` pops the other cards from it (the same cards to the same seats)."""
     k = deck.shape[0]
     while True:
         for i in range(k):
@@ -137,14 +182,20 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
             known[g, s] = 0
             for j in range(PUB_SIZE):
                 pub[g, s, j] = 0
+            per_seat[g, s, S_LOOKED] = 1
+            per_seat[g, s, S_QUIET] = 0
         sc[g, KNOCKER] = -1
         sc[g, KNOCK_TURN] = -1
         sc[g, LAST_SEAT] = -1
         sc[g, TAKEN] = -1
         sc[g, DRAWN] = -1
         sc[g, TURN] = 0
+        sc[g, PENDING] = 0
+        sc[g, DECLARED] = 0
+        sc[g, SCREEN_KNOWN] = 0
+        rounds = 1 if P[P_SUDDEN] else 3
         pos = 0
-        for _ in range(3):  # one card at a time, from the dealer's left
+        for _ in range(rounds):  # one card at a time, from the dealer's left
             s = sc[g, DEALER]
             for _ in range(n):
                 s = (s + 1) % n
@@ -152,35 +203,99 @@ def _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, li
                     hands[g, s, hlen[g, s]] = stock[g, pos]
                     hlen[g, s] += 1
                     pos += 1
-        disc[g, 0] = stock[g, pos]  # the upcard
-        dlen[g] = 1
-        lo, hi = pos + 1, k - 1  # the rest, top card (the one after the upcard) last
+        if P[P_SUDDEN]:  # 002 Doug Moyer: the dealer may call sudden death; nobody looked
+            lo, hi = pos, k - 1  # the rest turned over: the card after the last dealt on top
+            dlen[g] = 0
+        else:
+            disc[g, 0] = stock[g, pos]  # the upcard
+            dlen[g] = 1
+            pos += 1
+            lo, hi = pos, k - 1  # the rest, top card (the one after the upcard) last
         while lo < hi:
             t = stock[g, lo]
             stock[g, lo] = stock[g, hi]
             stock[g, hi] = t
             lo += 1
             hi -= 1
-        ns = k - 1 - pos
+        ns = k - pos
         for i in range(ns):
-            stock[g, i] = stock[g, pos + 1 + i]
+            stock[g, i] = stock[g, pos + i]
         slen[g] = ns
-        # _after_deal: the dealt 31s, then the first turn
-        first = _next_active(active, g, sc[g, DEALER], n)
-        sc[g, CUR] = first
-        sc[g, PHASE] = DRAW
-        if P[P_DECLARES]:
-            holders = 0
+        if P[P_SUDDEN]:
             for s in range(n):
-                if active[g, s] and _value3(T, hands, g, s) >= THIRTY_ONE:
-                    holders |= 1 << s
-            if holders:
-                _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended,
-                          np.int64(R_DEALT), np.int64(holders))
-                if sc[g, PHASE] == DRAW:
-                    continue  # the game goes on: deal again
-                return
-        return
+                per_seat[g, s, S_LOOKED] = 0
+            sc[g, CUR] = sc[g, DEALER]
+            sc[g, PHASE] = PH_SUDDEN
+            return
+        if _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended):
+            return
+
+
+@njit(cache=True)
+def _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended):
+    """``GameState._after_deal``: the dealt 31s, then the first call or turn. ``False``
+    when a dealt 31 ended the hand and the game goes on (deal again)."""
+    first = _next_active(active, g, sc[g, DEALER], n)
+    sc[g, CUR] = first
+    if P[P_GOLF]:  # three cards face down, unseen by their owner too
+        for s in range(n):
+            per_seat[g, s, S_LOOKED] = 0
+            per_seat[g, s, S_FACE_UP] = 0
+        sc[g, PHASE] = PH_GOLF_DRAW
+        return True
+    sc[g, PHASE] = DRAW
+    if P[P_DECLARES] or P[P_CHOOSES]:
+        holders = 0
+        for s in range(n):
+            if active[g, s] and _value3(T, hands, g, s) >= THIRTY_ONE:
+                holders |= 1 << s
+        if holders and P[P_CHOOSES]:  # each holder says in turn: declare or keep quiet
+            sc[g, PENDING] = holders
+            sc[g, CUR] = _from_left(active, g, sc[g, DEALER], n, holders)
+            sc[g, PHASE] = PH_DECLARE
+            return True
+        if holders:
+            _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                      np.int64(R_DEALT), np.int64(holders))
+            return sc[g, PHASE] != DRAW
+    if P[P_THROW]:
+        _start_play(g, n, P, active, per_seat, sc, first)
+    return True
+
+
+@njit(cache=True)
+def _start_play(g, n, P, active, per_seat, sc, first):
+    """``GameState._start_play``: the first turn, or a throw-down call before looking."""
+    sc[g, CUR] = first
+    sc[g, PHASE] = DRAW
+    if P[P_THROW]:
+        sc[g, PHASE] = PH_BLIND
+        if P[P_THROW] == THROW_ANY:
+            for s in range(n):
+                per_seat[g, s, S_LOOKED] = 1 - active[g, s]
+        else:
+            per_seat[g, first, S_LOOKED] = 0
+
+
+@njit(cache=True)
+def _finish_deal(g, n, P, T, hands, hlen, stock, slen, disc, dlen, active, per_seat, lives, sc,
+                 rew, lost, ended):
+    """``GameState._finish_deal``: sudden death declined; the other two cards each and the
+    upcard from the stock, then :func:`_after_deal` (its answer)."""
+    for s in range(n):
+        per_seat[g, s, S_LOOKED] = 1
+    for _ in range(2):
+        s = sc[g, DEALER]
+        for _ in range(n):
+            s = (s + 1) % n
+            if active[g, s]:
+                slen[g] -= 1
+                hands[g, s, hlen[g, s]] = stock[g, slen[g]]
+                hlen[g, s] += 1
+    slen[g] -= 1
+    disc[g, 0] = stock[g, slen[g]]
+    dlen[g] = 1
+    return _after_deal(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended)
 
 
 # -- a hand's losses, packed: LOSS_BITS bits a seat in one int64 (no array to allocate) --------
@@ -199,14 +314,30 @@ def _lset(loss: int, s: int, v: int) -> int:
     return (loss & ~(_LOSS_MASK << shift)) | (np.int64(v) << shift)
 
 
+@njit(cache=True, inline="always")
+def _shown(g, s, P, T, hands, hlen, per_seat):
+    """``GameState._shown_value``: what a hand counts at the end of the hand: its value, a
+    single card's points (sudden death), or at most 30 for a 31 kept quiet."""
+    if P[P_SHOWN]:
+        if hlen[g, s] == 1:
+            return float(_POINTS[hands[g, s, 0]])
+        a, b, c = hands[g, s, 0], hands[g, s, 1], hands[g, s, 2]
+        v = T[a * 2704 + b * 52 + c]
+        q = per_seat[g, s, S_QUIET]
+        if q and q == (np.int64(1) << a | np.int64(1) << b | np.int64(1) << c):
+            return min(v, 30.0)
+        return v
+    return _value3(T, hands, g, s)
+
+
 @njit(cache=True)
-def _showdown_losses(g, n, P, T, hands, active, knocker):
+def _showdown_losses(g, n, P, T, hands, hlen, per_seat, active, knocker):
     """``showdown.knock_losses``: the lowest hand pays, the knocker's penalty, gin. Returns
     the losses packed (:func:`_lget`)."""
     low = 1e9
     for s in range(n):
         if active[g, s]:
-            v = _value3(T, hands, g, s)
+            v = _shown(g, s, P, T, hands, hlen, per_seat)
             if v < low:
                 low = v
     loss = np.int64(0)
@@ -214,10 +345,10 @@ def _showdown_losses(g, n, P, T, hands, active, knocker):
         best = -1.0
         for s in range(n):
             if active[g, s] and s != knocker:
-                v = _value3(T, hands, g, s)
+                v = _shown(g, s, P, T, hands, hlen, per_seat)
                 if v > best:
                     best = v
-        if _value3(T, hands, g, knocker) >= best:
+        if _shown(g, knocker, P, T, hands, hlen, per_seat) >= best:
             for s in range(n):
                 if active[g, s] and s != knocker:
                     loss = _lset(loss, s, 1)
@@ -226,10 +357,10 @@ def _showdown_losses(g, n, P, T, hands, active, knocker):
         return loss
     nlow = 0
     for s in range(n):
-        if active[g, s] and _value3(T, hands, g, s) == low:
+        if active[g, s] and _shown(g, s, P, T, hands, hlen, per_seat) == low:
             nlow += 1
             loss = _lset(loss, s, 1)
-    if knocker < 0 or _value3(T, hands, g, knocker) != low:
+    if knocker < 0 or _shown(g, knocker, P, T, hands, hlen, per_seat) != low:
         return loss
     tie = P[P_TIE]
     if nlow == 1 or tie == TIE_KNOCKER_ONLY:
@@ -253,28 +384,111 @@ def _thirty_one_losses(g, n, P, active, knocker, dealt, declarers):
 
 
 @njit(cache=True)
-def _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, reason, declarers):
+def _on_the_bus(g, n, active, lives, sc, loss):
+    """``showdown.one_on_the_bus``: one player at a time on the last life; of those who
+    lose their last quarter in a hand the first from the dealer's left boards, and the rest
+    are out at once unless a rider is still on it. Packed losses in, packed losses out."""
+    riding = False
+    s = sc[g, DEALER]
+    for _ in range(n):
+        s = (s + 1) % n
+        if active[g, s] and lives[g, s] == 1 and _lget(loss, s) == 0:
+            riding = True
+    s = sc[g, DEALER]
+    for _ in range(n):
+        s = (s + 1) % n
+        if active[g, s] and lives[g, s] > 1 and lives[g, s] - _lget(loss, s) == 1:
+            if riding:
+                loss = _lset(loss, s, lives[g, s])
+            else:
+                riding = True
+    return loss
+
+
+@njit(cache=True)
+def _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reason,
+                 declarers):
+    """``GameState._end_special_hand`` for a points race (``showdown.points_won``): a point
+    for each declarer of a 31, else for the highest hands (a knocker tied for highest
+    scores nothing, the others tied with it do); first alone on top at ``points_to_win``
+    wins the race. Nobody loses a life."""
+    knocker = sc[g, KNOCKER]
+    won = declarers
+    if not declarers:
+        top = -1.0
+        for s in range(n):
+            if active[g, s]:
+                v = _shown(g, s, P, T, hands, hlen, per_seat)
+                if v > top:
+                    top = v
+        count = 0
+        for s in range(n):
+            if active[g, s] and _shown(g, s, P, T, hands, hlen, per_seat) == top:
+                won |= 1 << s
+                count += 1
+        if knocker >= 0 and (won >> knocker) & 1 and count > 1:
+            won &= ~(1 << knocker)
+    for s in range(n):
+        if (won >> s) & 1:
+            per_seat[g, s, S_POINTS] += 1
+            if P[P_REWARD_HAND]:
+                rew[g, s] += 1.0
+    ended[g] += 1
+    best = -1
+    nbest = 0
+    winner = -1
+    for s in range(n):
+        p = per_seat[g, s, S_POINTS]
+        if p > best:
+            best, nbest, winner = p, 1, s
+        elif p == best:
+            nbest += 1
+    if best >= P[P_POINTS_TO_WIN] and nbest == 1:
+        sc[g, RACE_WINNER] = winner
+        if not P[P_REWARD_HAND]:
+            for s in range(n):
+                rew[g, s] += 1.0 if s == winner else -1.0 / (n - 1)
+        sc[g, PHASE] = OVER
+        return
+    sc[g, DEALER] = _next_active(active, g, sc[g, DEALER], n)
+    sc[g, PHASE] = DRAW
+
+
+@njit(cache=True)
+def _applied_losses(g, n, P, active, lives, sc, loss):
+    """The losses a hand's scoring asks, as applied: capped by the lives each has, golf's
+    bus, and the all-out rule (``showdown.all_out``) when nobody would be left. Returns
+    ``(packed losses, whether the hand is replayed)``."""
+    for s in range(n):
+        if active[g, s] and _lget(loss, s) > lives[g, s]:
+            loss = _lset(loss, s, lives[g, s])
+    if P[P_BUS]:
+        loss = _on_the_bus(g, n, active, lives, sc, loss)
+    for s in range(n):
+        if active[g, s] and lives[g, s] > _lget(loss, s):
+            return loss, False
+    for s in range(n):  # everyone left would be out at once
+        if active[g, s]:
+            loss = _lset(loss, s, lives[g, s] - 1 if P[P_ALL_OUT_LAST_LIFE] else 0)
+    return loss, not P[P_ALL_OUT_LAST_LIFE]
+
+
+@njit(cache=True)
+def _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended, reason,
+              declarers):
     """``GameState._end_hand`` with the scoring of :mod:`scat_env.showdown`, up to the
     next deal: the caller deals when the phase is back to ``DRAW`` (kept apart so that no
     kernel calls itself through another, which numba compiles poorly)."""
+    if P[P_POINTS]:
+        _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reason,
+                     declarers)
+        return
     knocker = sc[g, KNOCKER]
     if declarers:
         loss = _thirty_one_losses(g, n, P, active, knocker, reason == R_DEALT, declarers)
     else:
-        loss = _showdown_losses(g, n, P, T, hands, active, knocker)
-    survivors = 0
-    for s in range(n):
-        if active[g, s]:
-            if _lget(loss, s) > lives[g, s]:
-                loss = _lset(loss, s, lives[g, s])
-            if lives[g, s] > _lget(loss, s):
-                survivors += 1
-    replayed = False
-    if survivors == 0:  # everyone left would be out at once (showdown.all_out)
-        for s in range(n):
-            if active[g, s]:
-                loss = _lset(loss, s, lives[g, s] - 1 if P[P_ALL_OUT_LAST_LIFE] else 0)
-        replayed = not P[P_ALL_OUT_LAST_LIFE]
+        loss = _showdown_losses(g, n, P, T, hands, hlen, per_seat, active, knocker)
+    loss, replayed = _applied_losses(g, n, P, active, lives, sc, loss)
     ended[g] += 1
     out_now = 0
     for s in range(n):
@@ -334,7 +548,7 @@ def _may_knock(g, n, P, T, hands, active, sc, slen):
 
 @njit(cache=True, inline="always")
 def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
-           active, sc, rng, rew, lost, ended):
+           active, per_seat, sc, rng, rew, lost, ended):
     """``GameState.apply_action`` for a legal ``action`` of the player to move.
 
     Inlined (as :func:`_settle`) into :func:`step_all`: a call per step passing some twenty
@@ -342,10 +556,12 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc,
     step (``scat bench --batch`` on a 2-core machine: 2.0M-2.5M steps/s as calls,
     3.6M-7.6M inlined). What runs once
     a hand (:func:`_deal`, :func:`_end_hand`) stays a call: inlining those too did not
-    pay for the compile time it added (167 s against 60 s on first use)."""
+    pay for the compile time it added (167 s against 60 s on first use). So do the calls
+    and golf's slots (:func:`_apply_call`), which the draw-and-discard game never makes."""
     seat = sc[g, CUR]
     reason = -1
     declarers = 0
+    deal = False
     if action < 52:
         h = hlen[g, seat]
         i = 0
@@ -357,11 +573,17 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc,
         disc[g, dlen[g]] = action
         dlen[g] += 1
         pub[g, seat, PUB_SUITS + action // 13] += 1
-        known[g, seat] &= ~(np.uint64(1) << np.uint64(action))
+        bit = np.uint64(1) << np.uint64(action)
+        was_known = (known[g, seat] & bit) != 0
+        known[g, seat] &= ~bit
         sc[g, TAKEN] = -1
         sc[g, DRAWN] = -1
         if P[P_DECLARES] and _value3(T, hands, g, seat) >= THIRTY_ONE:
             reason, declarers = R_THIRTY_ONE, 1 << seat
+        elif P[P_CHOOSES] and _new_31(g, seat, T, hands, per_seat):
+            # declare it or keep quiet; the others see the discard phase meanwhile
+            sc[g, PHASE] = PH_DECLARE
+            sc[g, SCREEN_KNOWN] = was_known
         elif seat == sc[g, LAST_SEAT]:
             reason = R_KNOCK
         else:
@@ -375,7 +597,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc,
         hlen[g, seat] += 1
         pub[g, seat, PUB_DRAWS] += 1
         sc[g, DRAWN] = card
-        sc[g, PHASE] = DISCARD
+        sc[g, PHASE] = PH_GOLF_PLACE if P[P_GOLF] else DISCARD
     elif action == DRAW_DISCARD:
         dlen[g] -= 1
         card = disc[g, dlen[g]]
@@ -385,7 +607,7 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc,
         pub[g, seat, PUB_DRAWS] += 1
         sc[g, TAKEN] = card
         sc[g, DRAWN] = card
-        sc[g, PHASE] = DISCARD
+        sc[g, PHASE] = PH_GOLF_PLACE if P[P_GOLF] else DISCARD
     elif action == KNOCK:
         if sc[g, KNOCKER] >= 0:  # a second knock ends the play at once (Moyer)
             reason = R_SECOND_KNOCK
@@ -397,27 +619,217 @@ def _apply(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen, disc,
                 sc[g, CUR] = _next_active(active, g, seat, n)
                 sc[g, PHASE] = DRAW
                 sc[g, TURN] += 1
-    else:  # END_PLAY
+    elif action == END_PLAY:
         reason = R_EXHAUSTED
+    else:
+        deal = _apply_call(g, n, action, P, T, hands, hlen, known, pub, stock, slen, disc, dlen,
+                           lives, active, per_seat, sc, rew, lost, ended)
     if reason >= 0:
-        _end_hand(g, n, P, T, hands, active, lives, sc, rew, lost, ended, np.int64(reason),
-                  np.int64(declarers))
-        if sc[g, PHASE] == DRAW:
-            _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
-                  sc, rng, rew, lost, ended)
+        _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                  np.int64(reason), np.int64(declarers))
+        deal = sc[g, PHASE] == DRAW
+    if deal:
+        _deal(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
+              per_seat, sc, rng, rew, lost, ended)
 
 
 @njit(cache=True, inline="always")
-def _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out, k):
+def _new_31(g, seat, T, hands, per_seat):
+    """Whether ``seat``'s three cards are a 31 it has not already kept quiet."""
+    a, b, c = hands[g, seat, 0], hands[g, seat, 1], hands[g, seat, 2]
+    if T[a * 2704 + b * 52 + c] < THIRTY_ONE:
+        return False
+    return per_seat[g, seat, S_QUIET] != (np.int64(1) << a | np.int64(1) << b
+                                          | np.int64(1) << c)
+
+
+@njit(cache=True)
+def _apply_call(g, n, action, P, T, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
+                active, per_seat, sc, rew, lost, ended):
+    """``GameState._apply_call``: the calls of the variations and golf's slots. Returns
+    whether a hand ended and the game goes on (the caller deals the next)."""
+    seat = sc[g, CUR]
+    phase = sc[g, PHASE]
+    if action >= PLACE_SLOT:
+        return _apply_slot(g, n, action, P, T, hands, hlen, known, pub, disc, dlen, lives,
+                           active, per_seat, sc, rew, lost, ended)
+    if action == HAMMER or action == THROW_DOWN or action == SUDDEN_DEATH:
+        # a showdown; hammer and throw-down score like a knock by the caller
+        for s in range(n):
+            per_seat[g, s, S_LOOKED] = 1
+        reason = R_SUDDEN
+        if action != SUDDEN_DEATH:
+            sc[g, KNOCKER] = seat
+            reason = R_HAMMER if action == HAMMER else R_THROW_DOWN
+        _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                  np.int64(reason), np.int64(0))
+        return sc[g, PHASE] == DRAW
+    if action == DECLARE:
+        if sc[g, PENDING]:  # a dealt 31: the other holders still decide
+            sc[g, DECLARED] |= 1 << seat
+            return _next_dealt_31(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew,
+                                  lost, ended)
+        _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                  np.int64(R_THIRTY_ONE), np.int64(1 << seat))
+        return sc[g, PHASE] == DRAW
+    # PASS
+    if phase == PH_SUDDEN:
+        return not _finish_deal(g, n, P, T, hands, hlen, stock, slen, disc, dlen, active,
+                                per_seat, lives, sc, rew, lost, ended)
+    if phase == PH_BLIND:
+        per_seat[g, seat, S_LOOKED] = 1
+        if P[P_THROW] == THROW_ANY and seat != sc[g, DEALER]:
+            sc[g, CUR] = _next_active(active, g, seat, n)  # the next player's call
+        else:
+            sc[g, CUR] = _next_active(active, g, sc[g, DEALER], n)
+            sc[g, PHASE] = DRAW
+        return False
+    # kept quiet: those cards count 30 from now on
+    a, b, c = hands[g, seat, 0], hands[g, seat, 1], hands[g, seat, 2]
+    per_seat[g, seat, S_QUIET] = np.int64(1) << a | np.int64(1) << b | np.int64(1) << c
+    if sc[g, PENDING]:
+        return _next_dealt_31(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost,
+                              ended)
+    if seat == sc[g, LAST_SEAT]:
+        _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                  np.int64(R_KNOCK), np.int64(0))
+        return sc[g, PHASE] == DRAW
+    sc[g, CUR] = _next_active(active, g, seat, n)
+    sc[g, PHASE] = DRAW
+    sc[g, TURN] += 1
+    return False
+
+
+@njit(cache=True)
+def _next_dealt_31(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended):
+    """``GameState._next_dealt_31``: the next holder's choice, the hand ended by the
+    declared ones, or the first turn. Returns whether to deal the next hand."""
+    sc[g, PENDING] &= ~(1 << sc[g, CUR])
+    if sc[g, PENDING]:
+        sc[g, CUR] = _from_left(active, g, sc[g, DEALER], n, sc[g, PENDING])
+        return False
+    if sc[g, DECLARED]:
+        _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                  np.int64(R_DEALT), np.int64(sc[g, DECLARED]))
+        return sc[g, PHASE] == DRAW
+    _start_play(g, n, P, active, per_seat, sc, _next_active(active, g, sc[g, DEALER], n))
+    return False
+
+
+@njit(cache=True)
+def _apply_slot(g, n, action, P, T, hands, hlen, known, pub, disc, dlen, lives, active,
+                per_seat, sc, rew, lost, ended):
+    """``GameState._apply_slot``: golf's card in hand goes face up into a slot and the
+    slot's card onto the pile, or the drawn card onto the pile and a slot turns face up.
+    Returns whether a hand ended and the game goes on."""
+    seat = sc[g, CUR]
+    h = hlen[g, seat] - 1
+    card = hands[g, seat, h]  # the card drawn or taken, held after the three slots
+    hlen[g, seat] = h
+    if action < TURN_UP:
+        slot = action - PLACE_SLOT
+        gone = hands[g, seat, slot]
+        hands[g, seat, slot] = card
+        shown = card
+    else:
+        slot = action - TURN_UP
+        gone = card
+        shown = hands[g, seat, slot]
+    disc[g, dlen[g]] = gone
+    dlen[g] += 1
+    pub[g, seat, PUB_SUITS + gone // 13] += 1
+    known[g, seat] = ((known[g, seat] & ~(np.uint64(1) << np.uint64(gone)))
+                      | (np.uint64(1) << np.uint64(shown)))
+    per_seat[g, seat, S_FACE_UP] |= 1 << slot
+    sc[g, TAKEN] = -1
+    sc[g, DRAWN] = -1
+    nxt = _next_active(active, g, seat, n)
+    if per_seat[g, nxt, S_FACE_UP] == _GOLF_FULL:  # everyone has had three turns
+        _end_hand(g, n, P, T, hands, hlen, active, per_seat, lives, sc, rew, lost, ended,
+                  np.int64(R_FACE_UP), np.int64(0))
+        return sc[g, PHASE] == DRAW
+    sc[g, CUR] = nxt
+    sc[g, PHASE] = PH_GOLF_DRAW
+    sc[g, TURN] += 1
+    return False
+
+
+@njit(cache=True, inline="always")
+def _phase_code(phase):
+    """The observation's phase code: 0 draw, 1 discard, 2 blind, 3 sudden death, 4 declare,
+    5 golf draw, 6 golf place (:data:`scat_env.batch.reference.PHASE_CODES`)."""
+    return phase - 1 if phase > OVER else phase
+
+
+@njit(cache=True, inline="always")
+def _observe_mine(g, me, P, hands, hlen, per_seat, phase, cur, out, k):
+    """My own cards into observation row ``out[k]``: the hand once I have looked at it, in
+    golf my face-up cards and the card I place. Returns how many."""
+    mine = 0
+    if P[P_GOLF]:
+        up = per_seat[g, me, S_FACE_UP]
+        for i in range(min(hlen[g, me], GOLF_SLOTS)):
+            if (up >> i) & 1:
+                out[k, hands[g, me, i]] = C_HAND
+                mine += 1
+        if phase == PH_GOLF_PLACE and me == cur:
+            out[k, hands[g, me, hlen[g, me] - 1]] = C_HAND
+            mine += 1
+    elif per_seat[g, me, S_LOOKED]:
+        for i in range(hlen[g, me]):
+            out[k, hands[g, me, i]] = C_HAND
+        mine = hlen[g, me]
+    return mine
+
+
+@njit(cache=True, inline="always")
+def _observe_pieces(g, me, n, P, hands, hlen, per_seat, shown, mine, out, k, base):
+    """The pieces appended for rules with calls, points races and golf, from ``base``
+    (:func:`scat_env.batch.reference.observation_pieces`)."""
+    if P[P_OBS_PHASE]:
+        out[k, base] = _phase_code(shown)
+        out[k, base + 1] = mine
+        base += 2
+    if P[P_POINTS]:
+        for r in range(n):
+            out[k, base + r] = min(per_seat[g, (me + r) % n, S_POINTS], 127)
+        base += n
+    if P[P_GOLF]:
+        for r in range(n):
+            s = (me + r) % n
+            up = per_seat[g, s, S_FACE_UP]
+            for i in range(GOLF_SLOTS):
+                face_up = hlen[g, s] > i and ((up >> i) & 1) == 1
+                out[k, base + GOLF_SLOTS * r + i] = hands[g, s, i] + 1 if face_up else 0
+
+
+@njit(cache=True, inline="always")
+def _observe_seat(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
+                  out, k):
     """Seat ``me``'s compact observation of game ``g`` into ``out[k]``: only what that seat
-    may know (its hand, the card it drew this turn, the discard pile, the cards each
-    opponent took from it and still holds, the public counters); the layout of
-    :func:`scat_env.batch.reference.compact_observation`. The row is ``out[k]``, passed as
-    the array and its index: a row view made per game inside a ``prange`` loop would
-    count a reference on the array shared by every thread."""
+    may know (its hand once looked at, the card it drew this turn, the discard pile, the
+    cards each opponent took from it and still holds, the public counters; golf's face-up
+    cards, the points of a race); the layout of
+    :func:`scat_env.batch.reference.compact_observation`. While another seat decides in
+    private whether to declare a new 31, ``me`` sees the position it would see had the 31
+    not been made (:func:`scat_env.view.screen`). The row is ``out[k]``, passed as the
+    array and its index: a row view made per game inside a ``prange`` loop would count a
+    reference on the array shared by every thread."""
     for c in range(52):
         out[k, c] = C_UNSEEN
+    phase = sc[g, PHASE]
+    cur = sc[g, CUR]
+    shown = phase
     d = dlen[g]
+    hidden = -1  # the discard screened from me, known to be in the mover's hand
+    if phase == PH_DECLARE and me != cur:
+        if sc[g, PENDING]:
+            shown = DRAW
+        else:
+            shown = DISCARD
+            d -= 1
+            if sc[g, SCREEN_KNOWN]:
+                hidden = disc[g, d]
     for i in range(d - 1):
         out[k, disc[g, i]] = C_PILE
     if d:
@@ -430,11 +842,11 @@ def _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active,
                 c = hands[g, s, i]
                 if (bits >> np.uint64(c)) & np.uint64(1):
                     out[k, c] = C_KNOWN + r - 1
-    for i in range(hlen[g, me]):
-        out[k, hands[g, me, i]] = C_HAND
-    phase = sc[g, PHASE]
+        if s == cur and hidden >= 0:
+            out[k, hidden] = C_KNOWN + r - 1
+    mine = _observe_mine(g, me, P, hands, hlen, per_seat, phase, cur, out, k)
     drawn = sc[g, DRAWN]
-    if phase == DISCARD and drawn >= 0 and me == sc[g, CUR]:
+    if phase == DISCARD and drawn >= 0 and me == cur:
         out[k, drawn] = C_TAKEN if sc[g, TAKEN] == drawn else C_DRAWN
     base = 52
     for r in range(n):
@@ -444,17 +856,21 @@ def _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active,
                                 | (4 if sc[g, DEALER] == s else 0))
     base += 2 * n
     out[k, base] = slen[g]
-    out[k, base + 1] = 1 if phase == DISCARD else 0
+    out[k, base + 1] = 1 if shown == DISCARD else 0
     out[k, base + 2] = min(sc[g, TURN], 127)
     out[k, base + 3] = min(sc[g, HAND_NO], 127)
     out[k, base + 4] = (1 if sc[g, KNOCKER] >= 0 else 0) | (2 if slen[g] == 0 else 0)
+    if P[P_OBS_PHASE] or P[P_POINTS] or P[P_GOLF]:
+        _observe_pieces(g, me, n, P, hands, hlen, per_seat, shown, mine, out, k, base + 5)
 
 
 @njit(cache=True, inline="always")
-def _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask):
+def _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc, obs,
+             mask):
     """The compact observation and the action mask of game ``g``'s player to move."""
     me = sc[g, CUR]
-    _observe_seat(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, g)
+    _observe_seat(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
+                  obs, g)
     phase = sc[g, PHASE]
     A = mask.shape[1]
     for a in range(A):
@@ -474,6 +890,27 @@ def _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc
             mask[g, KNOCK] = 1
         if slen[g] == 0:
             mask[g, END_PLAY] = 1
+        if P[P_HAMMER] and sc[g, TURN] == 0 and sc[g, KNOCKER] < 0:
+            mask[g, HAMMER] = 1
+    elif phase == PH_GOLF_DRAW:
+        if slen[g]:
+            mask[g, DRAW_STOCK] = 1
+        mask[g, DRAW_DISCARD] = 1
+    elif phase == PH_GOLF_PLACE:
+        up = per_seat[g, me, S_FACE_UP]
+        for i in range(GOLF_SLOTS):
+            if not (up >> i) & 1:
+                mask[g, PLACE_SLOT + i] = 1
+                if sc[g, TAKEN] < 0:  # a card from the stock may be discarded instead
+                    mask[g, TURN_UP + i] = 1
+    elif phase != OVER:  # a call: make it or pass
+        mask[g, PASS] = 1
+        if phase == PH_BLIND:
+            mask[g, THROW_DOWN] = 1
+        elif phase == PH_SUDDEN:
+            mask[g, SUDDEN_DEATH] = 1
+        else:
+            mask[g, DECLARE] = 1
 
 
 @njit(cache=True, inline="always")
@@ -482,6 +919,9 @@ def _settle(g, n, P, active, sc, rew, done, trunc, winner):
     the eliminated seats' payments so that game rewards stay zero-sum, as the env does)."""
     if sc[g, PHASE] == OVER:
         done[g] = True
+        if P[P_POINTS]:
+            winner[g] = sc[g, RACE_WINNER]
+            return True
         for s in range(n):
             if active[g, s]:
                 winner[g] = s
@@ -502,8 +942,8 @@ def _settle(g, n, P, active, sc, rew, done, trunc, winner):
 
 
 @njit(cache=True)
-def _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
-           rng, prew, plost, pended):
+def _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
+           per_seat, sc, rng, prew, plost, pended):
     """A new game in slot ``g`` that waits for a decision. Hands decided by its deal (a
     dealt 31) are paid with its first step, as ``env()`` pays them (``prew``, ``plost``,
     ``pended`` hold them until then); a game decided by the deal alone (possible only with
@@ -514,31 +954,32 @@ def _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, l
             plost[g, s] = 0
         pended[g] = 0
         _new_game(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
-                  sc, rng, prew, plost, pended)
+                  per_seat, sc, rng, prew, plost, pended)
         if sc[g, PHASE] != OVER:
             return
 
 
 @njit(cache=True, parallel=True)
-def reset_all(n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active, sc,
-              rng, prew, plost, pended, obs, mask):
+def reset_all(n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
+              per_seat, sc, rng, prew, plost, pended, obs, mask):
     """Start a new game in every slot."""
     for g in prange(hands.shape[0]):
         _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
-               sc, rng, prew, plost, pended)
-        _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
+               per_seat, sc, rng, prew, plost, pended)
+        _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
+                 obs, mask)
 
 
 @njit(cache=True, parallel=True)
 def restart_some(n, which, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
-                 active, sc, rng, prew, plost, pended, obs, mask):
+                 active, per_seat, sc, rng, prew, plost, pended, obs, mask):
     """A new game in every slot where ``which`` is set (the rest untouched)."""
     for g in prange(hands.shape[0]):
         if which[g]:
             _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
-                   active, sc, rng, prew, plost, pended)
-            _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs,
-                     mask)
+                   active, per_seat, sc, rng, prew, plost, pended)
+            _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active,
+                     sc, obs, mask)
 
 
 @njit(cache=True)
@@ -557,8 +998,8 @@ def first_illegal(actions, mask, skip):
 
 @njit(cache=True, parallel=True)
 def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
-             lives, active, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc, winner,
-             obs, mask):
+             lives, active, per_seat, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc,
+             winner, obs, mask):
     """One decision in every game not in ``skip`` (the actions checked legal by
     :func:`first_illegal`); a game that ends restarts at once, its ``done`` flag set and its
     new game observed. A skipped game stays as it is and reports nothing this step."""
@@ -583,11 +1024,12 @@ def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen,
         trunc[g] = False
         winner[g] = -1
         _apply(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
-               lives, active, sc, rng, rew, lost, ended)
+               lives, active, per_seat, sc, rng, rew, lost, ended)
         if _settle(g, n, P, active, sc, rew, done, trunc, winner):
             _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
-                   active, sc, rng, prew, plost, pended)
-        _observe(g, n, P, T, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, mask)
+                   active, per_seat, sc, rng, prew, plost, pended)
+        _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
+                 obs, mask)
 
 
 @njit(cache=True, parallel=True)
@@ -611,14 +1053,15 @@ def random_actions(mask, rng):
 
 
 @njit(cache=True, parallel=True)
-def observe_all_seats(n, hands, hlen, known, slen, disc, dlen, lives, active, sc, out):
+def observe_all_seats(n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
+                      out):
     """``out[g * n + s]``: seat ``s``'s compact observation of game ``g`` (seat ``s``'s
     view, whoever is to move), ``out`` being [B * n, D]: what a trainer bootstraps a seat's
     value from at the end of a rollout, when that seat is waiting for its turn."""
     for g in prange(hands.shape[0]):
         for s in range(n):
-            _observe_seat(g, s, n, hands, hlen, known, slen, disc, dlen, lives, active, sc,
-                          out, g * n + s)
+            _observe_seat(g, s, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives,
+                          active, sc, out, g * n + s)
 
 
 @njit(cache=True, inline="always")

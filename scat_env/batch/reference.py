@@ -16,6 +16,7 @@ import random
 
 import numpy as np
 
+from ..rules import Rules
 from ..view import PlayerView
 
 _MASK64 = (1 << 64) - 1
@@ -67,13 +68,39 @@ class SplitMixRandom(random.Random):
         raise NotImplementedError("SplitMixRandom draws only through _randbelow")
 
 
-def observation_size(num_players: int) -> int:
-    """52 card codes, lives and flags per relative seat, five counters."""
-    return 52 + 2 * num_players + 5
+#: The phase codes of the observation's ``phase`` piece (the view's phase; a seat screened
+#: from another's private declare decision sees the phase the view shows it).
+PHASE_CODES = {"draw": 0, "discard": 1, "blind": 2, "sudden_death": 3, "declare": 4,
+               "golf_draw": 5, "golf_place": 6}
+
+
+def observation_pieces(num_players: int, rules: Rules | None = None) -> dict[str, int]:
+    """The pieces appended after the base observation under ``rules``, with their sizes, in
+    order: ``phase`` (2) for rules with calls or golf, ``points`` (n) for a points race,
+    ``slots`` (3n) for golf. None for the draw-and-discard games without calls: their
+    observation is the base one, unchanged."""
+    pieces: dict[str, int] = {}
+    if rules is None:
+        return pieces
+    golf = rules.play == "golf"
+    if rules.calls or golf:
+        pieces["phase"] = 2
+    if rules.scoring == "points":
+        pieces["points"] = num_players
+    if golf:
+        pieces["slots"] = 3 * num_players
+    return pieces
+
+
+def observation_size(num_players: int, rules: Rules | None = None) -> int:
+    """52 card codes, lives and flags per relative seat, five counters; then the pieces of
+    :func:`observation_pieces` that ``rules`` need (none without ``rules``)."""
+    return 52 + 2 * num_players + 5 + sum(observation_pieces(num_players, rules).values())
 
 
 def compact_observation(view: PlayerView) -> np.ndarray:
-    """The compact observation of ``view`` (int8, :func:`observation_size` entries):
+    """The compact observation of ``view`` (int8, :func:`observation_size` entries for the
+    view's rules):
 
     - ``[0, 52)``: one code per card id (:data:`CARD_CODES`);
     - ``[52, 52+n)``: lives per relative seat (0 = me, 1 = my left...);
@@ -81,9 +108,21 @@ def compact_observation(view: PlayerView) -> np.ndarray:
     - then the stock size, the phase (0 draw, 1 discard), turns this hand (capped at 127),
       the hand number (capped at 127), and flags (bit 0 someone knocked, bit 1 the stock
       is empty).
+
+    That is the whole observation of every draw-and-discard game without calls. The other
+    games append pieces (:func:`observation_pieces`), in this order:
+
+    - ``phase`` (rules with calls, and golf): the phase as a code (:data:`PHASE_CODES`: 0
+      draw, 1 discard, 2 blind, 3 sudden death, 4 declare, 5 golf draw, 6 golf place),
+      then how many of my own cards I see (0 before I have looked at them: a throw-down
+      call or sudden death; in golf my face-up cards, and the card I place);
+    - ``points`` (a points race): points per relative seat (capped at 127);
+    - ``slots`` (golf): per relative seat, its three slots in order, each the card lying
+      face up there plus one, or 0 for a face-down card (unseen by everyone, its owner
+      included) or a seat out of the game.
     """
     n, me = view.num_players, view.seat
-    out = np.zeros(observation_size(n), np.int8)
+    out = np.zeros(observation_size(n, view.rules), np.int8)
     pile = view.discard_pile
     for c in pile[:-1]:
         out[c] = C_PILE
@@ -108,4 +147,18 @@ def compact_observation(view: PlayerView) -> np.ndarray:
     out[base + 2] = min(view.turn, 127)
     out[base + 3] = min(view.hand_number, 127)
     out[base + 4] = (1 if view.knocker is not None else 0) | (2 if view.stock_size == 0 else 0)
+    base += 5
+    pieces = observation_pieces(n, view.rules)
+    if "phase" in pieces:
+        out[base] = PHASE_CODES[view.phase]
+        out[base + 1] = len(view.hand)
+        base += 2
+    if "points" in pieces:
+        for r in range(n):
+            out[base + r] = min(view.points[(me + r) % n], 127)
+        base += n
+    if "slots" in pieces:
+        for r in range(n):
+            for i, card in enumerate(view.slots[(me + r) % n]):
+                out[base + 3 * r + i] = 0 if card is None else card + 1
     return out
