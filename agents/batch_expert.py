@@ -386,16 +386,18 @@ def _blind_call(obs, g, n, code, kloss):
 @njit(cache=True, inline="always")
 def _lose_table(obs, g, n, me, pub, floor, knocker, lose, LT, LE, KLT, KLE, gin, points, tie):
     """``ExpertAgent._lose_table``: P(I lose a life at the showdown) per value bin of my
-    final hand, someone else having knocked; in a points race P(someone ends above me)."""
+    final hand, once someone has knocked (``knocker``, a relative seat: 0 is my own knock
+    when the knocker still draws); in a points race P(someone ends above me)."""
     for bn in range(NUM_BINS):
         lose[g, bn] = 1.0
+    mine = knocker == 0  # knock-then-draw: my own draw after my knock, before anyone's
     for r in range(1, n):
-        if not obs[g, 52 + n + r] & 1 or (gin and not points and r != knocker):
+        if not obs[g, 52 + n + r] & 1 or (gin and not points and not mine and r != knocker):
             continue  # gin: I lose unless I beat the knocker, whatever the others
         kd = pub[g, (me + r) % n, 0]
         if r == knocker:
             col, delta = _dist_index(kd, kd - 1)
-        elif r > knocker:  # played its final turn after the knock
+        elif r > knocker and not mine:  # played its final turn after the knock
             col, delta = _dist_index(kd, kd - 2)
         else:
             col, delta = _dist_index(kd + 1, kd - 1)
