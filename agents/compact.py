@@ -430,12 +430,12 @@ class CompactAgent(Agent):
         """Refuse rules whose actions or cards mean something else than in training (the
         batched engine's presets are the draw-and-discard game; a policy plays them all
         through the table's own values), and calls it never learned."""
-        from scat_env.batch import uncovered
+        from scat_env.batch import beyond_base_observation
 
         trained = self.policy.meta.get("rules")
-        why = uncovered(rules)
+        why = beyond_base_observation(rules)
         if why is not None:  # its observation has no word for it: it never saw one
-            raise ValueError(f"{self.name} plays the games of the batched engine, not "
+            raise ValueError(f"{self.name} plays the draw-and-discard games, not "
                              f"{why} (the {rules.name!r} rules); it was trained on {trained!r}")
         if trained in PRESETS and rules.knock_mode != Rules.preset(trained).knock_mode:
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "

@@ -298,14 +298,15 @@ class SB3CompactAgent(Agent):
         self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
 
     def check_table(self, num_players: int, rules: Rules) -> None:
-        """Refuse what its observation cannot say (calls, golf, points races: the batched
-        engine's :func:`scat_env.batch.uncovered`) and tables larger than it was built for."""
-        from scat_env.batch import uncovered
+        """Refuse what its observation cannot say (calls, golf, points races:
+        :func:`scat_env.batch.beyond_base_observation`) and tables larger than it was built
+        for."""
+        from scat_env.batch import beyond_base_observation
 
-        why = uncovered(rules)
+        why = beyond_base_observation(rules)
         if why is not None:
-            raise ValueError(f"{self.name} was trained on the batched engine, which does not "
-                             f"play {why} (the {rules.name!r} rules)")
+            raise ValueError(f"{self.name} does not play {why} (the {rules.name!r} rules): "
+                             "its observation is the draw-and-discard game's")
         if num_players > self.max_players:
             raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
                              f"not {num_players}")

@@ -2,7 +2,8 @@
 
 - ``scat rules``: every preset with one line on what it changes;
 - ``scat rules NAME`` or ``scat rules FILE.yaml``: every field of those rules, the ones that
-  differ from the standard game marked, and the calls the rules offer.
+  differ from the standard game marked, the calls the rules offer, and the rules in words
+  (the lines of ``scat play``'s ``?`` help).
 
 The same names go to ``--rules`` of ``scat play``, ``scat watch``, ``scat tournament`` and
 the training configs; docs/RULES.md says what each field means and where it comes from.
@@ -131,7 +132,21 @@ def run(args: argparse.Namespace) -> int:
     print("  (* differs from the standard game)")
     print(f"  lives: {rules.start_lives}; pack: {len(rules.deck_cards)} cards; calls: "
           f"{', '.join(rules.calls) or 'none'}")
+    print("\n".join(words_lines(rules)))
     return 0
 
 
-__all__ = ["add_parser", "preset_list", "rules_from_arg", "run"]
+def words_lines(rules: Rules) -> list[str]:
+    """The rules in words, as the ``?`` help of ``scat play`` says them (from the variation
+    families, :func:`scat_env.variants.describe`), each wrapped within :data:`WIDTH`."""
+    import textwrap
+
+    from scat_env.variants import describe
+
+    out = ["", "In words:"]
+    for line in describe(rules):
+        out += textwrap.wrap(line, WIDTH, initial_indent="  ", subsequent_indent="    ")
+    return out
+
+
+__all__ = ["add_parser", "preset_list", "rules_from_arg", "run", "words_lines"]

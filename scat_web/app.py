@@ -75,7 +75,7 @@ from .games import (
     check_new_game,
     replay_upload,
 )
-from .serialize import preset_option
+from .serialize import actions_payload, preset_option
 
 #: The largest request body, except an uploaded replay (a move is a few dozen bytes).
 MAX_BODY = 16 * 1024
@@ -206,6 +206,7 @@ async def options(request: Request) -> Response:
         "agents": [{"spec": spec, "label": label} for spec, label in store.agents],
         "default_opponent": default, "default_players": 3,
         "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS,
+        "actions": actions_payload(),
     })
 
 

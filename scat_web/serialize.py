@@ -33,6 +33,7 @@ from scat_cli.tui import (
     scored_text,
 )
 from scat_env import GameState, HandResult, Phase, PlayerView, Rules, card_str
+from scat_env import actions as _actions
 from scat_env.actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -48,6 +49,7 @@ from scat_env.cards import NUM_CARDS
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESET_NOTES, lives_label
 from scat_env.scoring import value_of
 from scat_env.showdown import rule_text
+from scat_env.variants import describe
 
 #: The person's agent name in payloads (``players[].agent``).
 YOU = "you"
@@ -60,6 +62,18 @@ def plain(markup: str) -> str:
 
 def cards(cs: Sequence[int]) -> list[str]:
     return [card_str(c) for c in cs]
+
+
+#: The action ids the page needs, by their names in :mod:`scat_env.actions`: the page reads
+#: them from ``GET /api/options`` instead of keeping its own copy of the numbers.
+ACTION_NAMES = ("DRAW_STOCK", "DRAW_DISCARD", "KNOCK", "END_PLAY", "HAMMER", "THROW_DOWN",
+                "SUDDEN_DEATH", "DECLARE", "PASS", "PLACE_SLOT", "TURN_UP", "GOLF_SLOTS",
+                "NUM_ACTIONS")
+
+
+def actions_payload() -> dict[str, int]:
+    """``{"DRAW_STOCK": 52, ...}``: the ids of :data:`ACTION_NAMES`, from scat_env.actions."""
+    return {name: getattr(_actions, name) for name in ACTION_NAMES}
 
 
 def rules_payload(rules: Rules) -> dict[str, Any]:
@@ -82,7 +96,9 @@ def rules_payload(rules: Rules) -> dict[str, Any]:
 
 def preset_option(name: str) -> dict[str, Any]:
     """One preset as the new-game form lists it: what it changes (:data:`PRESET_NOTES`, no
-    source tags), how a turn goes and a game is won, and how long a game usually lasts
+    source tags), how a turn goes and a game is won, its rules in full (``help``: the lines
+    of ``scat play``'s ``?`` help, :func:`scat_env.variants.describe`), and how long a game
+    usually lasts
     (``length``: a sentence, "" for an unmeasured preset; ``minutes``: the measured median
     and 10th-90th percentile, or ``None``; :mod:`scat_cli.lengths`)."""
     from scat_cli.lengths import game_length, length_text
@@ -94,6 +110,7 @@ def preset_option(name: str) -> dict[str, Any]:
             "lives_name": rules.lives_name, "start_lives": rules.start_lives,
             "calls": list(rules.calls), "play": rules.play, "scoring": rules.scoring,
             "points_to_win": rules.points_to_win if race else None,
+            "help": describe(rules),
             "length": length_text(name),
             "minutes": dict(measured["minutes"]) if measured else None,
             "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS}

@@ -109,7 +109,9 @@ def test_the_help_counts_what_a_knocker_pays_in_the_presets_words():
     assert "pays two lives, tied for lowest is safe" in _help(Rules.preset("standard"))
     assert "alone or tied, pays one life" in _help(Rules.preset("moyer"))
     assert "only the knocker pays" in _help(Rules.preset("cadillac"))
-    assert "pays two stops" in _help(Rules.preset("ride_the_bus"))
+    # 002 Ride the Bus: every lost hand is one stop, a knocker's too.
+    assert "pays one stop," in _help(Rules.preset("ride_the_bus"))
+    assert "pays two stops" in _help(Rules.preset("ride_the_bus").replace(knocker_loss=2))
     assert "Four lives: 3 pennies, then on the county" in _help(Rules.preset("standard"))
     assert "letter of GIN" in _help(Rules.preset("gin"))
 

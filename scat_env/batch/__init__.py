@@ -39,8 +39,8 @@ at once: its ``done`` is set and its observation is already the new game's first
 one code per card (unseen, in my hand, drawn, taken, top discard, in the pile, known in
 opponent r's hand), lives and flags per relative seat, five counters: ``52 + 2n + 5`` int8
 for every draw-and-discard game without calls. Rules with calls, golf and points races
-append pieces after it (the phase as a code and how many of my cards I see; points per
-seat; golf's face-up slots): :func:`observation_size` with the rules gives the width.
+append pieces after it (the phase as a code and how many of my cards I see; a quiet 31;
+points per seat; golf's face-up slots): :func:`observation_size` with the rules gives the width.
 It holds what the player's :class:`~scat_env.view.PlayerView` holds and nothing else (the
 tests build it from the view and compare).
 
@@ -68,8 +68,8 @@ from ..scoring import value_table
 from . import kernels as K
 from .reference import game_seed, observation_pieces, observation_size
 
-__all__ = ["BatchEnv", "BatchState", "compile_kernels", "covered_presets", "covers",
-           "observation_size", "uncovered"]
+__all__ = ["BatchEnv", "BatchState", "beyond_base_observation", "compile_kernels",
+           "covered_presets", "covers", "observation_size", "uncovered"]
 
 
 class BatchState(NamedTuple):
@@ -99,14 +99,46 @@ class BatchState(NamedTuple):
     deal_lost: np.ndarray  #: [B, n] int64: lives those hands cost
     deal_ended: np.ndarray  #: [B] int64: how many hands they were
 
+#: The rule fields the kernels play. A field added to :class:`Rules` for another game must
+#: keep its default, or the rules are refused naming it, until the kernels learn it.
+_PLAYED = frozenset({
+    "name", "deck", "pennies", "county", "lives_name", "knock_mode", "knocker_tie",
+    "knocker_loss", "knocker_loss_on_31", "three_of_a_kind", "three_aces", "straight_flush",
+    "min_knock", "knock_needs_flush", "knock_when_stock_exhausted", "all_out", "trips_beat_31",
+    "declare_31", "first_turn_knock", "knock_then_draw", "second_knock", "extra_stops",
+    "hammer", "throw_down", "sudden_death", "scoring", "points_to_win", "poker_tiebreak",
+    "play", "one_on_the_bus"})
+
+
 def uncovered(rules: Rules) -> str | None:
     """What of ``rules`` the batched engine does not play, or ``None`` when it plays them
-    all: also what a policy trained on it cannot know. Every valid :class:`Rules` is played
-    (every preset, every option), so this is ``None`` but for more lives than a hand's
-    packed losses hold (:data:`~scat_env.batch.kernels.LOSS_BITS` bits a seat)."""
+    all. Every valid :class:`Rules` of today is played (every preset, every option), so
+    this names only a field added since, and more lives than a hand's packed losses hold
+    (:data:`~scat_env.batch.kernels.LOSS_BITS` bits a seat). What a policy that reads the
+    base observation cannot know is :func:`beyond_base_observation`."""
     if rules.start_lives >= 1 << K.LOSS_BITS:
         return f"more than {(1 << K.LOSS_BITS) - 1} lives a player"
+    for name, spec in Rules.__dataclass_fields__.items():
+        if name not in _PLAYED and getattr(rules, name) != spec.default:
+            return f"{name}={getattr(rules, name)!r}"
     return None
+
+
+def beyond_base_observation(rules: Rules) -> str | None:
+    """What of ``rules`` the base compact observation (``52 + 2n + 5``: the draw-and-discard
+    games without calls) has no word for, or ``None``: the calls, golf and points races
+    append pieces to it (:func:`~scat_env.batch.reference.observation_pieces`), so a policy
+    trained on the base observation cannot play them."""
+    for call, words in (("hammer", "the hammer call"), ("throw_down", "the throw-down call"),
+                        ("sudden_death", "sudden death"),
+                        ("declare", "declaring 31 by choice")):
+        if call in rules.calls:
+            return words
+    if rules.play == "golf":
+        return "golf"
+    if rules.scoring == "points":
+        return "a points race"
+    return uncovered(rules)
 
 
 def covers(rules: Rules | str) -> bool:
@@ -354,8 +386,10 @@ class BatchEnv:
 
     # -- inspection (tests, debugging): one game's state as the engine would hold it -----
     def game(self, i: int) -> dict[str, Any]:
-        """Game ``i``'s full state in the engine's terms (hands, piles top last, lives...):
-        for tests and debugging, never for a player."""
+        """Game ``i``'s full state in the engine's terms (hands, piles top last, lives...;
+        who has looked, the cards of a quiet 31, golf's face-up slots, a race's points, the
+        dealt 31s still to decide and those declared, each as ``GameState`` holds it): for
+        tests and debugging, never for a player."""
         n, sc, seat = self.num_players, self._sc[i], self._per_seat[i]
 
         def none(v: int) -> int | None:

@@ -385,15 +385,20 @@ def _thirty_one_losses(g, n, P, active, knocker, dealt, declarers):
 
 @njit(cache=True)
 def _on_the_bus(g, n, active, lives, sc, loss):
-    """``showdown.one_on_the_bus``: one player at a time on the last life; of those who
-    lose their last quarter in a hand the first from the dealer's left boards, and the rest
-    are out at once unless a rider is still on it. Packed losses in, packed losses out."""
+    """``showdown.one_on_the_bus``: one player at a time on the last life; one who loses
+    their last quarter while another rides is out at once. Several losing their last
+    quarter together with the bus free: the hand is replayed. Packed losses in, packed
+    losses out, or ``-1`` for the replay."""
     riding = False
-    s = sc[g, DEALER]
-    for _ in range(n):
-        s = (s + 1) % n
-        if active[g, s] and lives[g, s] == 1 and _lget(loss, s) == 0:
-            riding = True
+    boarding = 0
+    for s in range(n):
+        if active[g, s]:
+            if lives[g, s] == 1 and _lget(loss, s) == 0:
+                riding = True
+            elif lives[g, s] > 1 and lives[g, s] - _lget(loss, s) == 1:
+                boarding += 1
+    if not riding and boarding > 1:
+        return np.int64(-1)
     s = sc[g, DEALER]
     for _ in range(n):
         s = (s + 1) % n
@@ -406,14 +411,18 @@ def _on_the_bus(g, n, active, lives, sc, loss):
 
 
 @njit(cache=True)
-def _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reason,
-                 declarers):
-    """``GameState._end_special_hand`` for a points race (``showdown.points_won``): a point
-    for each declarer of a 31, else for the highest hands (a knocker tied for highest
-    scores nothing, the others tied with it do); first alone on top at ``points_to_win``
-    wins the race. Nobody loses a life."""
-    knocker = sc[g, KNOCKER]
+def _scorers(g, n, P, T, hands, hlen, per_seat, active, knocker, reason, declarers):
+    """``showdown.points_won``: the seats (a bit each) that score a point this hand."""
     won = declarers
+    if declarers and reason == R_DEALT and P[P_POKER]:
+        # several dealt 31s told apart by their ranks: only the best scores
+        top = -1.0
+        for s in range(n):
+            if (declarers >> s) & 1:
+                top = max(top, _shown(g, s, P, T, hands, hlen, per_seat))
+        for s in range(n):
+            if (declarers >> s) & 1 and _shown(g, s, P, T, hands, hlen, per_seat) != top:
+                won &= ~(1 << s)
     if not declarers:
         top = -1.0
         for s in range(n):
@@ -428,6 +437,19 @@ def _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reas
                 count += 1
         if knocker >= 0 and (won >> knocker) & 1 and count > 1:
             won &= ~(1 << knocker)
+    return won
+
+
+@njit(cache=True)
+def _points_hand(g, n, P, T, hands, hlen, per_seat, active, sc, rew, ended, reason,
+                 declarers):
+    """``GameState._end_special_hand`` for a points race (``showdown.points_won``): a point
+    for each declarer of a 31 (of several dealt 31s under the poker tie-break, the best by
+    rank), else for the highest hands (a knocker tied for highest scores nothing, the others
+    tied with it do); first alone on top at ``points_to_win`` wins the race. Nobody loses
+    a life."""
+    won = _scorers(g, n, P, T, hands, hlen, per_seat, active, sc[g, KNOCKER], reason,
+                   declarers)
     for s in range(n):
         if (won >> s) & 1:
             per_seat[g, s, S_POINTS] += 1
@@ -464,6 +486,8 @@ def _applied_losses(g, n, P, active, lives, sc, loss):
             loss = _lset(loss, s, lives[g, s])
     if P[P_BUS]:
         loss = _on_the_bus(g, n, active, lives, sc, loss)
+        if loss < 0:  # several for one seat on the bus: nobody loses, the hand is replayed
+            return np.int64(0), True
     for s in range(n):
         if active[g, s] and lives[g, s] > _lget(loss, s):
             return loss, False
@@ -790,6 +814,14 @@ def _observe_pieces(g, me, n, P, hands, hlen, per_seat, shown, mine, out, k, bas
         out[k, base] = _phase_code(shown)
         out[k, base + 1] = mine
         base += 2
+    if P[P_CHOOSES]:  # a 31 I kept quiet, still in my hand (it counts 30)
+        quiet = per_seat[g, me, S_QUIET]
+        held = np.int64(0)
+        if per_seat[g, me, S_LOOKED]:
+            for i in range(hlen[g, me]):
+                held |= np.int64(1) << np.int64(hands[g, me, i])
+        out[k, base] = 1 if quiet and (quiet & held) == quiet else 0
+        base += 1
     if P[P_POINTS]:
         for r in range(n):
             out[k, base + r] = min(per_seat[g, (me + r) % n, S_POINTS], 127)

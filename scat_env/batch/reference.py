@@ -76,8 +76,8 @@ PHASE_CODES = {"draw": 0, "discard": 1, "blind": 2, "sudden_death": 3, "declare"
 
 def observation_pieces(num_players: int, rules: Rules | None = None) -> dict[str, int]:
     """The pieces appended after the base observation under ``rules``, with their sizes, in
-    order: ``phase`` (2) for rules with calls or golf, ``points`` (n) for a points race,
-    ``slots`` (3n) for golf. None for the draw-and-discard games without calls: their
+    order: ``phase`` (2) for rules with calls or golf, ``quiet`` (1) where declaring 31 is
+    a choice, ``points`` (n) for a points race, ``slots`` (3n) for golf. None for the draw-and-discard games without calls: their
     observation is the base one, unchanged."""
     pieces: dict[str, int] = {}
     if rules is None:
@@ -85,6 +85,8 @@ def observation_pieces(num_players: int, rules: Rules | None = None) -> dict[str
     golf = rules.play == "golf"
     if rules.calls or golf:
         pieces["phase"] = 2
+    if rules.declare_31 == "choice":
+        pieces["quiet"] = 1
     if rules.scoring == "points":
         pieces["points"] = num_players
     if golf:
@@ -116,6 +118,8 @@ def compact_observation(view: PlayerView) -> np.ndarray:
       draw, 1 discard, 2 blind, 3 sudden death, 4 declare, 5 golf draw, 6 golf place),
       then how many of my own cards I see (0 before I have looked at them: a throw-down
       call or sudden death; in golf my face-up cards, and the card I place);
+    - ``quiet`` (declaring 31 by choice): 1 while I hold the three cards of a 31 I kept
+      quiet (:attr:`~scat_env.view.PlayerView.quiet_cards`), which count 30;
     - ``points`` (a points race): points per relative seat (capped at 127);
     - ``slots`` (golf): per relative seat, its three slots in order, each the card lying
       face up there plus one, or 0 for a face-down card (unseen by everyone, its owner
@@ -153,6 +157,10 @@ def compact_observation(view: PlayerView) -> np.ndarray:
         out[base] = PHASE_CODES[view.phase]
         out[base + 1] = len(view.hand)
         base += 2
+    if "quiet" in pieces:
+        quiet = view.quiet_cards
+        out[base] = 1 if quiet and set(quiet) <= set(view.hand) else 0
+        base += 1
     if "points" in pieces:
         for r in range(n):
             out[base + r] = min(view.points[(me + r) % n], 127)

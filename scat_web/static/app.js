@@ -10,8 +10,10 @@ const SPEEDS = [
   { ms: 0, text: "instant" }, { ms: 300, text: "fast" }, { ms: 750, text: "normal" },
   { ms: 1300, text: "slow" }, { ms: 2200, text: "very slow" },
 ];
-const ACTION = { STOCK: 52, TAKE: 53, KNOCK: 54, END_PLAY: 55, HAMMER: 56 };
-const GOLF = { PLACE: 61, TURN_UP: 64 };
+// Action ids as the server numbers them (GET /api/options "actions", scat_env.actions),
+// filled by loadOptions() before any view opens.
+const ACTION = {};
+const GOLF = {};
 
 const page = {
   options: null,
@@ -105,6 +107,19 @@ function setHash(hash) {
   }
 }
 
+// The options (presets, agents, action ids), fetched once: every view reads the action ids.
+async function loadOptions() {
+  if (!page.options) {
+    const o = (await api("GET", "/api/options")).data;
+    const a = o.actions;
+    Object.assign(ACTION, { STOCK: a.DRAW_STOCK, TAKE: a.DRAW_DISCARD, KNOCK: a.KNOCK,
+      END_PLAY: a.END_PLAY, HAMMER: a.HAMMER });
+    Object.assign(GOLF, { PLACE: a.PLACE_SLOT, TURN_UP: a.TURN_UP });
+    page.options = o;
+  }
+  return page.options;
+}
+
 async function route() {
   const hash = location.hash;
   if (ignoreHash === hash) {
@@ -114,6 +129,7 @@ async function route() {
   say("");
   const m = /^#(game|replay)=([A-Za-z0-9_-]{1,64})$/.exec(hash);
   try {
+    await loadOptions();
     if (m && m[1] === "game") await openGame(m[2]);
     else if (m && m[1] === "replay") await openReplay(m[2]);
     else if (hash === "#results") await openResults();
@@ -129,8 +145,7 @@ async function route() {
 // -- the start form ----------------------------------------------------------------------
 async function openStart() {
   show("new");
-  if (!page.options) page.options = (await api("GET", "/api/options")).data;
-  const o = page.options;
+  const o = await loadOptions();
   const form = $("start-form");
   if (!form.dataset.filled) {
     form.dataset.filled = "1";
