@@ -107,7 +107,7 @@ class BatchExpert:
         tie = {"safe": 0, "all": 1, "knocker_only": 2}[rules.knocker_tie]
         self._rule = np.array([rules.knock_mode == "gin", tie, rules.knocker_loss,
                                rules.knock_then_draw, rules.scoring == "points",
-                               rules.play == "golf"], np.int64)
+                               rules.play == "golf", _half_points(self._T)], np.int64)
         self._scratch: tuple[np.ndarray, ...] | None = None
         self._layout = np.full(2, -1, np.int64)
         self._knobs = np.array([p.feed, p.risk, p.low_lives, p.min_value, p.gin_win,
@@ -133,6 +133,16 @@ class BatchExpert:
                        self._in_deck, self._LT, self._LE, self._KLT, self._KLE, self._rule,
                        self._knobs, *self._scratch, out)
         return out
+
+
+def _half_points(T: np.ndarray) -> bool:
+    """Whether the value table holds half points only, the same in every order of the three
+    cards: golf's expectations may then sum each set of cards once (:func:`_half_point_sum`)
+    and still equal numpy's sums to the last bit."""
+    t = T.reshape(52, 52, 52)
+    return bool(np.array_equal(2 * T, np.round(2 * T)) and T.max() < 1024
+                and np.array_equal(t, t.transpose(1, 0, 2))
+                and np.array_equal(t, t.transpose(0, 2, 1)))
 
 
 def _layout(n: int, rules: Rules) -> np.ndarray:
@@ -552,7 +562,39 @@ def _pairwise(kind, count, p0, p1, row, T, u, m, buf, it, g):
 
 
 @njit(cache=True)
-def _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g):
+def _half_point_sum(kind, p0, row, T, u, m, g):
+    """What :func:`_pairwise` returns for sequence ``kind`` (pairs, triples or a row), when
+    the table holds half points and is the same in any order of the three cards (golf's):
+    every value and partial sum is then exact, so any order gives numpy's sum, and each set
+    of distinct cards is summed once and counted for its orders (a sixth of the triples)."""
+    s = 0.0
+    if kind == _SEQ_PAIRS:
+        for a in range(m):
+            ua = p0 * 2704 + u[g, a] * 52
+            for b in range(a + 1, m):
+                s += T[ua + u[g, b]]
+        return 2.0 * s
+    if kind == _SEQ_TRIPLES:
+        for a in range(m):
+            ua = u[g, a] * 2704
+            for b in range(a + 1, m):
+                ub = ua + u[g, b] * 52
+                for c in range(b + 1, m):
+                    s += T[ub + u[g, c]]
+        return 6.0 * s
+    ur = u[g, row] * 2704  # a row: the other two cards in either order
+    for b in range(m):
+        if b == row:
+            continue
+        ub = ur + u[g, b] * 52
+        for c in range(b + 1, m):
+            if c != row:
+                s += T[ub + u[g, c]]
+    return 2.0 * s
+
+
+@njit(cache=True)
+def _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g, halves):
     """``knowledge.golf_expected``: the mean golf value of my ``up`` face-up cards
     ``p0, p1, p2`` and ``3 - up`` face-down cards, each a random unseen card."""
     k = 3 - up
@@ -567,11 +609,13 @@ def _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g):
         kind, count = _SEQ_PAIRS, m * (m - 1)
     else:
         kind, count = _SEQ_TRIPLES, m * (m - 1) * (m - 2)
+    if halves and kind != _SEQ_ONE:
+        return _half_point_sum(kind, p0, 0, T, u, m, g) / count
     return _pairwise(kind, count, p0, p1, 0, T, u, m, buf, it, g) / count
 
 
 @njit(cache=True)
-def _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g):
+def _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g, halves):
     """``knowledge._golf_stock``: the mean over the unseen cards drawn of the better of
     keeping it (the other face-down cards random) and turning a slot up (``turn``)."""
     k = 3 - up
@@ -582,6 +626,8 @@ def _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g):
             for b in range(m):
                 buf[g, b] = 0.0 if b == a else T[p0 * 2704 + u[g, a] * 52 + u[g, b]]
             keep = _block_sum(buf, g, m) / max(m - 1, 1)
+        elif halves:
+            keep = _half_point_sum(_SEQ_ROW, 0, a, T, u, m, g) / max((m - 1) * (m - 2), 1)
         else:
             it[g, 1], it[g, 2] = 0, 0
             keep = (_pairwise(_SEQ_ROW, m * m, 0, 0, a, T, u, m, buf, it, g)
@@ -591,7 +637,8 @@ def _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g):
 
 
 @njit(cache=True)
-def _golf(obs, g, mask, slots_at, stock_size, code, T, hand, k, top, u, m, vals, buf, it):
+def _golf(obs, g, mask, slots_at, stock_size, code, T, hand, k, top, u, m, vals, buf, it,
+          halves):
     """``ExpertAgent._golf``: the choice with the highest expected final value; the first
     face-down slot is the one used (nobody has seen a face-down card, so all are alike)."""
     p0 = p1 = p2 = -1
@@ -618,25 +665,25 @@ def _golf(obs, g, mask, slots_at, stock_size, code, T, hand, k, top, u, m, vals,
                 p1 = top
             else:
                 p2 = top
-            take = _golf_expected(p0, p1, p2, up + 1, T, u, m, buf, it, g)
+            take = _golf_expected(p0, p1, p2, up + 1, T, u, m, buf, it, g, halves)
         if stock_size == 0 or m == 0:
             return DRAW_DISCARD
-        turn = _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g)
-        stock = _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g)
+        turn = _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g, halves)
+        stock = _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g, halves)
         return DRAW_DISCARD if take >= stock else DRAW_STOCK
     drawn = -1  # the card I place: the one in my hand not lying face up
     for i in range(k):
         c = hand[g, i]
         if c != p0 and c != p1 and c != p2:
             drawn = c
-    turn = _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g)
+    turn = _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g, halves)
     if up == 0:
         p0 = drawn
     elif up == 1:
         p1 = drawn
     else:
         p2 = drawn
-    place = _golf_expected(p0, p1, p2, up + 1, T, u, m, buf, it, g)
+    place = _golf_expected(p0, p1, p2, up + 1, T, u, m, buf, it, g, halves)
     if mask[g, TURN_UP + slot] and turn > place:
         return TURN_UP + slot
     return PLACE_SLOT + slot
@@ -650,7 +697,7 @@ def expert_actions(n, layout, obs, mask, cur, pub, T, EV, POT, in_deck, LT, LE, 
     ``layout``: where the phase piece and golf's slots start in an observation row (-1:
     not appended). ``pub[g, s]``: seat ``s``'s draws this hand, then its discards of each
     suit. ``rule``: gin, knocker tie mode, knocker's loss, knock-then-draw, points race,
-    golf. ``knobs``: feed, risk, low_lives, min_value, gin_win, draw_bonus, points_win.
+    golf, a table of half points (:func:`_half_points`). ``knobs``: feed, risk, low_lives, min_value, gin_win, draw_bonus, points_win.
     ``hand`` .. ``it``: scratch rows per game (allocated once by :class:`BatchExpert`, not
     per game inside the loop)."""
     gin, tie, kloss, then_draw, points, golf = rule[0], rule[1], rule[2], rule[3], rule[4], rule[5]
@@ -663,7 +710,7 @@ def expert_actions(n, layout, obs, mask, cur, pub, T, EV, POT, in_deck, LT, LE, 
             code = obs[g, phase_at]
             if golf:
                 out[g] = _golf(obs, g, mask, slots_at, obs[g, 52 + 2 * n], code, T, hand, k,
-                               top, unseen, m_unseen, vals, buf, it)
+                               top, unseen, m_unseen, vals, buf, it, rule[6])
                 continue
             if code == _DECLARE:  # costs the holder nothing and everyone else a life
                 out[g] = DECLARE

@@ -4,7 +4,8 @@ for bit.
 The Python expert compares expected final values (``agents.knowledge.golf_choices``) that
 are numpy means over every way the face-down cards may lie; two choices can be worth
 nearly the same, so the batched expert replays numpy's pairwise summation term by term
-instead of summing in its own order. These tests compare the numbers themselves, over
+instead of summing in its own order, or, over a table of half points (golf's), whose sums
+are exact in any order, sums each set of cards once. These tests compare the numbers themselves, over
 face-up cards from none to three and unseen sets from one card to the whole pack, where the
 decision test sees only the choices they lead to.
 """
@@ -14,7 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.batch_expert import _SEQ_TRIPLES, _golf_expected, _golf_stock, _pairwise
+from agents.batch_expert import (
+    _SEQ_TRIPLES,
+    _golf_expected,
+    _golf_stock,
+    _half_points,
+    _pairwise,
+)
 from agents.knowledge import _golf_array, golf_expected
 from agents.knowledge import _golf_stock as golf_stock
 from scat_env import Rules
@@ -40,26 +47,28 @@ def _position(rng: np.random.Generator, up: int, m: int) -> tuple[list[int], np.
 SIZES = [1, 2, 3, 4, 9, 12, 17, 30, 44, 49]
 
 
+@pytest.mark.parametrize("halves", [True, False], ids=["half-point sums", "pairwise replay"])
 @pytest.mark.parametrize("up", [0, 1, 2, 3])
-def test_golf_expected_values_are_numpys_to_the_last_bit(up):
+def test_golf_expected_values_are_numpys_to_the_last_bit(up, halves):
     rng = np.random.default_rng(up)
     for m in SIZES:
         cards, unseen = _position(rng, up, m)
         u, buf, it, _ = _scratch(unseen)
         p = [*cards, -1, -1, -1][:3]
-        mine = _golf_expected(p[0], p[1], p[2], up, T, u, m, buf, it, 0)
+        mine = _golf_expected(p[0], p[1], p[2], up, T, u, m, buf, it, 0, halves)
         assert mine == golf_expected(cards, unseen, _golf_array(RULES)), (up, m)
 
 
+@pytest.mark.parametrize("halves", [True, False], ids=["half-point sums", "pairwise replay"])
 @pytest.mark.parametrize("up", [0, 1, 2])
-def test_a_stock_draws_expected_value_is_numpys_to_the_last_bit(up):
+def test_a_stock_draws_expected_value_is_numpys_to_the_last_bit(up, halves):
     rng = np.random.default_rng(10 + up)
     for m in SIZES:
         cards, unseen = _position(rng, up, m)
         u, buf, it, vals = _scratch(unseen)
         p = [*cards, -1, -1][:2]
         turn = golf_expected(cards, unseen, _golf_array(RULES))
-        mine = _golf_stock(p[0], p[1], up, turn, T, u, m, vals, buf, it, 0)
+        mine = _golf_stock(p[0], p[1], up, turn, T, u, m, vals, buf, it, 0, halves)
         assert mine == golf_stock(cards, unseen, _golf_array(RULES), turn), (up, m)
 
 
@@ -79,3 +88,11 @@ def test_pairwise_sums_split_as_numpys_do():
     total = _pairwise(_SEQ_TRIPLES, len(terms), 0, 0, 0, fine, u, 49, buf, it, 0)
     assert total == np.sum(terms)
     assert total != sum(terms.tolist())  # the order matters: a plain sum is not numpy's
+
+
+def test_only_a_table_of_half_points_in_any_order_is_summed_by_sets():
+    """Golf's values are half points, the same in any order of the cards; the poker
+    tie-break's fractions are not half points, so their sums keep numpy's order."""
+    assert _half_points(T)
+    jacobs = np.asarray(_golf_array(Rules.preset("french_canadian_jacobs"))).reshape(-1)
+    assert not _half_points(jacobs)
