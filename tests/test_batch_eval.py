@@ -149,7 +149,7 @@ def test_the_command_prints_and_writes_its_figures(tmp_path, capsys):
     (["no/such/policy.npz"], "does not exist"),
     (["scat_batch", "--rules", "hammer"], "does not play"),
     (["scat_batch", "--rules", "gin"], "a knock means something else"),
-    (["expert", "--rules", "moyer_second_knock"], "does not play"),
+    (["expert:knock_floor=24.5"], "needs a whole knock_floor"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(argv, message, capsys):
     assert main(argv) == 2

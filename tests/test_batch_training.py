@@ -252,13 +252,6 @@ def test_an_unknown_opponent_is_refused_by_the_config(tmp_path):
     path.write_text("trainer: batch\nopponents: {ismcts: 1.0}\n")
     with pytest.raises(ValueError, match="opponents must map some of"):
         load_config(path)
-    path.write_text("trainer: batch\nrules: moyer_second_knock\nopponents: {expert: 1.0}\n")
-    with pytest.raises(ValueError, match="batched expert does not play rules "
-                                         "'moyer_second_knock': a second knock"):
-        load_config(path)
-    path.write_text("trainer: batch\nrules: moyer_second_knock\nexpert_advice: true\n")
-    with pytest.raises(ValueError, match="expert_advice: the batched expert does not play"):
-        load_config(path)
     path.write_text("trainer: batch\nexpert_advice: 1\n")
     with pytest.raises(ValueError, match="expert_advice' must be true or false"):
         load_config(path)

@@ -56,8 +56,6 @@ def test_an_illegal_learner_move_is_refused_naming_the_game():
 def test_unknown_opponents_are_refused():
     with pytest.raises(ValueError, match="greedy, expert, random or threshold:K"):
         BatchVecEnv(4, 3, opponents=("ismcts",))
-    with pytest.raises(ValueError, match="does not play rules 'moyer_second_knock'"):
-        BatchVecEnv(4, 3, rules="moyer_second_knock", opponents=("expert",))
 
 
 def test_expert_opponents_play_the_batched_experts_moves():
