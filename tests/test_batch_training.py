@@ -334,3 +334,16 @@ def test_the_shipped_policies_play_every_table_and_are_the_default_past_six(tmp_
             agents = [make_agent(spec, seed=s) for s in range(n)]
             record = play_game(agents, Rules.preset("standard"), seed=n)
             assert record.winner is not None or record.truncated
+
+
+@pytest.mark.parametrize("preset", ["golf", "hammer", "undeclared_31", "french_canadian"])
+def test_the_batched_trainer_refuses_rules_its_network_cannot_see(tmp_path, preset):
+    """The batched engine plays every preset, but the network reads the base compact
+    observation: training golf, a call or a points race on it would learn blind to the
+    pieces those rules append, so the config refuses them in one line."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"trainer: batch\nrules: {preset}\n")
+    with pytest.raises(ValueError, match=f"rules '{preset}'.*no word for.*trainer: native"):
+        load_config(path)
+    path.write_text("trainer: batch\nrules: moyer_second_knock\n")  # a knock the mask shows
+    assert load_config(path)[1].rules == "moyer_second_knock"

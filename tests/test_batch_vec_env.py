@@ -212,3 +212,9 @@ def test_the_sb3_trainer_refuses_to_resume_from_a_vector_model(vec_model):
                                   "player_counts": [3], "eval_players": [3]})
     with pytest.raises(ValueError, match="trained on BatchVecEnv's vector"):
         read_checkpoint(path, cfg)
+
+
+def test_rules_beyond_the_base_observation_are_refused():
+    """The policy behind a ``BatchVecEnv`` reads the base compact observation."""
+    with pytest.raises(ValueError, match="no word for golf"):
+        BatchVecEnv(4, 3, rules="golf")

@@ -25,7 +25,7 @@ def test_every_preset_state_fits_its_space_through_a_game(preset):
     env.reset(seed=1)
     space = env.unwrapped.state_space
     rng = np.random.default_rng(0)
-    for step, agent in enumerate(env.agent_iter()):
+    for step, _agent in enumerate(env.agent_iter()):
         st = env.state()
         assert st.shape == space.shape and st.dtype == np.float32 and space.contains(st)
         obs, _, term, trunc, _ = env.last()

@@ -48,7 +48,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents.batch_expert import BatchExpert
 from agents.compact import vector_inputs, vector_size
 from scat_env.actions import NUM_ACTIONS
-from scat_env.batch import BatchEnv
+from scat_env.batch import BatchEnv, beyond_base_observation
 from scat_env.batch.kernels import CUR
 from scat_env.rules import DEFAULT_MAX_TURNS, MAX_PLAYERS
 
@@ -94,6 +94,10 @@ class BatchVecEnv(VecEnv):
             raise ValueError(f"max_players must be from num_players ({num_players}) to "
                              f"{MAX_PLAYERS}, got {max_players}")
         self.env = BatchEnv(num_envs, num_players, rules, seed, max_turns=max_turns)
+        beyond = beyond_base_observation(self.env.rules)
+        if beyond is not None:  # the policy's input is the base compact observation
+            raise ValueError(f"BatchVecEnv serves the base compact observation, which has no "
+                             f"word for {beyond} (rules {self.env.rules.name!r})")
         if not opponents:
             raise ValueError("BatchVecEnv needs at least one opponent spec")
         self.codes = np.array([_opponent_code(s) for s in opponents], np.int64)

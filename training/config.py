@@ -441,6 +441,21 @@ class BatchPPOConfig:
     final_eval_workers: int = 2
     progress: bool = True  # the in-training check's line on stderr (--no-progress: none)
 
+    def _check_observation(self, where: str) -> None:
+        """The batched trainer's network reads the base compact observation: a preset whose
+        observation appends pieces (the calls, golf, the points races) would be trained
+        blind to them, so it is refused, naming what the network could not see."""
+        from scat_env.batch import beyond_base_observation
+        from scat_env.rules import PRESETS, Rules
+
+        if self.rules not in PRESETS:
+            return  # refused by name elsewhere: the batched trainer takes presets only
+        why = beyond_base_observation(Rules.preset(self.rules))
+        if why is not None:
+            raise ValueError(f"{where}: rules {self.rules!r}: the batched trainer's network "
+                             f"reads the base compact observation, which has no word for "
+                             f"{why}; train these rules with 'trainer: native'")
+
     def __post_init__(self) -> None:
         where = "batch config"
         low, high = SEED_RANGE
@@ -481,6 +496,7 @@ class BatchPPOConfig:
         if self.eval_opponent not in ("greedy", "expert"):
             raise ValueError(f"{where}: eval_opponent must be greedy or expert, "
                              f"got {self.eval_opponent!r}")
+        self._check_observation(where)
         if (self.opponents.get("expert") or self.expert_advice
                 or self.eval_opponent == "expert"):
             from agents.batch_expert import uncovered
