@@ -235,6 +235,7 @@ class BatchEnv:
         self.observation_size = observation_size(n, rules)
         self.num_actions = NUM_ACTIONS
         self._P = _params(rules, max_turns, reward)
+        self._plain = bool(self._P[K.P_PLAIN])  # the plain games step on their own kernel
         self._T = np.asarray(value_table(rules), np.float64)
         self._deck = np.asarray(rules.deck_cards, np.int8)
         self._hands = np.zeros((B, n, 4), np.int8)
@@ -305,8 +306,9 @@ class BatchEnv:
             legal = np.flatnonzero(self._mask[bad]).tolist()
             raise ValueError(f"game {bad}: action {int(acts[bad])} is not legal for "
                              f"player_{int(self._sc[bad, K.CUR])} now (legal: {legal})")
-        K.step_all(self.num_players, acts, skip, *self.state, self._rew, self._lost,
-                   self._ended, self._done, self._trunc, self._winner, self._obs, self._mask)
+        step = K.step_all_plain if self._plain else K.step_all
+        step(self.num_players, acts, skip, *self.state, self._rew, self._lost, self._ended,
+             self._done, self._trunc, self._winner, self._obs, self._mask)
         return self._out()
 
     def restart(self, games: Any) -> None:

@@ -1315,12 +1315,13 @@ def first_illegal(actions, mask, skip):
 
 
 @njit(cache=True, parallel=True)
-def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
+def step_all_plain(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
              lives, active, per_seat, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc,
              winner, obs, mask):
-    """One decision in every game not in ``skip`` (the actions checked legal by
-    :func:`first_illegal`); a game that ends restarts at once, its ``done`` flag set and its
-    new game observed. A skipped game stays as it is and reports nothing this step."""
+    """:func:`step_all` for the draw-and-discard games without calls (``P_PLAIN``): a
+    kernel of its own, so that the loop over the games holds the plain step alone. With the
+    other families' step in the same loop, even behind a test of ``P_PLAIN`` that is never
+    true, the standard game at 10 players ran 7% slower (one thread, alternating runs)."""
     for g in prange(hands.shape[0]):
         if skip[g]:
             for s in range(n):
@@ -1341,17 +1342,53 @@ def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen,
         done[g] = False
         trunc[g] = False
         winner[g] = -1
-        if P[P_PLAIN]:
-            _apply_plain(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen,
-                         disc, dlen, lives, active, per_seat, sc, rng, rew, lost, ended)
-        else:
-            _apply(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen, disc,
-                   dlen, lives, active, per_seat, sc, rng, rew, lost, ended)
+        _apply_plain(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen,
+                     disc, dlen, lives, active, per_seat, sc, rng, rew, lost, ended)
         if _settle(g, n, P, active, sc, rew, done, trunc, winner):
             _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
                    active, per_seat, sc, rng, prew, plost, pended)
-        _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
-                 obs, mask)
+        _observe_plain(g, sc[g, CUR], n, hands, hlen, known, slen, disc, dlen, lives, active,
+                       sc, obs, g)
+        _mask_plain(g, n, P, T, hands, hlen, active, sc, slen, dlen, mask)
+
+
+
+@njit(cache=True, parallel=True)
+def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
+             lives, active, per_seat, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc,
+             winner, obs, mask):
+    """One decision in every game not in ``skip`` (the actions checked legal by
+    :func:`first_illegal`); a game that ends restarts at once, its ``done`` flag set and its
+    new game observed. A skipped game stays as it is and reports nothing this step. The
+    games of every family but the plain ones (``P_PLAIN``: :func:`step_all_plain`)."""
+    for g in prange(hands.shape[0]):
+        if skip[g]:
+            for s in range(n):
+                rew[g, s] = 0.0
+                lost[g, s] = 0
+            ended[g] = 0
+            done[g] = False
+            trunc[g] = False
+            winner[g] = -1
+            continue
+        for s in range(n):
+            rew[g, s] = prew[g, s]
+            lost[g, s] = plost[g, s]
+            prew[g, s] = 0.0
+            plost[g, s] = 0
+        ended[g] = pended[g]
+        pended[g] = 0
+        done[g] = False
+        trunc[g] = False
+        winner[g] = -1
+        _apply(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen, disc,
+               dlen, lives, active, per_seat, sc, rng, rew, lost, ended)
+        if _settle(g, n, P, active, sc, rew, done, trunc, winner):
+            _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
+                   active, per_seat, sc, rng, prew, plost, pended)
+        _observe_full(g, sc[g, CUR], n, P, hands, hlen, known, per_seat, slen, disc, dlen,
+                      lives, active, sc, obs, g)
+        _mask_full(g, n, P, T, hands, hlen, active, per_seat, sc, slen, dlen, mask)
 
 
 @njit(cache=True, parallel=True)
