@@ -27,6 +27,8 @@ def test_presets_are_measured_one_row_each_and_written_as_a_page(tmp_path, capsy
     (["--rules", "gollf"], "'gollf' is not a preset"),
     (["--out", "x.md"], "--out writes the table of --presets"),
     (["--players", "11"], "--players must be between 2 and 10"),
+    (["--repeat", "0"], "--repeat must be positive"),
+    (["--threads", "0"], "--threads must be from 1"),
 ])
 def test_bad_arguments_are_one_line_and_exit_status_2(argv, words, capsys):
     with pytest.raises(SystemExit) as exc:
