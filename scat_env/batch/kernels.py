@@ -1314,6 +1314,33 @@ def first_illegal(actions, mask, skip):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _begin_step(g, n, skip, prew, plost, pended, rew, lost, ended, done, trunc, winner):
+    """The start of game ``g``'s step in both step kernels: a skipped game reports nothing
+    (``False``: leave it as it is); the others start from what their last new game's deal
+    owes (a dealt 31 paid with the first step) and no end yet."""
+    if skip[g]:
+        for s in range(n):
+            rew[g, s] = 0.0
+            lost[g, s] = 0
+        ended[g] = 0
+        done[g] = False
+        trunc[g] = False
+        winner[g] = -1
+        return False
+    for s in range(n):
+        rew[g, s] = prew[g, s]
+        lost[g, s] = plost[g, s]
+        prew[g, s] = 0.0
+        plost[g, s] = 0
+    ended[g] = pended[g]
+    pended[g] = 0
+    done[g] = False
+    trunc[g] = False
+    winner[g] = -1
+    return True
+
+
 @njit(cache=True, parallel=True)
 def step_all_plain(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen,
              lives, active, per_seat, sc, rng, prew, plost, pended, rew, lost, ended, done, trunc,
@@ -1323,25 +1350,9 @@ def step_all_plain(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock,
     other families' step in the same loop, even behind a test of ``P_PLAIN`` that is never
     true, the standard game at 10 players ran 7% slower (one thread, alternating runs)."""
     for g in prange(hands.shape[0]):
-        if skip[g]:
-            for s in range(n):
-                rew[g, s] = 0.0
-                lost[g, s] = 0
-            ended[g] = 0
-            done[g] = False
-            trunc[g] = False
-            winner[g] = -1
+        if not _begin_step(g, n, skip, prew, plost, pended, rew, lost, ended, done, trunc,
+                           winner):
             continue
-        for s in range(n):
-            rew[g, s] = prew[g, s]
-            lost[g, s] = plost[g, s]
-            prew[g, s] = 0.0
-            plost[g, s] = 0
-        ended[g] = pended[g]
-        pended[g] = 0
-        done[g] = False
-        trunc[g] = False
-        winner[g] = -1
         _apply_plain(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen,
                      disc, dlen, lives, active, per_seat, sc, rng, rew, lost, ended)
         if _settle(g, n, P, active, sc, rew, done, trunc, winner):
@@ -1362,25 +1373,9 @@ def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen,
     new game observed. A skipped game stays as it is and reports nothing this step. The
     games of every family but the plain ones (``P_PLAIN``: :func:`step_all_plain`)."""
     for g in prange(hands.shape[0]):
-        if skip[g]:
-            for s in range(n):
-                rew[g, s] = 0.0
-                lost[g, s] = 0
-            ended[g] = 0
-            done[g] = False
-            trunc[g] = False
-            winner[g] = -1
+        if not _begin_step(g, n, skip, prew, plost, pended, rew, lost, ended, done, trunc,
+                           winner):
             continue
-        for s in range(n):
-            rew[g, s] = prew[g, s]
-            lost[g, s] = plost[g, s]
-            prew[g, s] = 0.0
-            plost[g, s] = 0
-        ended[g] = pended[g]
-        pended[g] = 0
-        done[g] = False
-        trunc[g] = False
-        winner[g] = -1
         _apply(g, n, actions[g], P, T, deck, hands, hlen, known, pub, stock, slen, disc,
                dlen, lives, active, per_seat, sc, rng, rew, lost, ended)
         if _settle(g, n, P, active, sc, rew, done, trunc, winner):
