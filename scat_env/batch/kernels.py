@@ -1187,27 +1187,15 @@ def _mask_plain(g, n, P, T, hands, hlen, active, sc, slen, dlen, mask):
 
 @njit(cache=True)
 def _mask_full(g, n, P, T, hands, hlen, active, per_seat, sc, slen, dlen, mask):
-    """The action mask of game ``g``'s player to move, every phase of every family."""
+    """The action mask of game ``g``'s player to move, every phase of every family: the
+    plain games' discard and draw (:func:`_mask_plain`), the hammer, golf's phases and the
+    calls."""
+    _mask_plain(g, n, P, T, hands, hlen, active, sc, slen, dlen, mask)
     me = sc[g, CUR]
     phase = sc[g, PHASE]
-    A = mask.shape[1]
-    for a in range(A):
-        mask[g, a] = 0
     if phase == DISCARD:
-        taken = sc[g, TAKEN]
-        for i in range(hlen[g, me]):
-            c = hands[g, me, i]
-            if c != taken:
-                mask[g, c] = 1
-    elif phase == DRAW:
-        if slen[g]:
-            mask[g, DRAW_STOCK] = 1
-        if dlen[g]:
-            mask[g, DRAW_DISCARD] = 1
-        if _may_knock(g, n, P, T, hands, active, sc, slen):
-            mask[g, KNOCK] = 1
-        if slen[g] == 0:
-            mask[g, END_PLAY] = 1
+        return
+    if phase == DRAW:
         if P[P_HAMMER] and sc[g, TURN] == 0 and sc[g, KNOCKER] < 0:
             mask[g, HAMMER] = 1
     elif phase == PH_GOLF_DRAW:
