@@ -1021,19 +1021,25 @@ class GameState:
         self.current_player = first
         self.phase = _DRAW
         if self._declares:
-            t = self._table
-            hands = self.hands
-            holders = []
-            for s in seats:
-                a, b, c = hands[s]
-                if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
-                    holders.append(s)
+            holders = self._dealt_31s(seats)
             if holders:
-                self._end_hand("dealt_thirty_one", declarers=tuple(holders), deal_next=False)
+                self._end_hand("dealt_thirty_one", declarers=holders, deal_next=False)
                 return self.phase is not _DRAW
         if self._play_start_hook is not None:  # the rest of _start_play
             self._play_start_hook(self, first)
         return True
+
+    def _dealt_31s(self, seats: tuple[int, ...]) -> tuple[int, ...]:
+        """The seats of ``seats`` dealt a 31, in the order of the deal: declared at once in
+        the standard game, offered in turn with ``declare_31: choice``."""
+        t = self._table
+        hands = self.hands
+        holders = []
+        for s in seats:
+            a, b, c = hands[s]
+            if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
+                holders.append(s)
+        return tuple(holders)
 
     def _start_play(self, first: int) -> None:
         """The first turn (``first``: the seat on the dealer's left still in): the first

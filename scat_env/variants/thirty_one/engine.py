@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from ...actions import DECLARE, PASS
 from ...cards import CARD_POINTS
 from ...engine import EV_DECLARE, Phase, PhasePlay
-from ...scoring import THIRTY_ONE
 
 if TYPE_CHECKING:
     from ...engine import GameState
@@ -38,7 +37,7 @@ def hooks(rules: Rules) -> dict[str, Any]:
 def offer_dealt_31s(state: GameState, seats: tuple[int, ...]) -> bool:
     """After the deal: each holder of a dealt 31 says in turn whether to declare it;
     without one, play starts."""
-    holders = dealt_31s(state, seats)
+    holders = state._dealt_31s(seats)
     if holders:
         state.pending = holders
         state.current_player = holders[0]
@@ -46,18 +45,6 @@ def offer_dealt_31s(state: GameState, seats: tuple[int, ...]) -> bool:
         return True
     state._start_play(seats[0])
     return True
-
-
-def dealt_31s(state: GameState, seats: tuple[int, ...]) -> tuple[int, ...]:
-    """The seats dealt a 31, in the order of the deal."""
-    t = state._table
-    hands = state.hands
-    holders = []
-    for s in seats:
-        a, b, c = hands[s]
-        if t[a * 2704 + b * 52 + c] >= THIRTY_ONE:
-            holders.append(s)
-    return tuple(holders)
 
 
 def offer_new_31(state: GameState, seat: int) -> bool:
