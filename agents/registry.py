@@ -17,6 +17,12 @@ from .base import Agent
 
 Factory = Callable[[str | None, int | None], Agent]
 
+#: The shipped policies a table gets when nobody names its opponents, in order of preference:
+#: ``scat play`` and ``scat serve`` seat the first one that plays the table (each set hands
+#: its positions to its members, so the list is the same at every size). One list, here, so
+#: that the front ends and the trainers never disagree on who the default is.
+DEFAULT_POLICIES: tuple[str, ...] = ("ppo:scat_ppo_set", "compact:scat_batch_set")
+
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 _LOADED = False
 _LOAD_LOCK = threading.RLock()

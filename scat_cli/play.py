@@ -80,14 +80,13 @@ def opponent_specs(players: int | None, opponents: str | None,
 FALLBACK_OPPONENT = "expert"
 
 
-def default_candidates() -> tuple[str, str]:
+def default_candidates() -> tuple[str, ...]:
     """The shipped policies a table may get by default, in order of preference (``scat
     play`` and ``scat serve`` seat the first that plays the table: each set hands its
     positions to its members, so the list is the same at every size)."""
-    from agents.compact import SHIPPED_SET
-    from agents.policy import DEFAULT_OPPONENT
+    from agents.registry import DEFAULT_POLICIES
 
-    return DEFAULT_OPPONENT, f"compact:{SHIPPED_SET}"
+    return DEFAULT_POLICIES
 
 
 def default_opponent(players: int, rules: Rules | None = None) -> str:
