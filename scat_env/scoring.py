@@ -124,7 +124,7 @@ _TABLES: dict[tuple, list[float]] = {}
 def value_table(rules: Rules) -> list[float]:
     """Flat table ``t[a*2704 + b*52 + c]`` = value of the three cards ``a, b, c``.
 
-    Built once per scoring variant (about 0.1 s) and shared: a single list index is the
+    Built once per scoring variant and shared: a single list index is the
     cheapest hand evaluation Python has, and the engine does several per decision.
     """
     key = rules.scoring_key

@@ -290,7 +290,8 @@ def active_view(view: PlayerView) -> PlayerView:
     Why: a seat that is out never plays again and holds no cards, so a three-player game
     with one player out *is* a two-player game. A policy trained on every table size has
     played far more real two-player hands than heads-up ends of larger games, and it reads
-    the position better in the smaller table's terms (measured: ``docs/EXPERIMENTS.md``, entry 23).
+    the position better in the smaller table's terms: paired on the same deals, policies
+    score higher reading the end of a larger game this way.
     Everything comes from ``view``, so this view tells nothing new. ``last_result`` is
     dropped: it names the seats of the full table. A view whose own seat is out has no
     smaller game to be part of, which is an error.

@@ -1,7 +1,7 @@
 """The batched engine: ``num_envs`` games of Scat stepped at once in compiled code.
 
 Training is bound by how fast games are played. :class:`GameState` plays one game in
-Python (about 300,000 decisions/s); :class:`BatchEnv` plays thousands side by side with
+Python, a decision at a time; :class:`BatchEnv` plays thousands side by side with
 numba-compiled kernels (:mod:`scat_env.batch.kernels`), one call per decision of every
 game, in parallel over the machine's cores. The rules are the engine's: a differential test
 (``tests/test_batch_engine.py``) plays both on the same deals and compares hands, piles,

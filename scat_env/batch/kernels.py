@@ -34,8 +34,8 @@ The draw-and-discard games without calls (``P[P_PLAIN]``: 22 presets, the standa
 among them) are the hot path: their step, observation, mask, deal and scoring are their own
 lean functions (:func:`_apply_plain`, :func:`_observe_plain`, :func:`_mask_plain`, the
 plain branches of :func:`_deal` and :func:`_end_hand`), chosen by one flag test, so that the
-other families cost them nothing (measured with ``scat bench --batch``: one kernel with
-every family's branches inline played the standard game 5-8% slower). The other families
+other families cost them nothing (one kernel with every family's branches inline played
+the standard game slower under ``scat bench --batch``). The other families
 step through :func:`_apply` (the calls and golf's slots through :func:`_apply_call`),
 :func:`_observe_full` and :func:`_mask_full`, each a call.
 
@@ -703,12 +703,11 @@ def _apply_plain(g, n, action, P, T, deck, hands, hlen, known, pub, stock, slen,
     """:func:`_apply` for the draw-and-discard games without calls (``P_PLAIN``), the hot
     path: the same rules, without the other families' branches. Inlined into
     :func:`step_all` (as :func:`_settle`): a call per step passing some twenty arrays
-    counted a reference on each, in memory both threads write, and cost half the step
-    (``scat bench --batch`` on a 2-core machine: 2.0M-2.5M steps/s as calls, 3.6M-7.6M
-    inlined). What runs once a hand (:func:`_deal`, :func:`_end_hand`) stays a call:
-    inlining those too did not pay for the compile time it added (167 s against 60 s on
-    first use). The other families' step (:func:`_apply`) is a call: a single step kernel
-    with their branches inlined measured 5-8% slower on the standard game."""
+    counted a reference on each, in memory both threads write, and cost about half the step
+    under ``scat bench --batch``. What runs once a hand (:func:`_deal`, :func:`_end_hand`)
+    stays a call: inlining those too did not pay for the compile time it added on first
+    use. The other families' step (:func:`_apply`) is a call: a single step kernel with
+    their branches inlined played the standard game slower."""
     seat = sc[g, CUR]
     reason = -1
     declarers = 0
@@ -1492,8 +1491,8 @@ def hand_features(obs, T, out):
 @njit(cache=True)
 def hand_features_serial(obs, T, out):
     """:func:`hand_features` on one thread, for an agent's single view: a parallel kernel
-    wakes its thread pool at every call, which took 7.7 ms a call (against 1.4 µs) when
-    the cores were busy with other work."""
+    wakes its thread pool at every call, which costs thousands of times the work itself
+    when the cores are busy with other work."""
     for g in range(obs.shape[0]):
         _features_row(obs, T, out, g)
 
