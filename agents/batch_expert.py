@@ -2,7 +2,7 @@
 
 The batched trainer plays its learner against opponents stepped in the same compiled loop as
 the games; ``greedy`` and ``random`` were the only ones cheap enough, and a policy trained
-against them learned to beat them, not ``expert`` (docs/EXPERIMENTS.md). This is
+against them learned to beat them, not ``expert``. This is
 :class:`agents.expert.ExpertAgent` written again over the batched engine's arrays with numba:
 the same card counting, value-plus-potential tables, next-player reading and knock-risk
 model, the same tie-breaks and the same floating-point sums (numpy's pairwise sums and

@@ -26,8 +26,8 @@ see: the opponents' unknown cards and the stock order.
   are left.
 
 The search starts from the expert's choice and leaves it only on evidence (a paired
-z-score above :data:`SWITCH_Z`). Cost: about 32 ms a decision at N = 200 on a shared
-2-core machine (``scat bench agents --agent ismcts:200 --opponents expert``).
+z-score above :data:`SWITCH_Z`). Its cost grows with N; ``scat bench agents --agent
+ismcts:200 --opponents expert`` measures it on the machine at hand.
 
 Spec: ``ismcts`` (N = :data:`DEFAULT_BUDGET`) or ``ismcts:N``, N >= 1.
 """
@@ -52,9 +52,8 @@ MAX_ROLLOUT_STEPS = 400
 #: Drop a candidate when its paired mean trails the best by this many standard errors.
 PRUNE_SE = 2.5  # z of (proposal - candidate)
 #: The search leaves the expert's choice only for an action better by this many standard
-#: errors (paired over the same worlds). Measured, ismcts:200 vs expert, 2 players, 300
-#: games each: z=2 won 0.513 [0.457, 0.569] (seeds 0 and 50000), z=1 won 0.583
-#: [0.527, 0.638] (seeds 100000 and 150000).
+#: errors (paired over the same worlds). 1 rather than 2: against ``expert`` at two players
+#: the bolder search won more games (``scat tournament --agents ismcts:200,expert``).
 SWITCH_Z = 1.0
 #: Most stock draws of an opponent replayed when dealing its unknown cards.
 MAX_REPLAY = 8
@@ -402,9 +401,9 @@ def _z(xs: list[float], ys: list[float]) -> float:
 _POLICIES: dict[tuple, RolloutPolicy] = {}
 
 
-#: The largest search budget a spec may ask for: ismcts:200 takes ~34 ms a decision
-#: (``scat bench agents --agent ismcts:200 --opponents expert --games 10``), so this is
-#: minutes per move; more is a typo, not a stronger player.
+#: The largest search budget a spec may ask for: the cost of a decision grows with the
+#: budget (``scat bench agents --agent ismcts:200 --opponents expert --games 10``), and this
+#: is already minutes per move; more is a typo, not a stronger player.
 MAX_BUDGET = 100_000
 
 

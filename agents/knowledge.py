@@ -88,7 +88,7 @@ def suit_points(cards: tuple[int, ...] | list[int]) -> float:
 
 @dataclass
 class HandModel:
-    """Lookup tables for one scoring variant (built once, about 0.3 s, then cached).
+    """Lookup tables for one scoring variant (built once, then cached).
 
     ``value``: the engine's value table (list, fast scalar lookups) and ``value_np``.
     ``potential``: E[value after one more draw from the 49 other cards, keeping the best
