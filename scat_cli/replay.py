@@ -23,14 +23,13 @@ from rich.console import RenderableType
 
 from scat_env import GameState, HandResult, Phase, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
+from scat_session.savegame import ReplayError, SavedGame
+from scat_session.seating import agent_label
+from scat_session.words import deal_text, is_golf_move
 
-from .savegame import ReplayError, SavedGame
 from .tui import (
     action_markup,
-    agent_label,
     card_markup,
-    deal_text,
-    is_golf_move,
     make_console,
     seats_by_spec,
     showdown_view,
