@@ -1,6 +1,6 @@
 """``scat replay FILE``: watch a saved game again, turn by turn.
 
-The file (see :mod:`scat_cli.savegame`) holds the setup and the decisions; the game is
+The file (see :mod:`scat_session.savegame`) holds the setup and the decisions; the game is
 re-simulated on the engine and every recorded hand result is checked before anything is
 shown, so what you watch is exactly what was played. A file that was edited, truncated or
 written by an engine that shuffles differently is refused with one clear line (exit 2).
