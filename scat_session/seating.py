@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .words import _same, names_list
+from .words import as_is, names_list
 
 if TYPE_CHECKING:
     from agents.base import Agent
@@ -56,7 +56,7 @@ def agent_label(spec: str) -> str:
 
 
 def seats_by_spec(players: Sequence[tuple[str, str]],
-                  text: Callable[[str], str] = _same) -> str:
+                  text: Callable[[str], str] = as_is) -> str:
     """``(name, spec)`` pairs as "Alice and Bob: trained AI (ppo:scat_ppo_set); Carol:
     expert": each spec once, after the names of its seats (six copies of a long policy path
     do not fit a line), in plain words (:func:`agent_label`) with the spec that rebuilds it.

@@ -28,7 +28,8 @@ def card_text(card: int) -> str:
     return card_str(card, symbols=True)
 
 
-def _same(text: str) -> str:
+def as_is(text: str) -> str:
+    """A piece left as it is (the page's dressing of every piece)."""
     return text
 
 
@@ -39,9 +40,9 @@ class Marks:
     The words around them are the same everywhere."""
 
     card: Callable[[int], str] = card_text
-    name: Callable[[str], str] = _same
-    loud: Callable[[str], str] = _same
-    text: Callable[[str], str] = _same
+    name: Callable[[str], str] = as_is
+    loud: Callable[[str], str] = as_is
+    text: Callable[[str], str] = as_is
 
 
 #: The pieces left as they are: the page's and the plain logs' words.
