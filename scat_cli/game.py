@@ -2,17 +2,18 @@
 
 The engine (:class:`scat_env.GameState`) runs the game and each player, the person
 included, sees only its own :class:`scat_env.PlayerView`. Every decision is saved as it is
-made (a JSON replay, see :mod:`scat_cli.savegame`; while an opponent decides in private,
+made (a JSON replay, see :mod:`scat_session.savegame`; while an opponent decides in private,
 the save waits for its decision), so quitting, Ctrl-C, a closed input or a
 crash never loses a game: ``scat play --resume FILE`` re-simulates it and carries on,
 opponents included. The command line around it is :mod:`scat_cli.play`.
 
 While the game is on, nothing shown or written names a card the person has not seen: the
 seed is neither printed nor written in clear (the save seals it, see
-:mod:`scat_cli.savegame`), a declared 31 shows only the declarers' hands, and an agent that
+:mod:`scat_session.savegame`), a declared 31 shows only the declarers' hands, and an agent that
 breaks (an illegal move, an exception) is never quoted, since its error would list its legal
-moves, i.e. its cards. Its seat is taken over by :data:`~scat_cli.savegame.REPLACEMENT_AGENTS`
-and the takeover is saved, so a resume or a replay plays the game exactly as it went.
+moves, i.e. its cards. Its seat is taken over (:func:`scat_session.turns.agent_move`, as in
+the browser) and the takeover is saved, so a resume or a replay plays the game exactly as it
+went.
 """
 
 from __future__ import annotations
@@ -26,13 +27,11 @@ from rich.markup import escape
 
 from agents.base import Agent
 from agents.registry import make_agent
-from scat_env import GameState, PlayerView, Rules, make_view
+from scat_env import PlayerView, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK, PASS, action_str
-from scat_env.engine import Phase, as_action
-
-from . import gamelock, keystore
-from .errors import CliError
-from .humanio import (
+from scat_env.engine import Phase
+from scat_session import gamelock, keystore
+from scat_session.humanio import (
     HELP,
     HINT,
     MENU,
@@ -43,26 +42,17 @@ from .humanio import (
     parse_command,
     yes,
 )
-from .lengths import preset_length_text
-from .savegame import (
-    HUMAN,
-    PlayerEntry,
-    SavedGame,
-    SaveError,
-    agent_seed,
-    check_writable,
-    make_replacement,
-    replay_dir,
-)
+from scat_session.lengths import preset_length_text
+from scat_session.savegame import SavedGame, SaveError, check_writable, replay_dir
+from scat_session.seating import HUMAN_SEAT, agent_label, build_agents
+from scat_session.turns import NoReplacement, Takeover, agent_move
+from scat_session.words import deal_text, golf_move_text, is_golf_move, takeover_text
+
+from .errors import CliError
 from .tui import (
     action_markup,
-    agent_label,
     card_markup,
-    deal_text,
-    default_names,
-    golf_move_text,
     help_view,
-    is_golf_move,
     make_console,
     menu_view,
     seats_by_spec,
@@ -70,34 +60,6 @@ from .tui import (
     summary_view,
     table_view,
 )
-
-HUMAN_SEAT = 0
-
-
-def build_agents(game: SavedGame) -> list[Agent | None]:
-    """One agent per seat (``None`` for the person), seeded as in :mod:`agents.match`, each
-    asked whether it can play this table before the first move (a policy trained for at
-    most six players refuses a table of eight here, not mid-game)."""
-    agents: list[Agent | None] = []
-    for p in game.players:
-        if p.agent == HUMAN:
-            agents.append(None)
-            continue
-        agent = make_agent(p.agent, seed=p.seed)
-        agent.check_table(game.num_players, game.rules)
-        agent.reset(p.seed)
-        agents.append(agent)
-    return agents
-
-
-def new_game(players: int, specs: list[str], rules: Rules, seed: int, name: str) -> SavedGame:
-    """A game not yet played: the person at seat 0, ``specs`` at the other seats."""
-    names = default_names(players, HUMAN_SEAT)
-    names[HUMAN_SEAT] = name
-    entries = [PlayerEntry(name, HUMAN, None)]
-    entries += [PlayerEntry(names[s], specs[s - 1], agent_seed(seed, s)) for s in range(1, players)]
-    first_dealer = GameState(players, rules, seed=seed).dealer
-    return SavedGame(players, rules, seed, first_dealer, entries, human_seat=HUMAN_SEAT)
 
 
 class Quit(Exception):
@@ -197,7 +159,7 @@ class PlaySession:
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
-        """Hold the game for this process (:mod:`scat_cli.gamelock`), after sweeping up
+        """Hold the game for this process (:mod:`scat_session.gamelock`), after sweeping up
         what a killed ``scat play`` left, and check the save again once held: another
         process may have moved the game on between loading the save and taking the lock,
         and the ledger then says so (no fork of the game)."""
@@ -315,38 +277,19 @@ class PlaySession:
                 and not state.is_terminal())
 
     def _agent_move(self, seat: int) -> int:
-        """The move of the agent at ``seat``; an agent that breaks is replaced, not quoted.
+        """The move of the agent at ``seat`` (:func:`scat_session.turns.agent_move`): an
+        agent that breaks is replaced, and the person is told in one line which seat was
+        taken over and by whom, nothing more."""
+        try:
+            return agent_move(self.game, self.state, self.agents, seat, self._taken_over)
+        except NoReplacement as exc:
+            raise CliError(str(exc)) from None
 
-        The engine's error for an illegal move lists the mover's legal actions (its cards),
-        and an agent's own exception may say anything, so the person is told in one line
-        which seat was taken over and by whom, nothing more. The takeover is saved with the
-        decision it starts at, so resume and replay build the same agent at the same point.
-        """
-        state = self.state
-        while True:
-            agent = self.agents[seat]
-            try:
-                action = as_action(agent.act(make_view(state, seat)))  # type: ignore[union-attr]
-                if state.is_legal(action):
-                    return action
-                what = "made a move the rules do not allow"
-            except Exception as exc:  # any agent error: its text may name its cards
-                what = f"failed ({type(exc).__name__})"
-            spec = self._replacement_for(seat)
-            self.game.replace_agent(seat, spec)
-            self.agents[seat] = make_replacement(spec, self.game.players[seat].seed)
-            name = escape(self.names[seat])
-            self.print(f"[yellow]{name} ({escape(self.labels[seat])}) {what}; the {spec} "
-                       f"agent plays that seat from here on. Your game goes on.[/]")
-            self.labels[seat] = agent_label(spec)
-
-    def _replacement_for(self, seat: int) -> str:
-        """The first of :data:`REPLACEMENT_AGENTS` not yet tried at ``seat``."""
-        spec = self.game.next_replacement(seat)
-        if spec is not None:
-            return spec
-        raise CliError(f"no agent can play {self.names[seat]}'s seat (every replacement "
-                       "broke); the last good save is kept")
+    def _taken_over(self, takeover: Takeover) -> None:
+        seat = takeover.seat
+        line = takeover_text(self.names[seat], self.labels[seat], takeover.spec, takeover.what)
+        self.print(f"[yellow]{escape(line)}[/]")
+        self.labels[seat] = agent_label(takeover.spec)
 
     def _announce(self, seat: int, action: int, top_before: int | None,
                   second: bool = False, hand_before: tuple[int, ...] | None = None) -> None:
@@ -425,7 +368,7 @@ class PlaySession:
                 self.print(menu_view(view, options))
 
     def _hint(self, view: PlayerView) -> str:
-        from .hints import hint
+        from scat_session.hints import hint
 
         if self._hint_agent is None:
             self._hint_agent = make_agent("expert", seed=self.game.seed + 7919)

@@ -2,9 +2,12 @@
 
 Each subcommand lives in its own module of this package and exposes
 ``add_parser(subparsers)``, which registers an ``argparse`` parser whose ``func`` default
-runs it. Those modules import only the standard library at module level (the game, the
-agents, rich, numpy and torch are imported by the function that runs), so ``scat --help``
-and the start of ``scat play`` pay only for what they use.
+runs it. Other installed packages add subcommands the same way, through an ``add_parser``
+named by an entry point of the ``scat.commands`` group (the browser game brings ``scat
+serve``): the command line finds them without importing them by name. Those modules
+import only the standard library at module level (the game, the agents, rich, numpy and
+torch are imported by the function that runs), so ``scat --help`` and the start of ``scat
+play`` pay only for what they use.
 
 Bad input (an unknown agent spec, a missing file, too many players) must end in one clear
 line on stderr and exit status 2, never a traceback: subcommands raise
@@ -19,11 +22,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import bench, play, replay, rules, serve, tournament, train, watch
+from . import bench, play, replay, rules, tournament, train, watch
 from .errors import CliError
 
-#: Subcommand modules, in the order ``scat --help`` lists them.
-SUBCOMMANDS = (play, serve, replay, watch, tournament, train, bench, rules)
+#: Subcommand modules, in the order ``scat --help`` lists them (before those of other
+#: packages: :data:`COMMANDS_GROUP`).
+SUBCOMMANDS = (play, replay, watch, tournament, train, bench, rules)
+#: The entry-point group of the subcommands other packages add, each an ``add_parser``.
+COMMANDS_GROUP = "scat.commands"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,7 +75,28 @@ def build_parser() -> argparse.ArgumentParser:
                                parser_class=_SubcommandParser)
     for module in SUBCOMMANDS:
         module.add_parser(sub)
+    for add_parser in added_commands():
+        add_parser(sub)
     return parser
+
+
+def added_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
+    """The ``add_parser`` of every installed :data:`COMMANDS_GROUP` entry point, by name (a
+    stable order whatever the install order), each name once and none that ``scat`` has
+    itself. One that cannot be loaded is left out: a broken add-on must not take ``scat
+    play`` down with it."""
+    from importlib.metadata import entry_points
+
+    own = {module.__name__.rpartition(".")[2] for module in SUBCOMMANDS}
+    found: dict[str, Callable[[argparse._SubParsersAction], None]] = {}
+    for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda ep: ep.name):
+        if ep.name in own or ep.name in found:
+            continue
+        try:
+            found[ep.name] = ep.load()
+        except Exception:  # an add-on that fails to load is left out
+            continue
+    return list(found.values())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

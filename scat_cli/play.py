@@ -3,7 +3,8 @@
 You sit at seat 0 ("You"); every other seat is an agent from :mod:`agents.registry`, by
 default the best shipped policy that plays the table's size and rules
 (:func:`default_opponent`; ``scat play --help`` lists them). The game itself is
-:class:`scat_cli.game.PlaySession`; this module reads the command line. It imports only
+:class:`scat_cli.game.PlaySession`, seated by :mod:`scat_session.seating`; this module reads
+the command line. It imports only
 the standard library at module level, so ``scat --help`` does not load the game.
 
 Examples::
@@ -53,8 +54,9 @@ def opponent_specs(players: int | None, opponents: str | None,
     """Resolve ``--players`` and ``--opponents`` into a player count and one spec per
     opponent. One spec is used for every opponent; a list sets the count if none is given;
     no spec means the first shipped policy that can play these ``rules`` (standard if
-    ``None``) at this table: :func:`default_opponent`."""
+    ``None``) at this table: :func:`scat_session.seating.default_opponent`."""
     from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
+    from scat_session.seating import default_opponent
 
     specs = [s.strip() for s in opponents.split(",")] if opponents else []
     if any(not s for s in specs):
@@ -75,81 +77,11 @@ def opponent_specs(players: int | None, opponents: str | None,
     return players, specs
 
 
-#: Who sits at the table when no ``--opponents`` are given and no shipped policy can play
-#: the rules (golf, a race to points, rules with calls): the rule-based expert plays them all.
-FALLBACK_OPPONENT = "expert"
-
-
-def default_candidates() -> tuple[str, ...]:
-    """The shipped policies a table may get by default, in order of preference (``scat
-    play`` and ``scat serve`` seat the first that plays the table: each set hands its
-    positions to its members, so the list is the same at every size)."""
-    from agents.registry import DEFAULT_POLICIES
-
-    return DEFAULT_POLICIES
-
-
-def default_opponent(players: int, rules: Rules | None = None) -> str:
-    """``ppo:scat_ppo_set`` where it plays the table (2-6 players of the standard game's
-    family), else the batched trainer's ``compact:scat_batch_set`` (7-10 players, and the
-    draw-and-discard presets the first does not read), else :data:`FALLBACK_OPPONENT`.
-    Why a fallback: the policies read only the game they were trained on, and ``scat play
-    --rules golf`` must still seat someone."""
-    from agents.registry import make_agent
-    from scat_env import Rules
-
-    table = rules if rules is not None else Rules()
-    for spec in default_candidates():
-        try:
-            make_agent(spec).check_table(players, table)
-        except ValueError:  # a table larger than it plays, or a game it never read
-            continue
-        return spec
-    return FALLBACK_OPPONENT
-
-
-def default_opponents_text(rules: Rules | None = None) -> str:
-    """Who sits at a table of ``rules`` (standard if ``None``) without ``--opponents``, by
-    table size, as :func:`default_opponent` decides it: "ppo:scat_ppo_set at 2-6 players,
-    compact:scat_batch_set at 7-10 players". Written from the decision itself, so the help
-    cannot name one default while a table of eight gets another."""
-    from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
-
-    runs: list[tuple[str, int, int]] = []
-    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
-        spec = default_opponent(n, rules)
-        if runs and runs[-1][0] == spec:
-            runs[-1] = (spec, runs[-1][1], n)
-        else:
-            runs.append((spec, n, n))
-    return ", ".join(f"{spec} at {lo}-{hi} players" if lo != hi else f"{spec} at {lo} players"
-                     for spec, lo, hi in runs)
-
-
-def default_opponents_by_preset() -> list[str]:
-    """:func:`default_opponents_text` for every preset, presets seated alike said once:
-    "standard and 19 presets like it: ppo:scat_ppo_set at 2-6 players, ..."."""
-    from scat_env import Rules
-    from scat_env.rules import PRESETS
-
-    groups: dict[str, list[str]] = {}
-    for name in PRESETS:
-        groups.setdefault(default_opponents_text(Rules.preset(name)), []).append(name)
-    lines = []
-    for text, names in groups.items():
-        if "standard" in names and len(names) > 1:
-            who = f"standard and {len(names) - 1} presets like it"
-        else:
-            who = ", ".join(names)
-        lines.append(f"{who}: {text}")
-    return lines
-
-
 def _epilog() -> str:
     from agents.registry import available
     from scat_env.rules import PRESETS
-
-    from .lengths import measured_players, minutes_text
+    from scat_session.lengths import measured_players, minutes_text
+    from scat_session.seating import default_opponents_by_preset
 
     usual = ", ".join(f"{name} {minutes_text(name).split(' ')[0]}" for name in PRESETS
                       if minutes_text(name))
@@ -212,11 +144,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
 
     from scat_env.names import MAX_RULES_NAME, is_shown
-
-    from .game import PlaySession, new_game
-    from .keystore import SealError
-    from .rules import rules_from_arg
-    from .savegame import (
+    from scat_session.keystore import SealError
+    from scat_session.savegame import (
         HUMAN,
         ReplayError,
         SavedGame,
@@ -225,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
         new_seed,
         portable_spec,
     )
+    from scat_session.seating import new_game
+
+    from .game import PlaySession
+    from .rules import rules_from_arg
 
     if args.delay < 0:
         raise CliError(f"--delay must be >= 0, got {args.delay}")

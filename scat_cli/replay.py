@@ -1,6 +1,6 @@
 """``scat replay FILE``: watch a saved game again, turn by turn.
 
-The file (see :mod:`scat_cli.savegame`) holds the setup and the decisions; the game is
+The file (see :mod:`scat_session.savegame`) holds the setup and the decisions; the game is
 re-simulated on the engine and every recorded hand result is checked before anything is
 shown, so what you watch is exactly what was played. A file that was edited, truncated or
 written by an engine that shuffles differently is refused with one clear line (exit 2).
@@ -23,14 +23,13 @@ from rich.console import RenderableType
 
 from scat_env import GameState, HandResult, Phase, make_view
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, KNOCK
+from scat_session.savegame import ReplayError, SavedGame
+from scat_session.seating import agent_label
+from scat_session.words import deal_text, is_golf_move
 
-from .savegame import ReplayError, SavedGame
 from .tui import (
     action_markup,
-    agent_label,
     card_markup,
-    deal_text,
-    is_golf_move,
     make_console,
     seats_by_spec,
     showdown_view,

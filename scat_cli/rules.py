@@ -84,8 +84,7 @@ def preset_list() -> list[str]:
     import textwrap
 
     from scat_env.rules import PRESET_NOTES, PRESETS
-
-    from .lengths import measured_players, minutes_text
+    from scat_session.lengths import measured_players, minutes_text
 
     usual = {name: minutes_text(name).split(" (")[0] for name in PRESETS}
     name_w = max(len(name) for name in PRESETS)
@@ -108,8 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
     from scat_env import Rules
     from scat_env.rules import PRESET_NOTES, PRESET_SOURCES
-
-    from .lengths import preset_length_text
+    from scat_session.lengths import preset_length_text
 
     if args.name is None:
         print("\n".join(preset_list()))

@@ -3,7 +3,9 @@
 Every function here turns game facts (a :class:`~scat_env.PlayerView`, a
 :class:`~scat_env.HandResult`) into rich renderables or markup strings; none of them reads
 input or touches the engine. The play and replay loops decide *when* to print, this module
-decides *how it looks*, so both commands show a game the same way.
+decides *how it looks*, so both commands show a game the same way. The words themselves are
+the session's (:mod:`scat_session.words`, :mod:`scat_session.seating`), the same the browser
+shows; this module adds their colour.
 
 Colour is optional: :func:`make_console` with ``color=False`` (``--no-color``, or the
 ``NO_COLOR`` environment variable) prints plain text with no escape codes at all, which is
@@ -14,8 +16,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -25,15 +26,23 @@ from rich.table import Table
 from rich.text import Text
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, HandResult, PlayerView, Rules
-from scat_env.actions import GOLF_SLOTS, HAMMER, PLACE_SLOT, TURN_UP, action_str
-from scat_env.cards import CARD_POINTS, CARD_RANK, CARD_SUIT, NUM_CARDS, card_str
-from scat_env.rules import lives_label
+from scat_env.actions import HAMMER
+from scat_env.cards import CARD_SUIT, card_str
 from scat_env.scoring import value_of
-
-from .humanio import MenuOption, value_text
+from scat_session import seating
+from scat_session.humanio import MenuOption, value_text
+from scat_session.words import (
+    Marks,
+    action_text,
+    finishing_order,
+    lives_text,
+    points_text,
+    race_places,
+    showdown_explained,
+    showdown_rows,
+)
 
 RED_SUITS = (1, 2)  # diamonds, hearts
-OPPONENT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan")
 
 
 def make_console(color: bool = True, width: int | None = None,
@@ -51,19 +60,35 @@ def make_console(color: bool = True, width: int | None = None,
     )
 
 
-def default_names(num_players: int, human_seat: int | None = 0) -> list[str]:
-    """``You`` at the human's seat, friendly names for the others."""
-    names, others = [], iter(OPPONENT_NAMES)
-    for s in range(num_players):
-        names.append("You" if s == human_seat else next(others))
-    return names
-
-
 # -- cards --------------------------------------------------------------------------------
 def card_markup(card: int) -> str:
     """A card as markup: bold, red for hearts and diamonds."""
     style = "bold red" if CARD_SUIT[card] in RED_SUITS else "bold"
     return f"[{style}]{card_str(card, symbols=True)}[/]"
+
+
+def _name_markup(name: str) -> str:
+    return f"[bold]{escape(name)}[/]"
+
+
+def _loud_markup(text: str) -> str:
+    return f"[bold yellow]{text}[/]"
+
+
+#: The session's words as the terminal dresses them: cards in their suit's colour, names
+#: bold, a knock loud, any other text escaped from the markup.
+MARKUP = Marks(card=card_markup, name=_name_markup, loud=_loud_markup, text=escape)
+
+
+def action_markup(seat: int, action: int, names: Sequence[str], top_before: int | None,
+                  hand_before: Sequence[int] | None = None) -> str:
+    """A log line (:func:`scat_session.words.action_text`) in the terminal's colours."""
+    return action_text(seat, action, names, top_before, hand_before, MARKUP)
+
+
+def seats_by_spec(players: Sequence[tuple[str, str]]) -> str:
+    """The opponents line (:func:`scat_session.seating.seats_by_spec`), escaped as markup."""
+    return seating.seats_by_spec(players, escape)
 
 
 def cards_markup(cards: Sequence[int], mark: int | None = None) -> str:
@@ -77,142 +102,7 @@ def cards_markup(cards: Sequence[int], mark: int | None = None) -> str:
     return " ".join(parts) or "-"
 
 
-def golf_move_text(action: int, hand_before: Sequence[int],
-                   card: Callable[[int], str] = lambda c: card_str(c, symbols=True),
-                   *, past: bool = True) -> str:
-    """A golf move in words, naming its cards: "put the Q♣ in slot 1, the 2♥ that lay there
-    to the pile", "discarded the 5♦ and turned up the J♠ in slot 2".
-
-    ``hand_before`` is the mover's three slots and the card it holds, before the move. Both
-    cards the words name are face up once the move is made (the card placed and the one it
-    replaced, or the card discarded and the one turned up), so the line tells every seat
-    only what the table sees. ``card`` formats a card (markup on the game screen, plain in
-    ``scat watch``); ``past=False`` words it as an order ("discard the 5♦ and turn up ...").
-    """
-    held = hand_before[GOLF_SLOTS]
-    if PLACE_SLOT <= action < PLACE_SLOT + GOLF_SLOTS:
-        slot = action - PLACE_SLOT
-        return (f"put the {card(held)} in slot {slot + 1}, the {card(hand_before[slot])} "
-                "that lay there to the pile")
-    if not TURN_UP <= action < TURN_UP + GOLF_SLOTS:
-        raise ValueError(f"not a golf slot action: {action_str(action)}")
-    slot = action - TURN_UP
-    discard, turn = ("discarded", "turned") if past else ("discard", "turn")
-    return (f"{discard} the {card(held)} and {turn} up the {card(hand_before[slot])} "
-            f"in slot {slot + 1}")
-
-
-def is_golf_move(action: int) -> bool:
-    """A golf slot action (:data:`~scat_env.actions.PLACE_SLOT` or
-    :data:`~scat_env.actions.TURN_UP` and the slots after them)."""
-    return PLACE_SLOT <= action < TURN_UP + GOLF_SLOTS
-
-
-def action_markup(seat: int, action: int, names: Sequence[str], top_before: int | None,
-                  hand_before: Sequence[int] | None = None) -> str:
-    """A log line in plain words: "Bob drew from the stock", "You took the K♥".
-
-    ``hand_before``, the mover's cards before a golf move (its slots and the card held),
-    lets the line name the cards the move turned face up (:func:`golf_move_text`)."""
-    who = f"[bold]{escape(names[seat])}[/]"
-    if hand_before is not None and is_golf_move(action):
-        return f"{who} {golf_move_text(action, hand_before, card_markup)}"
-    if action == DRAW_STOCK:
-        return f"{who} drew from the stock"
-    if action == DRAW_DISCARD:
-        card = card_markup(top_before) if top_before is not None else "the top card"
-        return f"{who} took the {card}"
-    if action == KNOCK:
-        return f"{who} [bold yellow]knocked![/]"
-    if action == END_PLAY:
-        return f"{who} ended the play (the stock is exhausted)"
-    if action >= NUM_CARDS:  # a call some rules offer: a hammer, a throw-down, a pass...
-        return f"{who} chose: {escape(action_str(action))}"
-    return f"{who} discarded the {card_markup(action)}"
-
-
-def counting_cards(cards: Sequence[int]) -> list[int]:
-    """The cards of ``cards`` that count under the poker tie-break, highest first: those of
-    the best suit, by points then by ranks (the order :func:`scat_env.scoring.poker_fraction`
-    compares)."""
-    suits = {CARD_SUIT[c] for c in cards}
-    best = max(suits, key=lambda suit: (
-        sum(CARD_POINTS[c] for c in cards if CARD_SUIT[c] == suit),
-        sorted((CARD_RANK[c] for c in cards if CARD_SUIT[c] == suit), reverse=True)))
-    return sorted((c for c in cards if CARD_SUIT[c] == best), key=lambda c: -CARD_RANK[c])
-
-
-def deal_text(names: Sequence[str], hand_number: int, dealer: int) -> str:
-    """The rule line that opens a hand: "Hand 3 · Bob deals" / "Hand 2 · You deal"."""
-    verb = "deal" if names[dealer] == "You" else "deals"
-    return f"Hand {hand_number} · {names[dealer]} {verb}"
-
-
 # -- the table ----------------------------------------------------------------------------
-def lives_text(rules: Rules, lives: int, *, short: bool = False) -> str:
-    """A player's lives as a count, in the preset's own words.
-
-    "3 pennies, 4 lives left" (the county life counts too), "on the county, 1 life left",
-    "standing at the back, 4 stops left", "GI, 1 life left"; ``short`` keeps only the count
-    ("4 lives left"), for a table that would not fit the terminal otherwise.
-    """
-    label = lives_label(rules, lives)
-    if lives <= 0:
-        return label
-    count = f"{lives_count(rules, lives)} left"
-    if short or label == count:
-        return count
-    if label.startswith(f"{lives} "):  # "3 pennies" with 3 lives: the words are the count
-        return label
-    return f"{label}, {count}"
-
-
-def points_text(rules: Rules, points: int) -> str:
-    """A score in a race to points: "12 of 31 points"."""
-    return f"{points} of {rules.points_to_win} point{'s' if rules.points_to_win != 1 else ''}"
-
-
-def lives_count(rules: Rules, n: int) -> str:
-    """``n`` lives in the preset's unit: "1 life", "3 lives"; on the bus, "3 stops"."""
-    one, many = ("stop", "stops") if rules.lives_name == "bus" else ("life", "lives")
-    return f"{n} {one if n == 1 else many}"
-
-
-#: What each kind of agent is, in words a person at the table knows: a policy from any
-#: trainer is a "trained AI" (which trainer made it is the saved game's business), a
-#: search a "search AI", the rule-based players by what they do.
-AGENT_KIND_LABELS = {"ppo": "trained AI", "compact": "trained AI", "sb3": "trained AI",
-                     "rllib": "trained AI", "ismcts": "search AI", "expert": "expert",
-                     "greedy": "greedy", "random": "random"}
-
-
-def agent_label(spec: str) -> str:
-    """What an opponent is, in plain words, for "Alice (trained AI)": both front ends show
-    this beside a name (the terminal's table and the browser's). The full spec, paths and
-    options included, is left to the saved game and the start line."""
-    if spec == "human":
-        return ""
-    kind, _, arg = spec.partition(":")
-    if kind == "threshold":
-        return "never knocks" if arg == "never" else f"knocks at {arg[:4]}"
-    return AGENT_KIND_LABELS.get(kind, kind[:12])
-
-
-def seats_by_spec(players: Sequence[tuple[str, str]]) -> str:
-    """``(name, spec)`` pairs as "Alice and Bob: trained AI (ppo:scat_ppo_set); Carol:
-    expert": each spec once, after the names of its seats (six copies of a long policy path
-    do not fit a line), in plain words (:func:`agent_label`) with the spec that rebuilds it."""
-    by_spec: dict[str, list[str]] = {}
-    for name, spec in players:
-        by_spec.setdefault(spec, []).append(name)
-    parts = []
-    for spec, seats in by_spec.items():
-        label = agent_label(spec)
-        what = escape(spec) if label in ("", spec) else f"{escape(label)} ({escape(spec)})"
-        parts.append(f"{_names_list(range(len(seats)), [escape(n) for n in seats])}: {what}")
-    return "; ".join(parts)
-
-
 def _cell_len(markup: str) -> int:
     return Text.from_markup(markup).cell_len
 
@@ -457,138 +347,6 @@ def menu_view(view: PlayerView, options: Sequence[MenuOption]) -> RenderableType
 
 
 # -- showdown and summary -----------------------------------------------------------------
-def _names_list(seats: Sequence[int], names: Sequence[str]) -> str:
-    items = [names[s] for s in seats]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def explain_result(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
-    """Who lost what, and the rule that applied in plain words (from the engine, which
-    names the rule it scored the hand by: :func:`scat_env.showdown.rule_text`)."""
-    from scat_env.showdown import rule_text
-
-    by_loss: dict[int, list[int]] = {}
-    for s, lost in sorted(result.lives_lost.items()):
-        if lost:
-            by_loss.setdefault(lost, []).append(s)
-    paid = [
-        f"{_names_list(seats, names)} "
-        f"{'lose' if len(seats) > 1 or names[seats[0]] == 'You' else 'loses'} "
-        f"{lives_count(rules, lost)}"
-        for lost, seats in sorted(by_loss.items(), reverse=True)
-    ]
-    lines = [rule_text(result.rule, rules)]
-    if paid:
-        lines.append("; ".join(paid) + ".")
-    for s in result.eliminated:
-        lines.append(f"{names[s]} {'are' if names[s] == 'You' else 'is'} out of the game.")
-    return lines
-
-
-def scored_text(result: HandResult, rules: Rules, names: Sequence[str]) -> str:
-    """Who scored in a hand of a race to points, and where they stand: "Alice scores a
-    point (12 of 31 points)."; the race's winner named. Empty for a hand of a lives game."""
-    if not result.points_after:
-        return ""
-    parts = []
-    for s, won in sorted(result.points_won.items()):
-        if won:
-            verb = "score" if names[s] == "You" else "scores"
-            what = "a point" if won == 1 else f"{won} points"
-            parts.append(f"{names[s]} {verb} {what} "
-                         f"({points_text(rules, result.points_after[s])})")
-    text = ("; ".join(parts) + ".") if parts else "Nobody scores."
-    if result.race_winner is not None:
-        who = result.race_winner
-        text += f" {names[who]} {'win' if names[who] == 'You' else 'wins'} the race."
-    return text
-
-
-def tie_break_text(result: HandResult, rules: Rules, names: Sequence[str]) -> str:
-    """Where the poker tie-break (``poker_tiebreak``, 002 Jeffrey Jacobs) told apart hands
-    of equal points at the level that decided the hand, in words: "Tied at 30, told apart
-    as in poker by the cards that count: A♥ 10♥ 9♥ (You) beats K♠ Q♠ J♠ (Bob)." Empty
-    where it decided nothing: other rules, a declared 31, no tie.
-
-    The deciding level is the highest hand in a race and under gin's knock, the lowest in
-    a lives game.
-    """
-    if not rules.poker_tiebreak or result.declarers or len(result.values) < 2:
-        return ""
-    values = result.values
-    high = rules.scoring == "points" or rules.knock_mode == "gin"
-    points = int(max(values.values()) if high else min(values.values()))
-    tied = sorted((s for s, v in values.items() if int(v) == points),
-                  key=lambda s: (-values[s], s))
-    if len(tied) < 2 or values[tied[0]] == values[tied[-1]]:
-        return ""
-    text = ""
-    for i, s in enumerate(tied):
-        if i:
-            text += " ties with " if values[s] == values[tied[i - 1]] else " beats "
-        shown = " ".join(card_str(c, symbols=True) for c in counting_cards(result.hands[s]))
-        text += f"{shown} ({names[s]})"
-    return f"Tied at {points}, told apart as in poker by the cards that count: {text}."
-
-
-@dataclass(frozen=True)
-class ShowdownRow:
-    """One seat's line of a showdown in plain words: the terminal colours it, ``scat
-    watch`` prints it as it is."""
-
-    seat: int
-    knocked: bool
-    hand: tuple[int, ...] | None  # sorted; None: the hand was not shown (after a 31)
-    value: str  # as the players count it (:func:`value_text`); "" when not shown
-    change: int  # points scored in a race, lives lost otherwise
-    standing: str  # after the hand: "12 of 31 points", "2 pennies, 3 lives left"
-    mark: str  # "best": the hand that scored (a race, a 31); "worst": one that paid; ""
-    out: bool  # no lives left after the hand
-
-
-def showdown_rows(result: HandResult, rules: Rules) -> list[ShowdownRow]:
-    """The seats dealt into the hand, in seat order, as :func:`showdown_view` shows them.
-
-    In a race to points the change is what each seat scored and the standing its points;
-    in a lives game, the lives lost and the lives left. The hands marked are the ones the
-    rule acted on: the scorers and declarers (``best``), those who paid (``worst``)."""
-    race = bool(result.points_after)
-    rows = []
-    for s in sorted(result.lives_lost):
-        shown = s in result.hands
-        if race:
-            change = result.points_won.get(s, 0)
-            standing = points_text(rules, result.points_after[s])
-            mark = "best" if change else ""
-        else:
-            change = result.lives_lost.get(s, 0)
-            standing = lives_text(rules, result.lives_after[s])
-            mark = "best" if s in result.declarers else "worst" if change and shown else ""
-        rows.append(ShowdownRow(
-            seat=s,
-            knocked=s == result.knocker,
-            hand=tuple(sorted(result.hands[s])) if shown else None,
-            value=value_text(result.values[s], rules) if shown else "",
-            change=change,
-            standing=standing,
-            mark=mark,
-            out=not race and result.lives_after[s] <= 0,
-        ))
-    return rows
-
-
-def showdown_explained(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
-    """The lines under a showdown's table: the rule and who paid (:func:`explain_result`),
-    who scored in a race (:func:`scored_text`), and where the poker tie-break decided
-    (:func:`tie_break_text`)."""
-    lines = explain_result(result, rules, names)
-    lines += [t for t in (scored_text(result, rules, names),
-                          tie_break_text(result, rules, names)) if t]
-    return lines
-
-
 def showdown_view(result: HandResult, rules: Rules, names: Sequence[str]) -> RenderableType:
     """The hands shown with their values, what each player lost or scored, and why.
 
@@ -622,31 +380,6 @@ def showdown_view(result: HandResult, rules: Rules, names: Sequence[str]) -> Ren
     body = Group(table, Text.from_markup("\n".join(why)))
     return Panel(body, title=f"Showdown · hand {result.hand_number}", title_align="left",
                  box=box.ROUNDED, expand=False, border_style="magenta")
-
-
-def finishing_order(results: Sequence[HandResult], num_players: int,
-                    winner: int | None) -> dict[int, int]:
-    """Place of each seat (1 = winner); players knocked out by the same hand share a place."""
-    places: dict[int, int] = {}
-    out_by_hand = [r.eliminated for r in results if r.eliminated]
-    place = num_players
-    for group in out_by_hand:  # earliest eliminations take the worst places
-        for s in group:
-            places[s] = place - len(group) + 1
-        place -= len(group)
-    if winner is not None:
-        places[winner] = 1
-    return places
-
-
-def race_places(results: Sequence[HandResult], num_players: int,
-                winner: int | None) -> dict[int, int]:
-    """Place of each seat in a race to points: nobody goes out, so the final points rank
-    them, ties sharing a place, the race's winner first."""
-    final = results[-1].points_after if results else (0,) * num_players
-    return {s: 1 if s == winner else 1 + sum(1 for t in range(num_players)
-                                              if final[t] > final[s] or t == winner)
-            for s in range(num_players)}
 
 
 def summary_view(results: Sequence[HandResult], names: Sequence[str], winner: int | None,
@@ -710,12 +443,12 @@ def _ordinal(n: int) -> str:
 
 # -- help ---------------------------------------------------------------------------------
 def help_view(rules: Rules, width: int = 80, height: int = 24) -> RenderableType:
-    """The keys and the rules being played (:mod:`scat_cli.helptext`, written from the
+    """The keys and the rules being played (:mod:`scat_session.helptext`, written from the
     rules' fields), in a panel that fits ``width`` columns and, with the prompt under it,
     ``height`` rows. Every preset fits 80x24 with a line per rule and every key listed; a
     rules file with many options on gets the keys in one line (the menu shows each move's
     key) and its rules as one paragraph, which wastes no row."""
-    from .helptext import SHORT_KEYS, key_lines, rules_lines
+    from scat_session.helptext import SHORT_KEYS, key_lines, rules_lines
 
     def panel(keys: list[str], sep: str) -> Panel:
         body = Text("\n".join(keys) + "\n\n" + sep.join(rules_lines(rules)))

@@ -67,7 +67,7 @@ def seat_names(specs: list[str]) -> list[str]:
 def showdown_lines(result: HandResult, rules: Rules, names: Sequence[str]) -> list[str]:
     """What the table saw of a scored hand, in plain text under its one-line summary: the
     rule applied, then each seat dealt in with its hand and value (as the players count
-    them, :func:`scat_cli.tui.value_text`), its lives lost or points scored, and where it
+    them, :func:`scat_session.humanio.value_text`), its lives lost or points scored, and where it
     stands; and where the poker tie-break decided, how.
 
     The hands are the public view of the result (:meth:`HandResult.seen_by` of no seat): all
@@ -75,8 +75,7 @@ def showdown_lines(result: HandResult, rules: Rules, names: Sequence[str]) -> li
     """
     from scat_env.cards import card_str
     from scat_env.showdown import rule_text
-
-    from .tui import showdown_rows, tie_break_text
+    from scat_session.words import showdown_rows, tie_break_text
 
     shown = result.seen_by(None)
     race = bool(result.points_after)
@@ -106,10 +105,10 @@ def run(args: argparse.Namespace) -> int:
     from scat_env.cards import card_str
     from scat_env.engine import Phase
     from scat_env.render import render_table
+    from scat_session.words import golf_move_text, is_golf_move
     from training.tournament import parse_specs
 
     from .rules import rules_from_arg
-    from .tui import golf_move_text, is_golf_move
 
     specs = parse_specs(args.agents)
     if not 2 <= len(specs) <= 10:

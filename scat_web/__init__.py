@@ -6,10 +6,13 @@ seat may know.
 - :mod:`scat_web.serialize`: the JSON the page gets, built from the person's
   :class:`~scat_env.PlayerView`;
 - :mod:`scat_web.app`: the Starlette app (routes in ``docs/WEB_API.md``);
+- :mod:`scat_web.command`: ``scat serve``, added to the ``scat`` command line through the
+  ``scat.commands`` entry point (pyproject.toml);
 - ``static/``: the page itself (plain ES modules and CSS, shipped as package data).
 
-The package sits above :mod:`scat_cli` in the layers (it reuses the terminal game's save
-format, hints and words); ``scat serve`` (:mod:`scat_cli.serve`) imports it when it runs.
+The package sits on :mod:`scat_session` (the save format, seats, agents' turns, hints and
+words the terminal game shares) and never imports the terminal game, nor it this package.
+Starlette and uvicorn are the ``web`` extra: ``pip install 'scat-env[web]'``.
 """
 
 from __future__ import annotations

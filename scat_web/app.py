@@ -21,7 +21,7 @@ Why the checks beyond the game's own (each promise, with the test that holds it,
   so a site that re-points its own name at the server (DNS rebinding) gets nothing.
 - Bodies are read up to a limit (:data:`MAX_BODY`, :data:`MAX_REPLAY_BODY` for an uploaded
   replay) and within :data:`BODY_SECONDS` (a client that stops sending gets 408 and its
-  connection back), nested at most :data:`~scat_cli.savegame.MAX_DEPTH` deep, before any
+  connection back), nested at most :data:`~scat_session.savegame.MAX_DEPTH` deep, before any
   parsing. A replay holds at most :data:`~scat_web.games.MAX_REPLAY_DECISIONS` decisions
   and no answer weighs more than :data:`MAX_ANSWER_BYTES` (422 and 413 beyond).
 - Every answer, the static files and every refusal included, carries
@@ -63,8 +63,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scat_cli.savegame import ReplayError, check_depth
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from scat_session.savegame import ReplayError, check_depth
 
 from .games import (
     AGENTS,

@@ -1,6 +1,6 @@
 """The games a server holds: each a ``scat play`` save on disk, played in memory.
 
-A game is a :class:`WebSave` (a :class:`scat_cli.savegame.SavedGame`, sealed while it is
+A game is a :class:`WebSave` (a :class:`scat_session.savegame.SavedGame`, sealed while it is
 played, in clear once over, so ``scat replay`` opens a finished one) in the data folder,
 named by its game id. :class:`GameStore` loads a game lazily by id, so a restarted server
 resumes every game on the next request: the decisions are re-simulated, the agents asked
@@ -8,7 +8,7 @@ again (:meth:`SavedGame.resimulate`), and the ledger refuses a save put back beh
 game's last one (no take-backs), as ``scat play --resume`` does.
 
 One process plays a game at a time: the store holds its data folder (a second server on it
-is refused at start) and each game it has in memory (:mod:`scat_cli.gamelock`), so ``scat
+is refused at start) and each game it has in memory (:mod:`scat_session.gamelock`), so ``scat
 play --resume`` of a game a browser has open is refused in one line, and a game the terminal
 is playing answers 409 here, each naming where the game is played. The locks go with the
 game when it leaves memory, and with the process however it ends.
@@ -43,10 +43,11 @@ from typing import Any
 
 from agents.base import Agent
 from agents.registry import make_agent
-from scat_cli import gamelock, keystore
-from scat_cli.game import HUMAN_SEAT, new_game
-from scat_cli.play import default_candidates
-from scat_cli.savegame import (
+from scat_env import GameState, Phase, Rules, make_view
+from scat_env.actions import KNOCK, action_str
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from scat_session import gamelock, keystore
+from scat_session.savegame import (
     HUMAN,
     MAX_FILE_BYTES,
     ReplayError,
@@ -54,14 +55,20 @@ from scat_cli.savegame import (
     SaveError,
     check_depth,
     check_name,
-    make_replacement,
     new_seed,
 )
-from scat_cli.tui import agent_label, default_names
-from scat_env import GameState, Phase, Rules, make_view
-from scat_env.actions import KNOCK, action_str
-from scat_env.engine import as_action
-from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from scat_session.seating import (
+    FALLBACK_OPPONENT,
+    HUMAN_SEAT,
+    AgentError,
+    agent_label,
+    build_agents,
+    default_candidates,
+    default_names,
+    first_to_play,
+    new_game,
+)
+from scat_session.turns import NoReplacement, Takeover, agent_move
 
 from . import serialize
 
@@ -78,7 +85,6 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("greedy", "Greedy (knocks at 25+)"),
     ("random", "Random (any legal move)"),
 )
-FALLBACK_OPPONENT = "expert"
 _GAME_ID = re.compile(r"[0-9a-f]{8}")
 #: Games kept in memory at once; the least recently used are dropped (and reloaded from
 #: their save when asked for again).
@@ -154,7 +160,7 @@ class LiveGame:
     hint_policy: Agent | None = None
     explainers: dict[int, Agent] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    #: This process's hold on the game (:mod:`scat_cli.gamelock`), let go with the game:
+    #: This process's hold on the game (:mod:`scat_session.gamelock`), let go with the game:
     #: by its id, and by its file's name where that names another id.
     held: list[gamelock.HeldLock] = field(default_factory=list)
 
@@ -191,7 +197,7 @@ class GameStore:
     """Every game of one data folder; thread-safe (one lock per game, one for the map).
 
     The store holds its folder from construction to :meth:`close`: a second store (a second
-    ``scat serve``) on it raises :class:`scat_cli.gamelock.Busy` naming the first's
+    ``scat serve``) on it raises :class:`scat_session.gamelock.Busy` naming the first's
     ``holder``. Construction also sweeps up the temporary files and lock files a killed
     process left."""
 
@@ -238,16 +244,11 @@ class GameStore:
         key = (players, rules)
         found = self._defaults.get(key)
         if found is None:
-            found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
-            for spec in default_candidates():
-                if spec not in allowed:
-                    continue
-                try:
-                    self.agent_factory(spec, 0).check_table(players, rules)
-                except ValueError:
-                    continue
-                found = spec
-                break
+            found = first_to_play(players, rules,
+                                  [s for s in default_candidates() if s in allowed],
+                                  lambda spec: self.agent_factory(spec, 0))
+            if found is None:
+                found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
             self._defaults[key] = found
         return found
 
@@ -287,19 +288,10 @@ class GameStore:
         return live, events
 
     def _build_agents(self, save: SavedGame) -> list[Agent | None]:
-        agents: list[Agent | None] = []
-        for p in save.players:
-            if p.agent == HUMAN:
-                agents.append(None)
-                continue
-            try:
-                agent = self.agent_factory(p.agent, p.seed)
-                agent.check_table(save.num_players, save.rules)
-            except ValueError as exc:
-                raise WebError(400, f"opponent {p.agent}: {exc}") from None
-            agent.reset(p.seed)
-            agents.append(agent)
-        return agents
+        try:
+            return build_agents(save, self.agent_factory)
+        except AgentError as exc:
+            raise WebError(400, f"opponent {exc.spec}: {exc}") from None
 
     def _hold(self, game_id: str) -> gamelock.HeldLock:
         """This process's hold on ``game_id``: 409 naming where it is played if another
@@ -493,27 +485,18 @@ class GameStore:
             self._apply(live, seat, self._agent_move(live, seat), events)
 
     def _agent_move(self, live: LiveGame, seat: int) -> int:
-        """As in ``scat play``: an agent that breaks is replaced by the first of
-        :data:`REPLACEMENT_AGENTS` not yet tried there, and the takeover is saved; what
-        broke is never quoted (an engine error lists the seat's legal moves: its cards)."""
-        state = live.state
-        while True:
-            agent = live.agents[seat]
-            try:
-                action = as_action(agent.act(make_view(state, seat)))  # type: ignore[union-attr]
-                if state.is_legal(action):
-                    return action
-                what = "made a move the rules do not allow"
-            except Exception as exc:  # any agent error: its text may name its cards
-                what = f"failed ({type(exc).__name__})"
-            spec = live.save.next_replacement(seat)
-            if spec is None:
-                raise WebError(500, f"no agent can play {live.save.names[seat]}'s seat "
-                                    "(every replacement broke); the last good save is kept")
-            live.save.replace_agent(seat, spec)
-            live.agents[seat] = make_replacement(spec, live.save.players[seat].seed)
-            live.explainers.pop(seat, None)
-            live.pending[seat] = _Pending(spec, what)
+        """The move of the agent at ``seat`` (:func:`scat_session.turns.agent_move`, as in
+        ``scat play``): an agent that breaks is replaced and the takeover saved; the page is
+        told of it just before that seat's next public move."""
+
+        def taken_over(takeover: Takeover) -> None:
+            live.explainers.pop(takeover.seat, None)
+            live.pending[takeover.seat] = _Pending(takeover.spec, takeover.what)
+
+        try:
+            return agent_move(live.save, live.state, live.agents, seat, taken_over)
+        except NoReplacement as exc:
+            raise WebError(500, str(exc)) from None
 
     def _apply(self, live: LiveGame, seat: int, action: int,
                events: list[dict[str, Any]]) -> None:
@@ -596,7 +579,7 @@ class GameStore:
         """The expert's move for the person's view and why, and a trained opponent's top
         moves with their probabilities, computed from the person's own view."""
         from agents.expert import ExpertAgent
-        from scat_cli.hints import hint as hint_text
+        from scat_session.hints import hint as hint_text
 
         state = live.state
         if state.is_terminal() or state.current_player != live.human:

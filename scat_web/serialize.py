@@ -10,8 +10,8 @@ Events (one per public decision, plus hand ends, deals and takeovers) are built 
 from the decision, the phase it was taken in, the card it took from the pile and, for a
 golf move, the cards that move turns face up (the card put in a slot or the slot turned
 up, and the card sent to the pile): public once the move is made, and the event is only
-sent after it. Texts reuse the terminal game's words (:mod:`scat_cli.tui`,
-:mod:`scat_cli.humanio`), turned from rich markup into plain text.
+sent after it. Texts are the session's plain words (:mod:`scat_session.words`,
+:mod:`scat_session.humanio`), the ones the terminal colours; the page lays them out.
 """
 
 from __future__ import annotations
@@ -19,19 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rich.text import Text
-
-from scat_cli.humanio import knock_effect, menu_options
-from scat_cli.tui import (
-    action_markup,
-    agent_label,
-    card_markup,
-    deal_text,
-    explain_result,
-    lives_text,
-    points_text,
-    scored_text,
-)
 from scat_env import GameState, HandResult, Phase, PlayerView, Rules, card_str
 from scat_env import actions as _actions
 from scat_env.actions import (
@@ -46,18 +33,31 @@ from scat_env.actions import (
     action_str,
 )
 from scat_env.cards import NUM_CARDS
-from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESET_NOTES, lives_label
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESET_NOTES
 from scat_env.scoring import value_of
 from scat_env.showdown import rule_text
 from scat_env.variants import describe
+from scat_session.humanio import menu_options
+from scat_session.seating import agent_label
+from scat_session.words import (
+    action_text,
+    deal_text,
+    explain_result,
+    finishing_order,
+    game_over_text,
+    golf_place_text,
+    golf_turn_up_text,
+    knock_text,
+    pass_text,
+    points_text,
+    race_places,
+    scored_text,
+    standing_text,
+    takeover_text,
+)
 
 #: The person's agent name in payloads (``players[].agent``).
 YOU = "you"
-
-
-def plain(markup: str) -> str:
-    """Rich markup as the plain text it shows (the browser styles text itself)."""
-    return Text.from_markup(markup).plain
 
 
 def cards(cs: Sequence[int]) -> list[str]:
@@ -100,8 +100,8 @@ def preset_option(name: str) -> dict[str, Any]:
     of ``scat play``'s ``?`` help, :func:`scat_env.variants.describe`), and how long a game
     usually lasts
     (``length``: a sentence, "" for an unmeasured preset; ``minutes``: the measured median
-    and 10th-90th percentile, or ``None``; :mod:`scat_cli.lengths`)."""
-    from scat_cli.lengths import game_length, length_text
+    and 10th-90th percentile, or ``None``; :mod:`scat_session.lengths`)."""
+    from scat_session.lengths import game_length, length_text
 
     rules = Rules.preset(name)
     race = rules.scoring == "points"
@@ -114,14 +114,6 @@ def preset_option(name: str) -> dict[str, Any]:
             "length": length_text(name),
             "minutes": dict(measured["minutes"]) if measured else None,
             "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS}
-
-
-def standing_text(rules: Rules, lives: int) -> str:
-    """A seat's lives in the preset's words; in a race to points nobody loses a life, so
-    only whether the seat is still in ("in the race"): its points say the rest."""
-    if rules.scoring == "points":
-        return lives_label(rules, lives)
-    return lives_text(rules, lives)
 
 
 def points_fields(rules: Rules, points: Sequence[int], seat: int) -> dict[str, Any]:
@@ -293,34 +285,23 @@ def move_event(seat: int, action: int, *, you: int, names: Sequence[str], rules:
     card: int | None = None
     if action == DRAW_STOCK:
         kind = "draw_stock"
-        text = "You drew from the stock." if mine else plain(
-            action_markup(seat, action, names, top_before)) + "."
+        text = "You drew from the stock." if mine else action_text(
+            seat, action, names, top_before) + "."
     elif action == DRAW_DISCARD:
         kind, card = "draw_discard", top_before
-        text = plain(action_markup(seat, action, names, top_before)) + "."
+        text = action_text(seat, action, names, top_before) + "."
     elif action == KNOCK:
         kind = "knock"
-        if mine:
-            text = f"You knocked: {knock_effect(rules, second_knock)}."
-        elif second_knock:
-            text = f"{names[seat]} knocked too: the play ends at once, showdown."
-        else:
-            then = "they draw and discard, then " if rules.knock_then_draw else ""
-            text = (f"{names[seat]} knocked: {then}everyone else gets one more turn, "
-                    "then the showdown.")
+        text = knock_text(names[seat], rules, second=second_knock, mine=mine)
     elif action < NUM_CARDS:
         kind, card = "discard", action
-        text = plain(action_markup(seat, action, names, top_before)) + "."
+        text = action_text(seat, action, names, top_before) + "."
     elif action == PASS:
         kind = "call"
-        text = f"{names[seat]}: " + {
-            Phase.BLIND: "looked at the cards (no throw-down).",
-            Phase.SUDDEN_DEATH: "dealt on (no sudden death).",
-            Phase.DECLARE: "kept the 31 quiet (it counts 30 from now on).",
-        }.get(phase, "passed.")
+        text = pass_text(names[seat], phase)
     else:
         kind = "end_play" if action == END_PLAY else "call"
-        text = plain(action_markup(seat, action, names, top_before)) + "."
+        text = action_text(seat, action, names, top_before) + "."
     return {"kind": kind, "seat": seat, "action": action, "card": card_str(card)
             if card is not None else None, "hand_number": hand_number, "text": text}
 
@@ -342,13 +323,11 @@ def golf_event(seat: int, action: int, *, names: Sequence[str], golf_cards: Sequ
     if action < TURN_UP:
         slot = action - PLACE_SLOT
         kind, card, discarded = "place", held, golf_cards[slot]
-        text = (f"{who} put the {plain(card_markup(card))} in slot {slot + 1} and "
-                f"discarded the {plain(card_markup(discarded))} that lay there.")
+        text = golf_place_text(who, slot, card, discarded)
     else:
         slot = action - TURN_UP
         kind, card, discarded = "turn_up", golf_cards[slot], held
-        text = (f"{who} discarded the {plain(card_markup(discarded))} and turned up the "
-                f"{plain(card_markup(card))} in slot {slot + 1}.")
+        text = golf_turn_up_text(who, slot, card, discarded)
     return {"kind": kind, "seat": seat, "action": action, "card": card_str(card),
             "slot": slot, "discarded": card_str(discarded), "hand_number": hand_number,
             "text": text}
@@ -368,26 +347,21 @@ def deal_event(hand_number: int, dealer: int, names: Sequence[str]) -> dict[str,
 
 def game_over_event(winner: int | None, you: int, names: Sequence[str],
                     hand_number: int) -> dict[str, Any]:
-    text = ("You win!" if winner == you else f"{names[winner]} wins the game."
-            if winner is not None else "The game is over.")
     return {"kind": "game_over", "seat": winner, "action": None, "card": None,
-            "hand_number": hand_number, "text": text}
+            "hand_number": hand_number, "text": game_over_text(winner, you, names)}
 
 
 def takeover_event(seat: int, names: Sequence[str], label: str, spec: str, what: str,
                    hand_number: int) -> dict[str, Any]:
     """One line naming the seat and its new agent, never the move that broke (it would
-    name a card of that seat's hand)."""
-    who = f"{names[seat]} ({label})" if label else names[seat]
+    name a card of that seat's hand: :func:`scat_session.words.takeover_text`)."""
     return {"kind": "takeover", "seat": seat, "action": None, "card": None,
-            "hand_number": hand_number,
-            "text": f"{who} {what}; the {spec} agent plays that seat from here on. "
-                    "Your game goes on."}
+            "hand_number": hand_number, "text": takeover_text(names[seat], label, spec, what)}
 
 
 def summary_payload(results: Sequence[HandResult], you: int, num_players: int,
                     winner: int | None, knocks: Sequence[int]) -> dict[str, Any]:
-    """The end-of-game numbers of the terminal's summary (:func:`scat_cli.tui.summary_view`)."""
+    """The end-of-game numbers the terminal's summary shows too."""
     race = bool(results and results[-1].points_after)
     places = final_places(results, num_players, winner)
     if race:
@@ -416,8 +390,6 @@ def final_places(results: Sequence[HandResult], num_players: int,
     ranks them: in a lives game the seats that went out later finish higher, those knocked
     out by the same hand sharing a place; in a race to points (nobody goes out) the final
     points rank them, ties sharing a place. ``None`` for a seat no rule places."""
-    from scat_cli.tui import finishing_order, race_places
-
     race = bool(results and results[-1].points_after)
     ranked = (race_places if race else finishing_order)(results, num_players, winner)
     return [ranked.get(s) for s in range(num_players)]

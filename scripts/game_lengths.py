@@ -1,15 +1,16 @@
-"""How long a game of each rules preset usually lasts, written to ``scat_cli/game_lengths.json``.
+"""How long a game of each rules preset usually lasts, written to
+``scat_session/game_lengths.json``.
 
 ``scat rules``, ``scat play`` and the browser's new-game form show this file where a person
-picks a preset (:mod:`scat_cli.lengths`), because the presets differ by an order of
+picks a preset (:mod:`scat_session.lengths`), because the presets differ by an order of
 magnitude: a French Canadian race to 31 points takes hundreds of decisions where the
 standard game takes about a hundred.
 
 The table is the one a person meets by default: three players, the person at seat 0 played
 here by the rule-based ``expert`` (a stand-in that plays a sensible game at once), the
 other seats by ``scat play``'s default opponents for the preset
-(:func:`scat_cli.play.default_opponent`). Each game is played to its end (or the turn cap)
-on the engine; game ``g`` of a preset uses seed ``base_seed + g``, so the file is
+(:func:`scat_session.seating.default_opponent`). Each game is played to its end (or the turn
+cap) on the engine; game ``g`` of a preset uses seed ``base_seed + g``, so the file is
 reproducible. Minutes are what a person would spend at the pace of :data:`PACE`: seconds
 per decision of theirs, the default ``--delay`` per opponent move, and a look at each
 showdown.
@@ -31,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.match import play_game  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from scat_cli.lengths import LENGTHS_FILE  # noqa: E402
-from scat_cli.play import default_opponent  # noqa: E402
 from scat_env import Rules  # noqa: E402
 from scat_env.rules import PRESETS  # noqa: E402
+from scat_session.lengths import LENGTHS_FILE  # noqa: E402
+from scat_session.seating import default_opponent  # noqa: E402
 
 #: Seconds a person at a plausible pace spends: per decision of their own (a draw and a
 #: discard are two), per opponent move (``scat play``'s default ``--delay``), and per

@@ -1,14 +1,15 @@
 """The layers of scat-env only point down, and no module imports itself in a loop.
 
 The packages stack as ``scat_env`` (rules, engine, env) < ``agents`` (players, and trained
-policy inference) < ``training`` (trainers, tournaments, reports) < ``scat_cli`` (the
-command line) < ``scat_web`` (browser play, which reuses the terminal game's saves, hints
-and words). A package may import those below it and never one above, even inside a
-function: a lazy import still makes the lower layer unusable without the upper one (playing
-a trained policy must not need the trainer). The one exception is :data:`ENTRY_POINTS`: the
-``scat serve`` command lives with the other subcommands and starts the web layer from inside
-its run function. The imports are read from the source with :mod:`ast`, so the test needs
-none of the packages' dependencies.
+policy inference) < ``training`` (trainers, tournaments, reports) and, beside it,
+``scat_session`` (one person's game: seats, agents' turns, saves, hints, words) < the two
+front ends, ``scat_cli`` (the command line and the terminal game) and ``scat_web`` (the
+browser game). A package may import only those :data:`BELOW` it, even inside a function: a
+lazy import still makes the lower layer unusable without the upper one (playing a trained
+policy must not need the trainer). Neither front end imports the other: ``scat serve``
+reaches the command line through an entry point (pyproject.toml), not an import. The
+imports are read from the source with :mod:`ast`, so the test needs none of the packages'
+dependencies.
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("scat_env", "agents", "training", "scat_cli", "scat_web")
-#: Modules allowed to reach a layer above theirs, lazily, and which: the command that starts
-#: the web server (``scat serve``) is a subcommand of ``scat`` like every other.
-ENTRY_POINTS = {"scat_cli.serve": ("scat_web",)}
+LAYERS = ("scat_env", "agents", "training", "scat_session", "scat_cli", "scat_web")
+#: The packages each package may import (besides itself).
+BELOW = {
+    "scat_env": (),
+    "agents": ("scat_env",),
+    "training": ("scat_env", "agents"),
+    "scat_session": ("scat_env", "agents"),
+    "scat_cli": ("scat_env", "agents", "training", "scat_session"),
+    "scat_web": ("scat_env", "agents", "scat_session"),
+}
+FRONT_ENDS = ("scat_cli", "scat_web")
 
 
 def _modules() -> dict[str, Path]:
@@ -62,19 +70,39 @@ def _imports(name: str, path: Path, *, top_level_only: bool) -> set[str]:
 MODULES = _modules()
 
 
+def _reached(package: str) -> dict[str, set[str]]:
+    """The other layered packages each module of ``package`` imports, lazily or not."""
+    return {module: {t.split(".")[0] for t in _imports(module, path, top_level_only=False)}
+            - {package}
+            for module, path in MODULES.items() if module.split(".")[0] == package}
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_only_point_down_the_layers(module: str) -> None:
-    layer = LAYERS.index(module.split(".")[0])
-    allowed = ENTRY_POINTS.get(module, ())
-    upward = sorted(
-        target for target in _imports(module, MODULES[module], top_level_only=False)
-        if LAYERS.index(target.split(".")[0]) > layer and target.split(".")[0] not in allowed
-    )
+    package = module.split(".")[0]
+    allowed = {package, *BELOW[package]}
+    upward = sorted(target for target in _imports(module, MODULES[module], top_level_only=False)
+                    if target.split(".")[0] not in allowed)
     assert not upward, f"{module} imports a layer above it: {', '.join(upward)}"
-    if allowed:  # only lazily: ``scat --help`` and every other command never load it
-        eager = sorted(t for t in _imports(module, MODULES[module], top_level_only=True)
-                       if t.split(".")[0] in allowed)
-        assert not eager, f"{module} imports {', '.join(eager)} at module level"
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_no_front_end_imports_the_other(front_end: str) -> None:
+    """The terminal and the browser game share :mod:`scat_session`, never each other, not
+    even lazily: a change to one screen cannot break the other."""
+    (other,) = (f for f in FRONT_ENDS if f != front_end)
+    crossing = sorted(m for m, reached in _reached(front_end).items() if other in reached)
+    assert not crossing, f"{front_end} imports {other} in: {', '.join(crossing)}"
+
+
+def test_the_session_imports_neither_front_end_nor_training() -> None:
+    """:mod:`scat_session` is below both front ends and beside the trainers: a game in the
+    browser or the terminal never loads a trainer."""
+    reached = _reached("scat_session")
+    assert reached, "scat_session has no modules"
+    bad = sorted(f"{m} -> {', '.join(sorted(r & {'scat_cli', 'scat_web', 'training'}))}"
+                 for m, r in reached.items() if r & {"scat_cli", "scat_web", "training"})
+    assert not bad, "scat_session imports above it: " + "; ".join(bad)
 
 
 def test_no_import_cycle_between_modules() -> None:

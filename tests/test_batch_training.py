@@ -323,7 +323,7 @@ def test_the_shipped_policies_play_every_table_and_are_the_default_past_six(tmp_
     the expert's move) for 7-10, and ``compact:scat_batch_set`` hands each position to its
     member: ``scat play`` seats the set where the native policy set does not reach, and
     each finishes a game at every size."""
-    from scat_cli.play import default_opponent
+    from scat_session.seating import default_opponent
 
     assert default_opponent(3) == "ppo:scat_ppo_set"
     assert default_opponent(7) == default_opponent(10) == "compact:scat_batch_set"

@@ -57,10 +57,10 @@ from agents.neural.policy_file import (
 from agents.neural.policy_set import load_policy_set
 from agents.registry import make_agent
 from scat_cli.main import build_parser
-from scat_cli.savegame import SavedGame
 from scat_cli.tournament import build_config
 from scat_env import Rules
 from scat_env.actions import NUM_ACTIONS
+from scat_session.savegame import SavedGame
 from training.config import load_config
 from training.tournament import read_games
 

@@ -10,10 +10,10 @@ import pytest
 
 from agents.expert import ExpertAgent
 from agents.knowledge import golf_choices
-from scat_cli.hints import hint
 from scat_env import GameState, Rules
 from scat_env.rules import PRESETS
 from scat_env.view import make_view
+from scat_session.hints import hint
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -74,7 +74,7 @@ def test_a_knock_hint_gives_the_chances_of_lowest_alone_and_of_a_tie_from_the_ex
     import numpy as np
 
     from agents.expert import ADVICE_SIZE
-    from scat_cli.hints import P_NONE_BELOW, P_SOLE
+    from scat_session.hints import P_NONE_BELOW, P_SOLE
 
     expert = ExpertAgent()
     rng = random.Random(3)

@@ -31,7 +31,12 @@ import pytest
 from hang_limits import hang_limit
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("scat_env", "agents", "training", "scat_cli", "scat_web")
+PACKAGES = ("scat_env", "agents", "training", "scat_session", "scat_cli", "scat_web")
+#: What ``pip install scat-env`` brings: the environment's core (the engine, the batched
+#: engine, the PettingZoo and Gymnasium APIs, the YAML configs) and rich for ``scat play``.
+CORE = {"numpy", "gymnasium", "pettingzoo", "pyyaml", "numba", "rich"}
+#: The extras installed by use, and a library each must bring.
+EXTRAS = {"web": {"starlette", "uvicorn"}, "plots": {"matplotlib"}, "ratings": {"openskill"}}
 
 BLOCK_TORCH = '''
 import importlib.abc
@@ -47,6 +52,10 @@ class _Refuse(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, _Refuse())
 '''
+
+#: As :data:`BLOCK_TORCH`, and Starlette too: an install without the ``web`` extra.
+BLOCK_WEB = BLOCK_TORCH.replace('name == "torch" or name.startswith("torch.")',
+                                'name.partition(".")[0] in ("torch", "starlette")')
 
 API_GAME = '''
 import sys
@@ -210,3 +219,51 @@ def test_a_torch_policy_file_without_torch_is_one_clear_line(installed, tmp_path
                          env=env, capture_output=True, text=True, timeout=hang_limit(300))
     assert out.returncode != 0
     assert "needs torch" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def _requirement_name(requirement: str) -> str:
+    """``"numpy>=1.23"`` -> ``"numpy"``; ``"scat-env[web,plots]"`` -> ``"scat-env"``."""
+    import re
+
+    return re.match(r"[A-Za-z0-9._-]+", requirement).group(0).lower()  # type: ignore[union-attr]
+
+
+def _project() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_the_core_dependencies_are_the_environment_core_and_rich():
+    """A plain ``pip install scat-env`` plays ``scat play`` and nothing more: the browser
+    game, the plots and the ratings are extras (``web``, ``plots``, ``ratings``)."""
+    project = _project()
+    assert {_requirement_name(r) for r in project["dependencies"]} == CORE
+
+
+def test_each_extra_brings_its_libraries_and_dev_and_train_bring_them_all():
+    """The README's two install commands (``.[dev,train]``) still set up everything."""
+    extras = _project()["optional-dependencies"]
+    for extra, libraries in EXTRAS.items():
+        assert libraries <= {_requirement_name(r) for r in extras[extra]}, extra
+    for bundle in ("dev", "train"):
+        wanted = f"scat-env[{','.join(EXTRAS)}]"
+        assert wanted in extras[bundle], f"{bundle} does not include {wanted}"
+
+
+def test_scat_serve_without_the_web_extra_is_one_line(installed, tmp_path):
+    """The installed ``scat`` finds ``serve`` through its entry point even without Starlette,
+    lists it, and running it says in one line what to install (exit 2, no traceback)."""
+    python, env, _ = installed
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(BLOCK_WEB)
+    env = {**env, "PYTHONPATH": str(block)}
+    scat = str(python.with_name("scat"))
+    listed = _run([scat, "--help"], tmp_path, env)
+    assert "serve" in listed.stdout, listed.stdout
+    out = subprocess.run([scat, "serve", "--port", "0", "--data", str(tmp_path / "web")],
+                         cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=hang_limit(300))
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == ("scat serve: error: the browser game needs the web extra: "
+                          "pip install 'scat-env[web]'\n"), out.stderr

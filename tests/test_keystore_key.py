@@ -1,4 +1,4 @@
-"""The player's key (scat_cli.keystore): created once, whole, even by many games at once.
+"""The player's key (scat_session.keystore): created once, whole, even by many games at once.
 
 ``scat serve`` starts games on many threads; the first save of each creates the key if there
 is none. A second game must never read a key file that exists but is not yet written (that
@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from scat_cli import keystore
+from scat_session import keystore
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """One writer per game, a ledger that never blocks play, and no temporary file left behind.
 
-A game is held by one process at a time (:mod:`scat_cli.gamelock`): the terminal refuses a
+A game is held by one process at a time (:mod:`scat_session.gamelock`): the terminal refuses a
 game a server holds in one line, a server answers 409 for a game the terminal plays, and a
 second server on a data folder refuses to start; each names where the game is played. The
 ledger keeps finished games by id only and stays bounded; one too big or damaged is set
@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from scat_cli import gamelock, keystore
 from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import SavedGame
+from scat_session import gamelock, keystore
+from scat_session.savegame import SavedGame
 from scat_web.app import create_app
 from scat_web.games import GameStore
 
@@ -160,7 +160,7 @@ def test_two_scat_serve_on_one_data_folder_the_second_refuses_in_one_line(
 
 _HOLDER = """
 import sys, time
-from scat_cli import gamelock
+from scat_session import gamelock
 held = gamelock.hold_game(sys.argv[1], "the terminal (pid %d)" % __import__("os").getpid())
 print("held", flush=True)
 time.sleep(120)
@@ -350,7 +350,7 @@ def test_temporary_files_left_by_a_kill_are_removed_when_scat_serve_starts(tmp_p
 _WRITER = """
 import os, sys
 from pathlib import Path
-from scat_cli import keystore
+from scat_session import keystore
 real = os.fsync
 def stuck(fd):
     print("writing", flush=True)

@@ -13,10 +13,8 @@ import pytest
 from hang_limits import hang_limit
 
 from scat_cli.errors import CliError
-from scat_cli.game import PlaySession, new_game
-from scat_cli.humanio import HELP, HINT, QUIT, InputError, menu_options, parse_command
+from scat_cli.game import PlaySession
 from scat_cli.play import opponent_specs
-from scat_cli.savegame import SavedGame, portable_spec
 from scat_env import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -28,6 +26,9 @@ from scat_env import (
     make_view,
     parse_card,
 )
+from scat_session.humanio import HELP, HINT, QUIT, InputError, menu_options, parse_command
+from scat_session.savegame import SavedGame, portable_spec
+from scat_session.seating import new_game
 
 REPO = Path(__file__).resolve().parents[1]
 SHORT_RULES = "preset: standard\npennies: 1\ncounty: true\n"  # two lives each: short games
@@ -189,7 +190,7 @@ def test_rules_no_shipped_policy_reads_get_the_expert_as_the_default_opponent(pr
     """The policies read only the game they were trained on: ``scat play --rules golf``
     without ``--opponents`` seats the expert rather than refusing the game."""
     from agents.registry import make_agent
-    from scat_cli.play import FALLBACK_OPPONENT
+    from scat_session.seating import FALLBACK_OPPONENT
 
     rules = Rules.preset(preset)
     assert opponent_specs(3, None, rules) == (3, [FALLBACK_OPPONENT] * 2)
@@ -438,7 +439,9 @@ def _positions(players: int, preset: str, seed: int) -> Iterator[GameState]:
 @pytest.mark.parametrize("preset", ["standard", "ride_the_bus", "cadillac", "gin",
                                     "swedish_points"])
 def test_the_table_fits_80x24_and_shows_lives_dealer_knock_and_turn(players, preset):
-    from scat_cli.tui import MENU_LINES, agent_label, default_names, lives_text, table_view
+    from scat_cli.tui import MENU_LINES, table_view
+    from scat_session.seating import agent_label, default_names
+    from scat_session.words import lives_text
 
     names = default_names(players)
     labels = [""] + [agent_label("ppo:scat_ppo_set")] * (players - 1)
@@ -466,7 +469,7 @@ def test_the_table_fits_80x24_and_shows_lives_dealer_knock_and_turn(players, pre
 
 
 def test_lives_are_counted_in_the_presets_own_words():
-    from scat_cli.tui import lives_text
+    from scat_session.words import lives_text
 
     assert lives_text(Rules.preset("ride_the_bus"), 4) == "standing at the back, 4 stops left"
     assert lives_text(Rules.preset("ride_the_bus"), 1) == "on the stairs, 1 stop left"
@@ -512,7 +515,7 @@ def test_enter_on_an_empty_line_and_resume_redraw_the_table(tmp_path, capsys):
 
 def test_a_hint_gives_the_experts_move_and_its_numbers():
     from agents.registry import make_agent
-    from scat_cli.hints import hint
+    from scat_session.hints import hint
 
     expert = make_agent("expert", seed=0)
     said = []
@@ -608,9 +611,9 @@ def test_the_calls_of_the_variations_are_on_the_menu_and_play_to_the_end(tmp_pat
 
 def _prompt(state) -> str:
     """The line over the move menu, as the screen shows it."""
-    from scat_cli.humanio import menu_options
     from scat_cli.tui import menu_view
     from scat_env import make_view
+    from scat_session.humanio import menu_options
 
     view = make_view(state, state.current_player)
     return menu_view(view, menu_options(view)).plain.splitlines()[0]

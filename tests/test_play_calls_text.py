@@ -22,15 +22,16 @@ from conftest import knock_game
 
 from agents.expert import ExpertAgent
 from agents.registry import _FACTORIES, register
-from scat_cli.game import PlaySession, new_game
-from scat_cli.humanio import InputError, knock_effect, menu_options, parse_command
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import parse_action
 from scat_cli.tui import make_console, showdown_view
 from scat_env import GameState, Rules, cards_str, parse_card
 from scat_env.actions import DECLARE, KNOCK, PASS, SUDDEN_DEATH
 from scat_env.engine import Phase
 from scat_env.view import make_view
+from scat_session.humanio import InputError, knock_effect, menu_options, parse_command
+from scat_session.savegame import parse_action
+from scat_session.seating import new_game
 
 
 @pytest.fixture(autouse=True)
@@ -142,7 +143,7 @@ def test_a_call_phase_answers_with_its_own_choices(preset, phase, typed):
                                            ("hammer", Phase.DRAW)])
 def test_a_hint_at_a_call_says_the_experts_call_and_why(preset, phase):
     from agents.expert import ExpertAgent
-    from scat_cli.hints import hint
+    from scat_session.hints import hint
 
     view = _view_at(Rules.preset(preset), phase)
     text = hint(ExpertAgent(seed=0), view)

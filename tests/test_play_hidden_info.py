@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from scat_cli.game import PlaySession, new_game
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import SavedGame, agent_seed, result_record
 from scat_env import Rules
+from scat_session.savegame import SavedGame, agent_seed, result_record
+from scat_session.seating import new_game
 
 SEED = 987_654_321  # digits that appear nowhere else by chance
 SHORT_RULES = "preset: standard\npennies: 1\ncounty: true\n"

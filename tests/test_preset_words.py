@@ -16,7 +16,7 @@ from scat_env import Rules
 from scat_env.rules import PRESET_NOTES, PRESETS
 
 REPO = Path(__file__).resolve().parents[1]
-LENGTHS = REPO / "scat_cli" / "game_lengths.json"
+LENGTHS = REPO / "scat_session" / "game_lengths.json"
 #: A source tag such as "[002 Variations]" or "[003]".
 TAG = re.compile(r"\[\d{3}")
 
@@ -65,7 +65,7 @@ def _script():
 
 
 def test_the_lengths_file_measures_every_preset_against_todays_default_opponents():
-    from scat_cli.play import default_opponent
+    from scat_session.seating import default_opponent
 
     data = json.loads(LENGTHS.read_text())
     assert list(data["presets"]) == list(PRESETS)
@@ -87,7 +87,7 @@ def test_the_lengths_file_is_what_its_command_writes():
 
 
 def test_a_rules_file_that_changes_a_preset_gets_no_length():
-    from scat_cli.lengths import preset_length_text
+    from scat_session.lengths import preset_length_text
 
     assert preset_length_text(Rules.preset("standard")).startswith("A game usually takes")
     assert preset_length_text(Rules.preset("standard").replace(name="standard", pennies=1)) == ""
@@ -106,7 +106,7 @@ def test_scat_play_says_how_long_a_game_usually_lasts_before_it_starts(tmp_path,
 
 # -- scat play --help ------------------------------------------------------------------------
 def test_scat_play_help_names_the_default_opponent_of_every_table_size(capsys):
-    from scat_cli.play import default_opponent
+    from scat_session.seating import default_opponent
 
     with pytest.raises(SystemExit):
         main(["play", "--help"])

@@ -12,9 +12,12 @@ from hang_limits import hang_limit
 
 from agents.match import play_game
 from agents.registry import make_agent
-from scat_cli.game import PlaySession, new_game
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import (
+from scat_cli.tui import showdown_view
+from scat_env import NUM_ACTIONS, Rules
+from scat_env.actions import action_short
+from scat_session.savegame import (
     PlayerEntry,
     ReplayError,
     SavedGame,
@@ -22,9 +25,8 @@ from scat_cli.savegame import (
     parse_action,
     result_record,
 )
-from scat_cli.tui import explain_result, showdown_view
-from scat_env import NUM_ACTIONS, Rules
-from scat_env.actions import action_short
+from scat_session.seating import new_game
+from scat_session.words import explain_result
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from scat_cli.game import PlaySession, new_game
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import SavedGame
 from scat_env import Rules
 from scat_env.rules import PRESETS
+from scat_session.savegame import SavedGame
+from scat_session.seating import new_game
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +22,7 @@ def _scat_home(tmp_path, monkeypatch):
     # A save is flushed to disk at every decision; what is checked here is what the save
     # holds, not the flush (tests/test_savegame_trust.py checks a flush that fails), and
     # the flushes were a fifth of this file's time.
-    monkeypatch.setattr("scat_cli.keystore.os.fsync", lambda fd: None)
+    monkeypatch.setattr("scat_session.keystore.os.fsync", lambda fd: None)
 
 
 def _play_one_hand(preset: str, path: Path, seed: int = 2) -> SavedGame:

@@ -11,10 +11,10 @@ from fuzz_inputs import check_cli_refusal, fuzz_env, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scat_cli.game import new_game
-from scat_cli.savegame import PlayerEntry, SavedGame, check_name
 from scat_env import GameState, Rules
 from scat_env.names import MAX_RULES_NAME, check_shown
+from scat_session.savegame import PlayerEntry, SavedGame, check_name
+from scat_session.seating import new_game
 
 REFUSED = {
     "an escape code that clears the screen": "\x1b[2Jboom",

@@ -22,12 +22,13 @@ import pytest
 from conftest import stack
 
 from agents.base import Agent
-from scat_cli import keystore
-from scat_cli.game import PlaySession, new_game
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import SavedGame
 from scat_env import GameState, Phase, Rules, parse_card
 from scat_env.actions import DECLARE, DRAW_STOCK, PASS
+from scat_session import keystore
+from scat_session.savegame import SavedGame
+from scat_session.seating import new_game
 
 RULES = Rules.preset("undeclared_31")
 DATA = Path(__file__).parent / "data" / "saves"

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from scat_cli.game import PlaySession, new_game
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import MAX_FILE_BYTES, SavedGame
 from scat_env import Rules
+from scat_session.savegame import MAX_FILE_BYTES, SavedGame
+from scat_session.seating import new_game
 
 
 @pytest.fixture(autouse=True)

@@ -18,11 +18,12 @@ import pytest
 
 from agents.match import play_game
 from agents.registry import make_agent
-from scat_cli import savegame
-from scat_cli.game import PlaySession, new_game
+from scat_cli.game import PlaySession
 from scat_cli.main import main
-from scat_cli.savegame import SEED_BITS, SavedGame, agent_seed, new_seed
 from scat_env import GameState, Rules
+from scat_session import savegame
+from scat_session.savegame import SEED_BITS, SavedGame, agent_seed, new_seed
+from scat_session.seating import new_game
 
 #: A 128-bit seed; its twins below differ from it in one bit each.
 BASE = 0xB7E1_5162_8AED_2A6A_BF71_5880_9CF4_F3C7

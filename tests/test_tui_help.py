@@ -9,10 +9,11 @@ import random
 import pytest
 from rich.console import Console
 
-from scat_cli.humanio import InputError, parse_command
-from scat_cli.tui import agent_label, help_view, seats_by_spec
+from scat_cli.tui import help_view, seats_by_spec
 from scat_env import GameState, Rules, make_view
 from scat_env.rules import PRESETS
+from scat_session.humanio import InputError, parse_command
+from scat_session.seating import agent_label
 
 #: Every option turned on at once that validation allows: the tallest help a rules file
 #: can ask for.

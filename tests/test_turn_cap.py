@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from scat_cli.game import new_game
-from scat_cli.savegame import ReplayError, SavedGame
 from scat_env import DEFAULT_MAX_TURNS, GameState, Rules, env
 from scat_env.actions import DRAW_DISCARD
+from scat_session.savegame import ReplayError, SavedGame
+from scat_session.seating import new_game
 
 
 def _take_back_and_forth(state: GameState, decisions: int) -> int:

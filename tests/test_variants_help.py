@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from scat_cli.helptext import key_lines, rules_lines
 from scat_env import Rules
 from scat_env.rules import PRESETS
 from scat_env.variants import describe
+from scat_session.helptext import key_lines, rules_lines
 
 #: Each call or move a preset may allow, the words that name it in the help, and whether the
 #: rules allow it. The help holds the words exactly when the rules allow the call.

@@ -26,10 +26,10 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from agents.base import Agent  # noqa: E402
 from agents.registry import register  # noqa: E402
-from scat_cli.savegame import SaveError  # noqa: E402
 from scat_env import GameState, PlayerView, Rules, parse_card  # noqa: E402
 from scat_env.actions import DECLARE, PASS  # noqa: E402
 from scat_env.rules import PRESETS  # noqa: E402
+from scat_session.savegame import SaveError  # noqa: E402
 from scat_web.app import MAX_BODY, create_app  # noqa: E402
 from scat_web.games import AGENTS, GameStore, WebSave  # noqa: E402
 
@@ -440,7 +440,8 @@ def test_a_replay_shows_every_hand_only_once_the_game_is_over(client, home):
 
 
 def test_a_scat_play_replay_file_opens_as_a_replay(client, tmp_path, capsys):
-    from scat_cli.game import PlaySession, new_game
+    from scat_cli.game import PlaySession
+    from scat_session.seating import new_game
 
     path = tmp_path / "played.json"
     game = new_game(3, ["greedy", "random"], Rules.preset("hammer"), 5, "Ann")

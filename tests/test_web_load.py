@@ -280,7 +280,7 @@ def test_the_listening_socket_says_it_is_tcp_so_answers_leave_at_once() -> None:
     every answer waits about 40 ms for the client's delayed ACK. Checked on the socket, not
     by a stopwatch: a loaded machine can take 40 ms for any answer (the timing is
     :func:`test_answers_go_out_without_waiting_for_a_delayed_ack`, ``pytest -m slow``)."""
-    from scat_cli.serve import open_socket
+    from scat_web.command import open_socket
 
     sock = open_socket("127.0.0.1", 0)
     try:

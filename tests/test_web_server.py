@@ -25,9 +25,9 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from scat_cli.game import new_game  # noqa: E402
 from scat_env import GameState, Rules  # noqa: E402
 from scat_env.actions import DRAW_DISCARD, END_PLAY, KNOCK  # noqa: E402
+from scat_session.seating import new_game  # noqa: E402
 from scat_web import games  # noqa: E402
 from scat_web.app import ECHO, SECURITY_HEADERS, cookie_name, create_app  # noqa: E402
 from scat_web.games import GameStore  # noqa: E402

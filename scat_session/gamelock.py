@@ -1,6 +1,6 @@
 """One process per game: a game is held by the terminal or by one server, never by two.
 
-A game in progress is a save on disk plus a ledger entry (:mod:`scat_cli.keystore`). Two
+A game in progress is a save on disk plus a ledger entry (:mod:`scat_session.keystore`). Two
 processes playing it at once (``scat play --resume`` of a game a browser has open, or two
 ``scat serve`` on one data folder) would each write their own continuation over the other's:
 a fork, with no refusal. So a process that opens a game first takes an exclusive ``flock``
@@ -37,7 +37,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-#: The folder of the game locks, in :func:`scat_cli.keystore.scat_home`.
+#: The folder of the game locks, in :func:`scat_session.keystore.scat_home`.
 LOCKS_DIR = "locks"
 LOCK_SUFFIX = ".lock"
 #: The most bytes of a holder's description read back (it is one short line).

@@ -10,7 +10,7 @@ are rebuilt with the same seeds and asked for their moves again, which must matc
 
 **A game in progress keeps its cards hidden.** The seed alone gives every hand and the whole
 stock order, and each opponent's seed is derived from it, so while a person's game is in
-progress no seed is written in clear: the seeds are *sealed* (:mod:`scat_cli.keystore`: XOR
+progress no seed is written in clear: the seeds are *sealed* (:mod:`scat_session.keystore`: XOR
 with an HMAC-SHA256 keystream under the user's secret key and a random nonce, new at every
 save) and the whole document carries an HMAC under the same key. A seed scat draws itself
 has :data:`SEED_BITS` bits (:func:`new_seed`), so it cannot be found by trying seeds against
@@ -138,7 +138,7 @@ class SaveError(ReplayError):
 
 def replay_dir() -> Path:
     """Where games are saved by default: ``$SCAT_REPLAY_DIR``, else ``replays`` in
-    :func:`scat_cli.keystore.scat_home` (``~/.scat/replays``)."""
+    :func:`scat_session.keystore.scat_home` (``~/.scat/replays``)."""
     env = os.environ.get(REPLAY_DIR_ENV)
     return Path(env).expanduser() if env else keystore.scat_home() / "replays"
 
@@ -710,7 +710,7 @@ class SavedGame:
     def save(self, path: str | Path) -> Path:
         """Write atomically (a unique temp file, renamed) so a crash or a full disk never
         leaves half a save: the previous save stays whole. A person's game is then noted in
-        the ledger (:func:`scat_cli.keystore.ledger_record`). Errors: :class:`SaveError`."""
+        the ledger (:func:`scat_session.keystore.ledger_record`). Errors: :class:`SaveError`."""
         p = Path(path).expanduser()
         data = self.to_json()
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"

@@ -4,7 +4,7 @@ A saved game in progress must not tell the person playing it anything they have 
 game seed alone deals every hand and orders the stock. So a save in progress holds its seeds
 *sealed* under a per-user key, and carries a MAC over its whole content; once the game is
 over the save is rewritten in clear, for anyone to replay and verify (see
-:mod:`scat_cli.savegame`). Everything here uses the standard library only (``secrets``,
+:mod:`scat_session.savegame`). Everything here uses the standard library only (``secrets``,
 ``hmac``, ``hashlib``): the seal is a keystream XOR, the keystream HMAC-SHA256 of the key
 over a random per-game nonce and a block counter (a stream cipher built from a PRF), and
 the MAC HMAC-SHA256 of the key over the canonical JSON.

@@ -102,7 +102,7 @@ def sym(card: int) -> str:
 
 
 #: A hand's value as the players count it (:func:`scat_env.render.value_text`; the ranks that
-#: tell equal hands apart are said by :func:`scat_cli.tui.tie_break_text`).
+#: tell equal hands apart are said by :func:`scat_session.words.tie_break_text`).
 value_text = _value_text
 
 

@@ -2,8 +2,11 @@
 
 The page and its API are :mod:`scat_web` (``docs/WEB_API.md``); this module reads the
 command line, opens the listening socket itself (so a port in use or a bad address is one
-line, exit 2, before anything starts) and runs uvicorn on it. It imports only the standard
-library at module level, so ``scat --help`` does not load Starlette.
+line, exit 2, before anything starts) and runs uvicorn on it. ``scat`` finds it through the
+``scat.commands`` entry point this package declares (pyproject.toml), so the command line
+never imports the browser game, and an install without the ``web`` extra still lists the
+command and says in one line what to install. It imports only the standard library at
+module level, so ``scat --help`` does not load Starlette.
 
 Every launch makes a new access token (:func:`secrets.token_urlsafe`) and prints the page's
 address with it, as Jupyter does: only someone who has that address (or the token) can list
@@ -29,11 +32,19 @@ import socket
 import sys
 from pathlib import Path
 
-from .errors import CliError
 
+class ServeError(ValueError):
+    """A bad ``scat serve`` option or a server that cannot start: ``scat`` prints it as one
+    line on stderr and exits with status 2 (as for every ``ValueError`` of a command)."""
+
+
+#: The libraries of the ``web`` extra (and the one Starlette brings): a missing one means
+#: the extra is not installed. Any other import error is a fault, reported as one.
+WEB_LIBRARIES = ("starlette", "uvicorn", "anyio")
+WEB_EXTRA = "the browser game needs the web extra: pip install 'scat-env[web]'"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8731
-#: Host names a loopback server answers to (the same as ``scat_web.app.LOOPBACK_HOSTS``,
+#: Host names a loopback server answers to (the same as :data:`scat_web.app.LOOPBACK_HOSTS`,
 #: copied so that ``scat --help`` does not import Starlette).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 #: A name ``--allow-host`` takes: a DNS name or an IP address, no port, no wildcard.
@@ -49,23 +60,23 @@ def data_dir(given: str | None) -> Path:
 
 
 def check_host(host: str) -> bool:
-    """Whether ``host`` is a loopback address; ``CliError`` unless it is an IP address or
-    ``localhost`` (a name would need a lookup, and nothing here may use the network)."""
+    """Whether ``host`` is a loopback address; :class:`ServeError` unless it is an IP address
+    or ``localhost`` (a name would need a lookup, and nothing here may use the network)."""
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
-        raise CliError(f"--host must be an IP address such as 127.0.0.1 or 0.0.0.0, or "
-                       f"localhost; got {host[:60]!r}") from None
+        raise ServeError(f"--host must be an IP address such as 127.0.0.1 or 0.0.0.0, or "
+                         f"localhost; got {host[:60]!r}") from None
 
 
 def check_allowed(names: list[str]) -> list[str]:
     """``--allow-host`` names, each a DNS name or an address (IPv6 in brackets)."""
     for name in names:
         if not _HOST_NAME.fullmatch(name):
-            raise CliError(f"--allow-host takes a host name or an IP address without a port, "
-                           f"got {name[:60]!r}")
+            raise ServeError(f"--allow-host takes a host name or an IP address without a "
+                             f"port, got {name[:60]!r}")
     return names
 
 
@@ -107,7 +118,7 @@ def open_socket(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock
 
@@ -138,26 +149,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
-        raise CliError(f"--port must be between 0 and 65535, got {str(args.port)[:30]}")
+        raise ServeError(f"--port must be between 0 and 65535, got {str(args.port)[:30]}")
     loopback = check_host(args.host)
     extra = check_allowed(list(args.allow_host))
     folder = data_dir(args.data)
     if folder.exists() and not folder.is_dir():
-        raise CliError(f"--data {folder} is a file; give a folder")
+        raise ServeError(f"--data {folder} is a file; give a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise CliError(f"cannot use --data {folder}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot use --data {folder}: {exc.strerror or exc}") from None
     try:
         import uvicorn
 
-        from scat_web.app import create_app
-        from scat_web.games import GameStore
-    except ImportError as exc:  # an install without the web dependencies
-        raise CliError(f"scat serve needs {exc.name or 'starlette and uvicorn'}: "
-                       "pip install starlette uvicorn") from None
+        from .app import create_app
+        from .games import GameStore
+    except ImportError as exc:  # an install without the web extra
+        if (exc.name or "").partition(".")[0] not in WEB_LIBRARIES:
+            raise
+        raise ServeError(WEB_EXTRA) from None
 
-    from .gamelock import LockError
+    from scat_session.gamelock import LockError
 
     sock = open_socket(args.host, args.port)
     port = sock.getsockname()[1]
@@ -170,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         store = GameStore(folder, holder=f"scat serve on {shown}:{port} (pid {os.getpid()})")
     except LockError as exc:
         sock.close()
-        raise CliError(str(exc)) from None
+        raise ServeError(str(exc)) from None
     app = create_app(folder, store=store, token=token, allowed_hosts=hosts)
     if not loopback:
         names = ", ".join(h for h in hosts if h != "::1")
@@ -198,4 +210,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_parser", "run"]
+__all__ = ["ServeError", "add_parser", "run"]

@@ -1,0 +1,119 @@
+"""The play session both front ends share (:mod:`scat_session`): one rule for a broken
+agent, one default opponent, and one set of words that the terminal only colours.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+
+from agents.base import Agent
+from scat_cli.tui import action_markup, seats_by_spec
+from scat_env import GameState, Rules
+from scat_env.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_PLAY,
+    GOLF_SLOTS,
+    KNOCK,
+    NUM_ACTIONS,
+    PLACE_SLOT,
+    TURN_UP,
+)
+from scat_session import seating, turns
+from scat_session.seating import new_game
+from scat_session.turns import NoReplacement, Takeover, agent_move
+from scat_session.words import action_text
+
+
+class _Broken(Agent):
+    """An agent that raises at every decision (its message would name its cards)."""
+
+    def act(self, view):
+        raise RuntimeError(f"my hand is {view.hand}")
+
+
+def _game_with_broken_seat_1():
+    game = new_game(3, ["greedy", "greedy"], Rules(), 11, "You")
+    state = game.new_state()
+    agents = seating.build_agents(game)
+    agents[1] = _Broken()
+    return game, state, agents
+
+
+def test_a_broken_agent_is_replaced_recorded_and_announced_without_its_message():
+    game, state, agents = _game_with_broken_seat_1()
+    while state.current_player != 1:
+        state.apply_action(state.legal_actions()[0])
+    seen: list[Takeover] = []
+    action = agent_move(game, state, agents, 1, seen.append)
+    assert state.is_legal(action)
+    assert seen == [Takeover(1, "expert", "failed (RuntimeError)")]
+    assert [(r.seat, r.agent) for r in game.replacements] == [(1, "expert")]
+    assert not isinstance(agents[1], _Broken)
+
+
+def test_every_replacement_broken_is_one_line_naming_the_seat(monkeypatch):
+    game, state, agents = _game_with_broken_seat_1()
+    while state.current_player != 1:
+        state.apply_action(state.legal_actions()[0])
+    monkeypatch.setattr(turns, "make_replacement", lambda spec, seed: _Broken())
+    with pytest.raises(NoReplacement) as caught:
+        agent_move(game, state, agents, 1, lambda takeover: None)
+    assert str(caught.value) == ("no agent can play Alice's seat (every replacement broke); "
+                                 "the last good save is kept")
+    assert "hand" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["Bob", "You", "[bold]x[/]", "a\\", "Zoë"])
+def test_the_terminal_only_colours_the_words_the_page_gets(name):
+    """Every log line the terminal prints shows, without its colours, the page's words."""
+    names = ["You", name, "Carol"]
+    hand = (0, 13, 26, 39)
+    for action in range(NUM_ACTIONS):
+        golf = PLACE_SLOT <= action < TURN_UP + GOLF_SLOTS
+        for top in (None, 5):
+            before = hand if golf else None
+            plain = action_text(1, action, names, top, before)
+            shown = Text.from_markup(action_markup(1, action, names, top, before),
+                                     emoji=False).plain
+            assert shown == plain, (action, top)
+    assert action_text(1, DRAW_STOCK, names, None) == f"{name} drew from the stock"
+    assert action_text(1, DRAW_DISCARD, names, 5) == f"{name} took the 7♣"
+    assert action_text(1, KNOCK, names, None) == f"{name} knocked!"
+    assert action_text(1, END_PLAY, names, None).startswith(f"{name} ended the play")
+
+
+def test_the_opponents_line_is_the_same_words_escaped():
+    seats = [("Alice", "ppo:scat_ppo_set"), ("[b]Bob", "expert")]
+    assert Text.from_markup(seats_by_spec(seats)).plain == seating.seats_by_spec(seats)
+
+
+def test_the_default_opponent_is_the_first_candidate_that_plays_the_table():
+    """One decision for both front ends: the browser's store filters the same candidates."""
+    calls: list[str] = []
+
+    class _Plays(Agent):
+        def act(self, view):
+            return view.legal_actions[0]
+
+    class _Refuses(_Plays):
+        def check_table(self, num_players, rules):
+            raise ValueError("too many players")
+
+    def factory(spec: str) -> Agent:
+        calls.append(spec)
+        return _Refuses() if spec == "a" else _Plays()
+
+    assert seating.first_to_play(8, Rules(), ["a", "b", "c"], factory) == "b"
+    assert calls == ["a", "b"]
+    assert seating.first_to_play(8, Rules(), ["a"], factory) is None
+    assert seating.default_opponent(3) in seating.default_candidates()
+    assert seating.default_opponent(3, Rules.preset("golf")) == seating.FALLBACK_OPPONENT
+
+
+def test_a_new_game_seats_the_person_first_and_names_the_others():
+    game = new_game(4, ["greedy", "expert", "random"], Rules(), 5, "Ann")
+    assert game.names == ["Ann", "Alice", "Bob", "Carol"]
+    assert game.human_seat == seating.HUMAN_SEAT == 0
+    assert game.first_dealer == GameState(4, Rules(), seed=5).dealer
