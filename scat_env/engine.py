@@ -38,7 +38,7 @@ turns: the game is over and :attr:`GameState.cut`, with no winner and returns of
 The default, ``None``, leaves the cap to the caller, as ``env()`` (which truncates the
 episode at its ``max_turns``), the match loop and the trainers do, so their games stay
 exactly as they were; the saved games of ``scat play`` and ``scat serve``, and every replay
-(:meth:`scat_cli.savegame.SavedGame.new_state`), pass :data:`~scat_env.DEFAULT_MAX_TURNS`.
+(:meth:`scat_session.savegame.SavedGame.new_state`), pass :data:`~scat_env.DEFAULT_MAX_TURNS`.
 """
 
 from __future__ import annotations
