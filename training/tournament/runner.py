@@ -169,7 +169,9 @@ def shut_down(pool: Any, *, finished: bool, seconds: float = POOL_EXIT_SECONDS) 
         joining.join(seconds)
         if not joining.is_alive():
             return
-    workers = list(getattr(pool, "_pool", ()))  # the worker processes, before terminate
+    # The worker processes (Pool keeps them in _pool, not public but there since 2.6), taken
+    # before terminate, which may hang before it reaches them.
+    workers = list(getattr(pool, "_pool", ()))
     stopping = _in_thread(pool.terminate)
     stopping.join(seconds)
     if stopping.is_alive():
