@@ -194,7 +194,7 @@ def os_error_line(exc: OSError, out: str) -> str:
 
 
 def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:
-    from training.report import summarize, write_report
+    from training.report import PLOTS_MISSING, plots_available, summarize, write_report
     from training.tournament import run_tournament
 
     try:
@@ -217,6 +217,11 @@ def _play_and_report(config: TournamentConfig, args: argparse.Namespace) -> int:
         "cpu_count": os.cpu_count(),
     }
     paths = write_report(args.out, summary, timing, plots=not args.no_plots)
+    # An optional extra missing: one line each, where those results would be.
+    for line in (summary.get("ratings_missing"),
+                 PLOTS_MISSING if not args.no_plots and not plots_available() else None):
+        if line:
+            print(line, file=sys.stderr)
     if not args.quiet:
         print_summary(summary)
         if result.played_now:
@@ -287,7 +292,7 @@ def print_summary(summary: dict[str, Any]) -> None:
         f"duplicate deals; a fair win rate is {100 * summary['fair_win_rate']:.1f}%. "
         "Brackets: 95% intervals clustered by deal.", markup=False)
     console.print(summary_table(summary, console.width))
-    if not summary["ratings"]:
+    if not summary["ratings"] and not summary.get("ratings_missing"):
         console.print("No ratings: every table seats one spec more than once.")
     console.print(f"Hands: {summary['hands']} ({summary['mean_hands_per_game']:.2f} per game); "
                   f"truncated games: {summary['truncated_games']}.")

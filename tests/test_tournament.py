@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import training.tournament as tournament
 from agents.match import play_game
 from agents.random_agent import RandomAgent
 from agents.registry import available, make_agent, register
@@ -28,6 +27,7 @@ from training.tournament import (
     population_tables,
     read_games,
     run_tournament,
+    runner,
     seatings_for,
 )
 
@@ -191,7 +191,7 @@ def test_resume_after_an_interruption_gives_the_same_results(tmp_path, monkeypat
     cfg = TournamentConfig(tables=(("greedy", "random"),), games=30, seed=1)
     _run(cfg, tmp_path / "whole", workers=1)
 
-    real = tournament.play_key
+    real = runner.play_key
     calls = {"n": 0}
 
     def flaky(key):
@@ -200,10 +200,10 @@ def test_resume_after_an_interruption_gives_the_same_results(tmp_path, monkeypat
             raise KeyboardInterrupt
         return real(key)
 
-    monkeypatch.setattr(tournament, "play_key", flaky)
+    monkeypatch.setattr(runner, "play_key", flaky)
     with pytest.raises(KeyboardInterrupt):
         run_tournament(cfg, tmp_path / "cut", workers=1, progress=False, chunk_games=4)
-    monkeypatch.setattr(tournament, "play_key", real)
+    monkeypatch.setattr(runner, "play_key", real)
     assert len(read_games(tmp_path / "cut" / "games.jsonl")) == 8  # two whole chunks
     with pytest.raises(ValueError, match="--resume"):
         run_tournament(cfg, tmp_path / "cut", workers=1, progress=False)

@@ -19,10 +19,17 @@ from typing import Any
 import pytest
 from hang_limits import hang_limit
 
-import training.tournament as tournament
 from scat_cli.main import main
 from training.report import summarize, write_report
-from training.tournament import RAY_MISSING, TournamentConfig, read_games, run_tournament
+from training.tournament import (
+    RAY_MISSING,
+    TournamentConfig,
+    TournamentRun,
+    read_games,
+    run_tournament,
+    runner,
+)
+from training.tournament import run as tournament_run
 
 REPO = Path(__file__).resolve().parent.parent
 # Three distinct agents: 6 seatings a deal, 10 deals, 60 games.
@@ -59,15 +66,15 @@ def _forbid_local_play(monkeypatch: pytest.MonkeyPatch) -> None:
     def forbidden(*_: Any) -> None:
         raise AssertionError("a game was played in this process, not as a Ray task")
 
-    monkeypatch.setattr(tournament, "_play_chunk", forbidden)
-    monkeypatch.setattr(tournament, "play_key", forbidden)
+    monkeypatch.setattr(runner, "_play_chunk", forbidden)
+    monkeypatch.setattr(runner, "play_key", forbidden)
 
 
 def _files(out: Path) -> dict[str, bytes]:
     return {name: (out / name).read_bytes() for name in ("games.jsonl", "results.json")}
 
 
-def _run(out: Path, **kw: Any) -> tournament.TournamentRun:
+def _run(out: Path, **kw: Any) -> TournamentRun:
     run = run_tournament(CONFIG, out, progress=False, **kw)
     write_report(out, summarize(CONFIG.to_dict(), run.games), plots=False)
     return run
@@ -102,7 +109,7 @@ def test_interrupted_ray_run_resumes_to_the_bytes_of_an_uninterrupted_one(
         tmp_path, ray_instance, local_files, monkeypatch):
     _forbid_local_play(monkeypatch)
     out = tmp_path / "cut"
-    real_append = tournament._Log.append
+    real_append = tournament_run._Log.append
     logged = {"n": 0}
 
     def ctrl_c_after_13(log: Any, rec: dict[str, Any]) -> None:
@@ -111,10 +118,10 @@ def test_interrupted_ray_run_resumes_to_the_bytes_of_an_uninterrupted_one(
         logged["n"] += 1
         real_append(log, rec)
 
-    monkeypatch.setattr(tournament._Log, "append", ctrl_c_after_13)
+    monkeypatch.setattr(tournament_run._Log, "append", ctrl_c_after_13)
     with pytest.raises(KeyboardInterrupt):
         run_tournament(CONFIG, out, workers=2, backend="ray", progress=False, chunk_games=4)
-    monkeypatch.setattr(tournament._Log, "append", real_append)
+    monkeypatch.setattr(tournament_run._Log, "append", real_append)
     assert len(read_games(out / "games.jsonl")) == 13
 
     # The resume's re-play runs on the cluster too: a consistently edited record is caught.

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from fuzz_inputs import run_cli
 
-import training.tournament as tournament
-from training.tournament import VERIFY_MIN, RecordCheck, TournamentConfig, run_tournament
+from training.tournament import VERIFY_MIN, RecordCheck, TournamentConfig, logcheck, run_tournament
 
 GAMES = 2 * VERIFY_MIN + 2  # more than a sample: the old default re-played 64 of them
 CFG = TournamentConfig(tables=(("greedy", "random"),), games=GAMES, seed=11)
@@ -69,7 +68,7 @@ class _FirstLines:
 
 def test_one_forged_record_is_caught_by_a_default_resume_wherever_it_is(finished, tmp_path,
                                                                         monkeypatch):
-    monkeypatch.setattr(tournament.secrets, "SystemRandom", _FirstLines)
+    monkeypatch.setattr(logcheck.secrets, "SystemRandom", _FirstLines)
     out = tmp_path / "out"
     line = _forge_last(finished, out)
     before = (out / "games.jsonl").read_bytes()
@@ -91,7 +90,7 @@ def test_a_default_resume_re_plays_every_record_when_that_is_cheap(finished, tmp
 
 def test_a_full_re_play_past_the_budget_keeps_to_the_sample_and_says_so(finished, tmp_path,
                                                                         monkeypatch):
-    monkeypatch.setattr(tournament, "VERIFY_SECONDS", 0.0)
+    monkeypatch.setattr(logcheck, "VERIFY_SECONDS", 0.0)
     out = tmp_path / "out"
     out.mkdir()
     for name in ("games.jsonl", "config.json"):
@@ -127,7 +126,7 @@ def test_scat_tournament_resume_says_how_many_records_it_verified(finished, tmp_
 
 def test_scat_tournament_resume_refuses_a_forged_record_in_one_line(finished, tmp_path,
                                                                    monkeypatch):
-    monkeypatch.setattr(tournament.secrets, "SystemRandom", _FirstLines)
+    monkeypatch.setattr(logcheck.secrets, "SystemRandom", _FirstLines)
     out = tmp_path / "out"
     line = _forge_last(finished, out)
     status, _, err = run_cli([*CLI, "--out", str(out), "--resume", "--quiet"])

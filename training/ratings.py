@@ -13,6 +13,9 @@ comparison.
 
 Ratings: OpenSkill's Plackett-Luce model, one update per game with the game's elimination
 order as ranks, applied in a fixed (canonical) game order so the table is reproducible.
+OpenSkill is an optional extra (``ratings``), imported only when ratings are computed: without
+it :func:`openskill_ratings` raises :class:`ExtraMissing` with :data:`RATINGS_MISSING`, and a
+report leaves the ratings out and says so in that one line.
 """
 
 from __future__ import annotations
@@ -22,6 +25,23 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+#: What a report says, in one line, where the ratings would be when OpenSkill is missing.
+RATINGS_MISSING = "ratings need the ratings extra: pip install 'scat-env[ratings]'"
+
+
+class ExtraMissing(ImportError):
+    """An optional extra that a result needs is not installed; the message is the one line
+    that says which and how to install it."""
+
+
+def _plackett_luce() -> type:
+    """OpenSkill's Plackett-Luce model, or :class:`ExtraMissing` (:data:`RATINGS_MISSING`)."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        raise ExtraMissing(RATINGS_MISSING) from None
+    return PlackettLuce
 
 
 def wilson_ci(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
@@ -137,11 +157,9 @@ def openskill_ratings(
     updated as if it were several independent players, which biases it; such tournaments
     are judged by their win rates and places instead. Returns
     ``{spec: {"mu", "sigma", "ordinal", "games"}}`` (ordinal = mu - 3 sigma) for the specs
-    that took part in at least one rated game.
+    that took part in at least one rated game. :class:`ExtraMissing` without OpenSkill.
     """
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
+    model = _plackett_luce()()
     ratings: dict[str, object] = {}
     counts: dict[str, int] = defaultdict(int)
     for specs, places in games:

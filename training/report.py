@@ -23,6 +23,12 @@ size (:func:`training.ratings.cluster_wilson_ci`); means (``lives_per_hand``,
 ``showdown_value``) use the cluster-robust delta-method normal interval
 (:func:`training.ratings.cluster_ratio_ci`). ``win_rate`` also carries the naive Wilson
 interval (games taken as independent) for comparison.
+
+Ratings need OpenSkill and the plots matplotlib, optional extras (``ratings``, ``plots``)
+imported only when used. Without OpenSkill the report leaves the ratings out and says so in
+one line (``results.json``'s ``ratings_missing``, a line of ``results.md``); without
+matplotlib :func:`write_report` writes every file but the plots (:data:`PLOTS_MISSING` is
+the line a caller shows). With both installed the files are exactly as before.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from .ratings import (
+    RATINGS_MISSING,
+    ExtraMissing,
     cluster_ratio_ci,
     cluster_sums,
     cluster_wilson_ci,
@@ -51,6 +59,9 @@ TIMING_FILE = "timing.json"
 MARKDOWN_FILE = "results.md"
 WINRATE_PNG = "winrate.png"
 RATINGS_PNG = "ratings.png"
+#: What a report's writer says, in one line, when the plots are left out for want of
+#: matplotlib.
+PLOTS_MISSING = "plots need the plots extra: pip install 'scat-env[plots]'"
 
 _COUNTERS = (
     "seat_games", "wins", "hands", "lives_lost", "knocks", "knock_safe",
@@ -163,9 +174,14 @@ def table_stats(games: list[dict[str, Any]], tables: list[list[str]]) -> list[di
 def summarize(config: dict[str, Any], games: list[dict[str, Any]]) -> dict[str, Any]:
     """The deterministic results document of a tournament (``results.json``)."""
     games = sorted(games, key=lambda g: (g["deal"], g["table"], g["seating"]))
-    ratings = openskill_ratings((g["seats"], game_places(g)) for g in games)
+    try:
+        ratings = openskill_ratings((g["seats"], game_places(g)) for g in games)
+        missing = {}
+    except ExtraMissing:
+        ratings, missing = {}, {"ratings_missing": RATINGS_MISSING}
     n_hands = sum(len(g["hands"]) for g in games)
     return {
+        **missing,
         "config": config,
         "games": len(games),
         "hands": n_hands,
@@ -260,7 +276,9 @@ def markdown(summary: dict[str, Any]) -> str:
                 for s in specs
             ]
             lines.append(f"| {', '.join(t['lineup'])} | {t['games']} | " + " | ".join(cells) + " |")
-    if not summary["ratings"]:
+    if summary.get("ratings_missing"):
+        lines += ["", summary["ratings_missing"]]
+    elif not summary["ratings"]:
         lines += ["", "No ratings: every table seats one spec more than once (see win rates)."]
     lines += [
         "",
@@ -378,6 +396,16 @@ def stale_temp_files(folder: Path, names: tuple[str, ...]) -> list[Path]:
     return found
 
 
+def plots_available() -> bool:
+    """Whether matplotlib can be imported (the ``plots`` extra), without importing it."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("matplotlib") is not None
+    except ValueError:  # a module object without a spec stands in for it
+        return True
+
+
 def _png(plot: Any, summary: dict[str, Any], path: Path) -> None:
     """Render a plot to memory, then write it atomically (never half a PNG on disk)."""
     buffer = io.BytesIO()
@@ -396,7 +424,8 @@ def write_report(
     plots: bool = True,
 ) -> dict[str, Path]:
     """Write results.json, results.md, timing.json and the PNG plots; return their paths.
-    Each file is written atomically (:func:`write_atomic`)."""
+    Each file is written atomically (:func:`write_atomic`). Without matplotlib the plots are
+    left out (:func:`plots_available`; the caller says :data:`PLOTS_MISSING`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / RESULTS_FILE, "markdown": out / MARKDOWN_FILE}
@@ -405,7 +434,7 @@ def write_report(
     if timing is not None:
         paths["timing"] = out / TIMING_FILE
         write_atomic(paths["timing"], json.dumps(timing, indent=2, sort_keys=True) + "\n")
-    if plots:
+    if plots and plots_available():
         paths["winrate_png"] = out / WINRATE_PNG
         _png(plot_win_rates, summary, paths["winrate_png"])
         if summary["ratings"]:  # none when every table repeats a spec
