@@ -34,10 +34,9 @@ from scat_session.humanio import MenuOption, value_text
 from scat_session.words import (
     Marks,
     action_text,
-    finishing_order,
+    game_numbers,
     lives_text,
     points_text,
-    race_places,
     showdown_explained,
     showdown_rows,
 )
@@ -392,44 +391,36 @@ def summary_view(results: Sequence[HandResult], names: Sequence[str], winner: in
     31, counts only the hands.
     """
     n = len(names)
-    race = bool(results and results[-1].points_after)
     golf = rules.play == "golf"
-    thirty_ones = sum(1 for r in results if r.reason in ("thirty_one", "dealt_thirty_one"))
+    me = human_seat if human_seat is not None else 0
+    g = game_numbers(results, me, n, winner, knocks)
     lines = []
     if winner is not None:
         who = "You win!" if winner == human_seat else f"{names[winner]} wins the game."
         lines.append(f"[bold green]{escape(who)}[/]")
-    counts = f"Hands played: {len(results)}"
+    counts = f"Hands played: {g.hands}"
     if not golf:
-        counts += f"   31s: {thirty_ones}   knocks: {len(knocks)}"
+        counts += f"   31s: {g.thirty_ones}   knocks: {g.knocks}"
     lines.append(counts)
-    if race:
+    if g.race:
         final = results[-1].points_after
         order = sorted(range(n), key=lambda s: (s != winner, -final[s], s))
         lines.append("Points: " + ", ".join(f"{escape(names[s])} {final[s]}" for s in order)
                      + f" (first to {rules.points_to_win} wins).")
     if human_seat is not None:
-        me = human_seat
-        played = sum(1 for r in results if me in r.lives_lost)
-        if race:
-            scored = [r for r in results if r.points_won.get(me, 0)]
-            rec = (f"Your record: scored in {len(scored)} of {played} hands "
-                   f"({points_text(rules, results[-1].points_after[me])})")
+        if g.race:
+            rec = (f"Your record: scored in {g.hands_scored} of {g.hands_played} hands "
+                   f"({points_text(rules, g.points or 0)})")
         else:
-            hurt = [r for r in results if r.lives_lost.get(me, 0)]
-            lost = sum(r.lives_lost.get(me, 0) for r in results)
-            rec = (f"Your record: lost lives in {len(hurt)} of {played} hands "
-                   f"({lost} li{'fe' if lost == 1 else 'ves'} in all)")
+            rec = (f"Your record: lost lives in {g.hands_lost} of {g.hands_played} hands "
+                   f"({g.lives_lost} li{'fe' if g.lives_lost == 1 else 'ves'} in all)")
         if not golf:
-            my_knocks = [r for r in results if r.knocker == me]
-            rec += (f", 31s: {sum(1 for r in results if me in r.declarers)}, "
-                    f"knocks: {sum(1 for s in knocks if s == me)}")
-            if my_knocks and race:
-                rec += f" ({sum(1 for r in my_knocks if r.points_won.get(me, 0))} scored)"
-            elif my_knocks:
-                rec += f" ({sum(1 for r in my_knocks if r.lives_lost.get(me, 0))} cost you)"
-        place = (race_places(results, n, winner) if race
-                 else finishing_order(results, n, winner)).get(me)
+            rec += f", 31s: {g.your_31s}, knocks: {g.your_knocks}"
+            if g.knocks_ended and g.race:
+                rec += f" ({g.knocks_won} scored)"
+            elif g.knocks_ended:
+                rec += f" ({g.knocks_hurt} cost you)"
+        place = g.places[me]
         if place:
             rec += f", finished {_ordinal(place)} of {n}"
         lines.append(escape(rec) + ".")

@@ -360,3 +360,73 @@ def race_places(results: Sequence[HandResult], num_players: int,
     return {s: 1 if s == winner else 1 + sum(1 for t in range(num_players)
                                               if final[t] > final[s] or t == winner)
             for s in range(num_players)}
+
+
+def final_places(results: Sequence[HandResult], num_players: int,
+                 winner: int | None) -> list[int | None]:
+    """Each seat's place at the end of the game (1 = the winner), by seat: in a lives game
+    the seats that went out later finish higher, those knocked out by the same hand sharing
+    a place; in a race to points (nobody goes out) the final points rank them, ties sharing
+    a place. ``None`` for a seat no rule places."""
+    race = bool(results and results[-1].points_after)
+    ranked = (race_places if race else finishing_order)(results, num_players, winner)
+    return [ranked.get(s) for s in range(num_players)]
+
+
+@dataclass(frozen=True)
+class GameNumbers:
+    """The game in numbers, and one seat's record in it: what the end-of-game summary says,
+    counted once for the terminal's panel and the page's summary alike.
+
+    ``hands_played`` counts the hands the seat was dealt in; ``hands_lost`` those that cost
+    it a life (in a race to points: those it was dealt in and scored nothing);
+    ``knocks_won`` of the hands its knock ended, those it scored in (a race) and
+    ``knocks_hurt`` those that cost it a life.
+    """
+
+    hands: int
+    thirty_ones: int
+    knocks: int
+    race: bool
+    places: list[int | None]
+    hands_played: int
+    hands_lost: int
+    hands_scored: int
+    lives_lost: int
+    your_31s: int
+    your_knocks: int
+    knocks_ended: int
+    knocks_won: int
+    knocks_hurt: int
+    points: int | None
+
+
+def game_numbers(results: Sequence[HandResult], seat: int, num_players: int,
+                 winner: int | None, knocks: Sequence[int]) -> GameNumbers:
+    """:class:`GameNumbers` of a finished game for ``seat``. ``knocks`` lists the knocking
+    seat of every knock made (from the decisions): a hand result names only the knock that
+    ended it."""
+    race = bool(results and results[-1].points_after)
+    dealt = [r for r in results if seat in r.lives_lost]
+    ended = [r for r in results if r.knocker == seat]
+    if race:
+        lost = sum(1 for r in dealt if not r.points_won.get(seat))
+    else:
+        lost = sum(1 for r in results if r.lives_lost.get(seat, 0))
+    return GameNumbers(
+        hands=len(results),
+        thirty_ones=sum(1 for r in results if r.reason in ("thirty_one", "dealt_thirty_one")),
+        knocks=len(knocks),
+        race=race,
+        places=final_places(results, num_players, winner),
+        hands_played=len(dealt),
+        hands_lost=lost,
+        hands_scored=sum(1 for r in results if r.points_won.get(seat, 0)),
+        lives_lost=sum(r.lives_lost.get(seat, 0) for r in results),
+        your_31s=sum(1 for r in results if seat in r.declarers),
+        your_knocks=sum(1 for s in knocks if s == seat),
+        knocks_ended=len(ended),
+        knocks_won=sum(1 for r in ended if r.points_won.get(seat, 0)),
+        knocks_hurt=sum(1 for r in ended if r.lives_lost.get(seat, 0)),
+        points=results[-1].points_after[seat] if race else None,
+    )

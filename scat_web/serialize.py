@@ -43,14 +43,13 @@ from scat_session.words import (
     action_text,
     deal_text,
     explain_result,
-    finishing_order,
+    game_numbers,
     game_over_text,
     golf_place_text,
     golf_turn_up_text,
     knock_text,
     pass_text,
     points_text,
-    race_places,
     scored_text,
     standing_text,
     takeover_text,
@@ -361,38 +360,22 @@ def takeover_event(seat: int, names: Sequence[str], label: str, spec: str, what:
 
 def summary_payload(results: Sequence[HandResult], you: int, num_players: int,
                     winner: int | None, knocks: Sequence[int]) -> dict[str, Any]:
-    """The end-of-game numbers the terminal's summary shows too."""
-    race = bool(results and results[-1].points_after)
-    places = final_places(results, num_players, winner)
-    if race:
-        lost = sum(1 for r in results if you in r.lives_lost and not r.points_won.get(you))
-    else:
-        lost = sum(1 for r in results if r.lives_lost.get(you, 0))
+    """The end-of-game numbers the terminal's summary shows too (:func:`game_numbers`)."""
+    g = game_numbers(results, you, num_players, winner, knocks)
     return {
-        "hands": len(results),
-        "thirty_ones": sum(1 for r in results if r.reason in ("thirty_one", "dealt_thirty_one")),
-        "knocks": len(knocks),
-        "your_knocks": sum(1 for s in knocks if s == you),
-        "your_lives_lost": sum(r.lives_lost.get(you, 0) for r in results),
-        "your_hands_lost": lost,
-        "your_31s": sum(1 for r in results if you in r.declarers),
-        "your_points": results[-1].points_after[you] if race else None,
-        "place": places[you],
+        "hands": g.hands,
+        "thirty_ones": g.thirty_ones,
+        "knocks": g.knocks,
+        "your_knocks": g.your_knocks,
+        "your_lives_lost": g.lives_lost,
+        "your_hands_lost": g.hands_lost,
+        "your_31s": g.your_31s,
+        "your_points": g.points,
+        "place": g.places[you],
         # every seat's place, by seat: the standings are listed in this order
-        "places": places,
+        "places": g.places,
         "winner": winner,
     }
-
-
-def final_places(results: Sequence[HandResult], num_players: int,
-                 winner: int | None) -> list[int | None]:
-    """Each seat's place at the end of the game (1 = the winner), as the terminal's summary
-    ranks them: in a lives game the seats that went out later finish higher, those knocked
-    out by the same hand sharing a place; in a race to points (nobody goes out) the final
-    points rank them, ties sharing a place. ``None`` for a seat no rule places."""
-    race = bool(results and results[-1].points_after)
-    ranked = (race_places if race else finishing_order)(results, num_players, winner)
-    return [ranked.get(s) for s in range(num_players)]
 
 
 # -- replays (every hand face up) -------------------------------------------------------------

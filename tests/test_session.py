@@ -117,3 +117,38 @@ def test_a_new_game_seats_the_person_first_and_names_the_others():
     assert game.names == ["Ann", "Alice", "Bob", "Carol"]
     assert game.human_seat == seating.HUMAN_SEAT == 0
     assert game.first_dealer == GameState(4, Rules(), seed=5).dealer
+
+
+@pytest.mark.parametrize("preset", ["standard", "french_canadian", "golf"])
+def test_both_summaries_count_the_same_game(preset):
+    """The terminal's game-over panel and the page's summary read one count of the game
+    (:func:`scat_session.words.game_numbers`): the page's numbers appear in the panel."""
+    import io
+
+    from rich.console import Console
+
+    from agents.match import play_game
+    from agents.registry import make_agent
+    from scat_cli.tui import summary_view
+    from scat_web.serialize import summary_payload
+
+    rules = Rules.preset(preset)
+    state = play_game([make_agent("greedy", seed=s) for s in range(3)], rules, seed=4)
+    knocks = [r.knocker for r in state.results if r.knocker is not None]
+    names = ["You", "Ann", "Bob"]
+    page = summary_payload(state.results, 0, 3, state.winner, knocks)
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(
+        summary_view(state.results, names, state.winner, rules, 0, knocks))
+    panel = out.getvalue()
+    assert f"Hands played: {page['hands']}" in panel
+    if rules.play != "golf":
+        assert f"31s: {page['thirty_ones']}   knocks: {page['knocks']}" in panel
+        assert f"31s: {page['your_31s']}, knocks: {page['your_knocks']}" in panel
+    if page["your_points"] is None:
+        assert f"lost lives in {page['your_hands_lost']} of" in panel
+        assert f"({page['your_lives_lost']} li" in panel
+    else:
+        assert f"scored in {page['hands'] - page['your_hands_lost']} of" in panel
+    if page["place"]:
+        assert f"finished {page['place']}" in panel
