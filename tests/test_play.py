@@ -212,6 +212,7 @@ def test_saved_specs_name_their_files_from_any_folder(tmp_path):
 
 def test_a_policy_that_cannot_play_the_table_is_refused_before_the_game(tmp_path, capsys):
     from agents.policy import DEFAULT_OPPONENT
+
     from scat_cli.main import main
 
     code = main(["play", "--players", "8", "--opponents", f"greedy,{DEFAULT_OPPONENT},"

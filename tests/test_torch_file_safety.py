@@ -20,24 +20,8 @@ import torch
 
 from agents.neural import policy_file
 from agents.registry import make_agent
-from scat_cli.main import main
 from scat_env import Rules
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
-from training.policy_net import PolicyNet, load_file, policy_payload
-
-
-def _torch_policy(path: Path, **state_changes: object) -> Path:
-    """A torch (format 1) policy file of a small network, with ``state_dict`` entries
-    replaced by ``state_changes`` (``state_dict=...`` replaces the whole table)."""
-    net = PolicyNet(_obs_size(), 16, 1, 6)
-    data = policy_payload(net, 6, Rules.preset("standard"), {})
-    data["format_version"] = 1
-    if "state_dict" in state_changes:
-        data["state_dict"] = state_changes["state_dict"]
-    else:
-        data["state_dict"].update(state_changes)
-    torch.save(data, path)
-    return path
 
 
 def _obs_size() -> int:
@@ -57,45 +41,12 @@ BAD_STATES = [
 ]
 
 
-@pytest.mark.parametrize("what, change, message", BAD_STATES, ids=[b[0] for b in BAD_STATES])
-def test_a_torch_policy_with_a_bad_state_dict_is_one_line_naming_it(tmp_path, what, change,
-                                                                      message):
-    path = _torch_policy(tmp_path / "bad.pt", **change)
-    for read in (lambda: make_agent(f"ppo:{path}"), lambda: load_file(path)):
-        with pytest.raises(ValueError) as err:
-            read()
-        text = str(err.value)
-        assert message in text and str(path) in text, text
-        assert "\n" not in text and len(text) < 300
 
 
-def test_a_good_torch_policy_still_plays(tmp_path):
-    """The checks refuse only what is wrong: the same file with sound weights loads."""
-    path = _torch_policy(tmp_path / "good.pt")
-    assert make_agent(f"ppo:{path}") is not None
-    assert set(load_file(path)["state_dict"]) == set(PolicyNet(_obs_size(), 16, 1, 6)
-                                                     .state_dict())
 
 
-def test_scat_play_with_a_bad_torch_policy_is_exit_2_and_one_line(tmp_path, capsys):
-    path = _torch_policy(tmp_path / "bad.pt", **{"pi.weight": [0.0]})
-    status = main(["play", "--players", "2", "--opponents", f"ppo:{path}",
-                   "--save", str(tmp_path / "game.json")])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert status == 2
-    assert len(err) == 1 and "state_dict['pi.weight'] is list" in err[0], err
-    assert not (tmp_path / "game.json").exists()
 
 
-def test_an_old_torch_is_refused_before_any_file_is_read(tmp_path, monkeypatch):
-    path = _torch_policy(tmp_path / "good.pt")
-    opened: list[object] = []
-    monkeypatch.setattr(torch, "__version__", "2.5.1+cpu")
-    monkeypatch.setattr(torch, "load", lambda *a, **k: opened.append(a))
-    for read in (lambda: make_agent(f"ppo:{path}"), lambda: load_file(path)):
-        with pytest.raises(ValueError, match=r"torch 2\.5\.1\+cpu is too old.*torch>=2\.10"):
-            read()
-    assert opened == []
 
 
 @pytest.mark.parametrize("version, refused", [("2.9.1", True), ("2.10.0", False),

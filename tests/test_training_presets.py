@@ -8,12 +8,13 @@ import pytest
 
 pytest.importorskip("torch")
 
+from training.ppo import train  # noqa: E402
+
 from agents.match import play_game  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from scat_env import Rules  # noqa: E402
 from scat_env.actions import NUM_ACTIONS  # noqa: E402
 from training.config import PPOConfig, SB3Config  # noqa: E402
-from training.ppo import train  # noqa: E402
 
 SMALL = dict(parallel_games=16, rollout_samples=512, minibatch_samples=256, epochs=1,
              hidden=32, layers=1, eval_every_updates=0, final_eval_games=0,

@@ -3,12 +3,12 @@
 A config names its trainer and holds that trainer's hyper-parameters at the top level::
 
     name: default
-    trainer: native          # native (training.ppo, PPOConfig) | sb3 (training.sb3_train,
-                             # SB3Config) | batch (training.batch_ppo, BatchPPOConfig)
+    trainer: batch           # a name of training.trainers: batch (training.batch_ppo,
+                             # BatchPPOConfig) | sb3 (training.sb3_train, SB3Config)
                              # | rllib (training.rllib_train, RLlibConfig)
     seed: 1
     total_samples: 2000000
-    ...                      # any field of PPOConfig / SB3Config
+    ...                      # any field of that trainer's config class
 
 Unknown keys are an error (a typo must not silently fall back to a default), and every value
 is type-checked before a trainer is imported.
@@ -17,7 +17,7 @@ Units. A *sample* is one learner decision (one training example; SB3 calls them 
 in :class:`~training.single_agent.ScatSingleAgentEnv` every env step is one learner decision).
 An *update* is one rollout followed by the PPO epochs on it. Every count whose unit could be
 read two ways says it in its name: ``total_samples``, ``rollout_samples``,
-``minibatch_samples``, ``eval_every_updates`` (native) against ``eval_every_samples`` (SB3),
+``minibatch_samples``, ``eval_every_updates`` (batch) against ``eval_every_samples`` (SB3),
 ``time_limit_s``. docs/TRAINING.md lists every field.
 
 This module imports no trainer: it is what the CLI reads before it decides which trainer (and
@@ -39,9 +39,6 @@ from scat_env.actions import NUM_ACTIONS
 from scat_env.rewards import check_shaping
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.yamlfile import one_line, read_yaml
-
-TRAINERS = ("native", "sb3", "batch", "rllib")
-
 
 #: The largest value of each count. Past these a run cannot fit in memory or finish (a
 #: ``hidden: 100000000`` asked torch for petabytes, ``max_players: 1000000`` for an
@@ -190,130 +187,6 @@ def _in_ranges(cfg: Any, where: str) -> None:
 
 
 @dataclass
-class PPOConfig:
-    """Every hyper-parameter of a native run (:mod:`training.ppo`; YAML ``trainer: native``).
-
-    Budget: the run stops at ``total_samples`` or ``time_limit_s``, whichever comes first.
-    Schedules (evaluation, checkpoints, snapshots, critic warm-up) count updates.
-    """
-
-    name: str = "default"
-    seed: int = 1
-    rules: str = "standard"  # preset name or a rules YAML file
-    # -- tables ---------------------------------------------------------------------------
-    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
-    player_weights: list[float] | None = None  # None: uniform over player_counts
-    max_players: int = 6  # observation padded to this many seats: one policy for 2..max_players
-    # Share of training games that start from uneven lives, each seat's drawn uniformly from
-    # 1..start_lives: the positions where bigger games end and a specialist takes over
-    # (scat_env.active_view), which a game from full lives reaches only in its last hands.
-    random_lives: float = 0.0
-    # Hand the learner's seats to a fixed agent (any agent spec, e.g. the policy set's
-    # two-player member) once at most ``handoff_players`` players are in. Why: a policy-set
-    # member for N players plays only while N are in; at play time the smaller game that
-    # follows is the specialist's. With a hand-off, every sample is a position the member
-    # really plays, and the value of reaching the smaller game is learnt under the player
-    # that will really play it. The seat's game result still reaches its last sample.
-    handoff: str | None = None
-    handoff_players: int = 2
-    max_turns: int = DEFAULT_MAX_TURNS  # turns in one hand before the game is cut, as at play time
-    # -- opponents ------------------------------------------------------------------------
-    # Each non-learner seat is drawn from these weights: "self" (the learner again, also
-    # trained on), "snapshot" (a frozen past copy) or any agent spec of agents.registry.
-    opponents: dict[str, float] = field(
-        default_factory=lambda: {"self": 0.4, "snapshot": 0.2, "greedy": 0.2, "expert": 0.2})
-    snapshot_every_updates: int = 10  # a frozen copy joins the pool this often
-    snapshot_pool: int = 8  # copies kept (the oldest leaves)
-    # -- budget ---------------------------------------------------------------------------
-    total_samples: int = 5_000_000  # learner decisions
-    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
-    # -- data collection ------------------------------------------------------------------
-    parallel_games: int = 128  # games stepped in lockstep, one batched forward pass per step
-    rollout_samples: int = 8192  # new learner samples per update
-    # -- reward ---------------------------------------------------------------------------
-    hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
-    # "lives" (zero-sum lives) or "win_chance" (potential-based on the expected game result;
-    # an experiment, docs/TRAINING.md)
-    shaping: str = "lives"
-    hand_reward_decay_samples: int | None = None  # hand_reward falls linearly to 0 over these
-    # -- network and inputs ---------------------------------------------------------------
-    hidden: int = 256  # units per hidden layer
-    layers: int = 2
-    advice: bool = False  # append the expert's move and card-counting numbers to the input
-    advice_gain: float = 3.0  # initial logit bonus of the expert's move (learned from there)
-    init_from: str | None = None  # policy file to start from; may grow into a larger network
-    # A separate critic that also sees every hidden hand and the stock (training only).
-    privileged_critic: bool = False
-    # Updates at the start that train only the value function: a new critic for a policy
-    # started with init_from would otherwise feed its untrained, noisy values into the
-    # advantages. With privileged_critic the policy is untouched meanwhile; without it, the
-    # trunk it shares with the value head learns from the value loss.
-    critic_warmup_updates: int = 0
-    # -- optimisation ---------------------------------------------------------------------
-    lr: float = 3e-4
-    anneal_lr: bool = False  # lr falls linearly towards 5% of lr over total_samples (experiment)
-    gamma: float = 0.998
-    gae_lambda: float = 0.95
-    epochs: int = 4  # passes over each rollout
-    minibatch_samples: int = 2048
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = 0.05  # stop an update's epochs early past this KL; None: never
-    torch_threads: int = 1  # measured: 2 threads on a shared 2-core box is far slower
-    # -- evaluation, checkpoints, output --------------------------------------------------
-    eval_every_updates: int = 25  # quick evaluation during training; 0: only at the end
-    eval_games: int = 60  # per (opponent, player count), seats rotated
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    final_eval_games: int = 400  # per (opponent, player count), duplicate deals; 0: none
-    final_eval_workers: int = 1  # processes for the final evaluation (training uses one)
-    checkpoint_every_updates: int = 10
-    progress: bool = True  # progress bar on stderr
-
-    def __post_init__(self) -> None:
-        _common(self, "ppo config")
-        self._check_tables()
-        _positive_ints(self, ("parallel_games", "rollout_samples", "minibatch_samples", "epochs",
-                              "hidden", "layers", "total_samples", "torch_threads",
-                              "checkpoint_every_updates", "snapshot_pool",
-                              "snapshot_every_updates", "max_turns", "final_eval_workers"),
-                       "ppo config")
-        _counts(self, ("critic_warmup_updates", "eval_every_updates", "eval_games",
-                       "final_eval_games"), "ppo config")
-        if self.hand_reward_decay_samples is not None:
-            _positive_ints(self, ("hand_reward_decay_samples",), "ppo config")
-        check_shaping(self.shaping, "ppo config: ")
-        _in_ranges(self, "ppo config")
-
-    def _check_tables(self) -> None:
-        """Who sits at the training tables: player counts, opponents, lives, hand-off."""
-        def bad(msg: str) -> ValueError:
-            return ValueError(f"ppo config: {msg}")
-
-        if not self.player_counts or any(
-                not isinstance(n, int) or not 2 <= n <= self.max_players for n in self.player_counts):
-            raise bad(f"player_counts must be ints in 2..max_players={self.max_players}, "
-                      f"got {self.player_counts!r}")
-        if self.player_weights is not None and (
-                len(self.player_weights) != len(self.player_counts)
-                or not all(map(_is_weight, self.player_weights)) or sum(self.player_weights) <= 0):
-            raise bad("player_weights must have one finite weight >= 0 per player count, "
-                      f"not all 0, got {self.player_weights!r}")
-        if not _is_weight(self.random_lives) or not 0 <= self.random_lives <= 1:
-            raise bad(f"random_lives must be a share in [0, 1], got {self.random_lives!r}")
-        if self.handoff is None:
-            return
-        if not isinstance(self.handoff, str) or not self.handoff:
-            raise bad(f"handoff must be an agent spec (e.g. ppo:FILE), got {self.handoff!r}")
-        if (not isinstance(self.handoff_players, int) or isinstance(self.handoff_players, bool)
-                or not 1 < self.handoff_players < min(self.player_counts)):
-            raise bad("handoff_players must be an int from 2 to one less than the smallest "
-                      f"player count ({min(self.player_counts)}), got {self.handoff_players!r}")
-
-
-@dataclass
 class SB3Config:
     """Every setting of an SB3 run (:mod:`training.sb3_train`; YAML ``trainer: sb3``).
 
@@ -329,7 +202,7 @@ class SB3Config:
     snapshot_every_samples: int = 0  # a frozen copy joins every env's pool this often; 0: never
     snapshot_weight: float = 1.0  # opponent weight of each snapshot
     hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
-    shaping: str = "lives"  # lives | win_chance (as PPOConfig.shaping)
+    shaping: str = "lives"  # lives | win_chance (scat_env.rewards)
     n_envs: int = 8  # parallel envs, one game each
     vec_env: str = "subproc"  # subproc (one process per env: faster with free cores) | dummy
     total_samples: int = 200_000  # learner decisions
@@ -454,7 +327,7 @@ class BatchPPOConfig:
         if why is not None:
             raise ValueError(f"{where}: rules {self.rules!r}: the batched trainer's network "
                              f"reads the base compact observation, which has no word for "
-                             f"{why}; train these rules with 'trainer: native'")
+                             f"{why}; train these rules with 'trainer: sb3'")
 
     def __post_init__(self) -> None:
         where = "batch config"
@@ -625,10 +498,6 @@ class RLlibConfig:
         _in_ranges(self, where)
 
 
-CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config,
-                                   "batch": BatchPPOConfig, "rllib": RLlibConfig}
-
-
 def _host_port(address: str) -> bool:
     """``HOST:PORT`` or ``ray://HOST:PORT``: what a Ray cluster's address looks like."""
     host, sep, port = address.removeprefix("ray://").rpartition(":")
@@ -643,7 +512,7 @@ def make_rules(spec: str) -> Rules:
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None
-                ) -> tuple[str, PPOConfig | SB3Config | BatchPPOConfig | RLlibConfig]:
+                ) -> tuple[str, Any]:
     """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file
     (in one bounded line, whatever value the file holds)."""
     path = Path(path)
@@ -655,15 +524,18 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None
 
 
 def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
-                 ) -> tuple[str, PPOConfig | SB3Config]:
+                 ) -> tuple[str, Any]:
+    from .trainers import trainer as find_trainer
+
     if not isinstance(raw, dict):
         raise ValueError(f"{str(path)!r}: expected a mapping of config fields")
     raw = {**raw, **(overrides or {})}
-    trainer = raw.pop("trainer", "native")
-    if not isinstance(trainer, str) or trainer not in TRAINERS:
-        raise ValueError(f"{str(path)!r}: trainer must be one of {TRAINERS}, got {trainer!r}")
+    trainer = raw.pop("trainer", "batch")
+    try:
+        cls = find_trainer(trainer).config_cls
+    except ValueError as exc:
+        raise ValueError(f"{str(path)!r}: {exc}") from None
     raw.setdefault("name", path.stem)
-    cls = CONFIG_CLASSES[trainer]
     known = {f.name for f in dataclasses.fields(cls)}
     # YAML keys may be numbers or null (``1: 2``): named as text, never sorted mixed.
     unknown = sorted(repr(k) if not isinstance(k, str) else k for k in set(raw) - known)

@@ -79,6 +79,20 @@ def restore(model: Any, saved: Any, path: Path) -> None:
     model._n_updates = saved.n_updates
 
 
+def remove_stale_temps(folder: str | Path, names: tuple[str, ...]) -> list[str]:
+    """Delete the temp files that a killed writer left beside ``names`` in ``folder``
+    (``NAME.<random>.tmp...``, as :func:`write_atomically` names them); returns what was
+    removed. Only for a folder this process holds (:func:`training.runlock.exclusive_folder`):
+    no other writer can be mid-write there."""
+    removed = []
+    for name in names:
+        for path in Path(folder).glob(f"{name}.*.tmp*"):
+            if path.is_file():
+                path.unlink()
+                removed.append(path.name)
+    return removed
+
+
 def read_state(path: Path) -> dict[str, Any]:
     """``state.json`` (evaluation history, snapshot paths, elapsed seconds), checked."""
     try:
@@ -128,11 +142,10 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.policy import PolicyAgent
+    from agents.padded import PolicyAgent
     from agents.sb3 import SB3Policy
 
     from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
-    from .policy_net import remove_stale_temps
     from .progress import BudgetBar
 
     out = Path(out_dir)
