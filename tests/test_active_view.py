@@ -9,8 +9,6 @@ import pytest
 from agents.padded import PolicyAgent
 from scat_env import GameState, Rules, active_view, make_view
 
-SHIPPED = "policies/scat_ppo.npz"
-
 
 def _pair(seed: int) -> tuple[GameState, GameState]:
     """A three-player hand with seat 1 out, and the same cards dealt as a two-player hand."""

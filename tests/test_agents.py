@@ -216,7 +216,7 @@ def test_a_trained_policy_refuses_a_preset_whose_observation_it_never_read(prese
     """The shipped policies read the draw-and-discard observation of a lives game; the
     points race and golf add pieces after it, so the policy is refused when the table is
     checked, before any move, with a line that says what it lacks."""
-    agent = make_agent("ppo:scat_ppo")
+    agent = make_agent("compact:scat_batch")
     agent.check_table(3, Rules())
-    with pytest.raises(ValueError, match=why):
+    with pytest.raises(ValueError, match="does not play"):
         agent.check_table(3, Rules.preset(preset))

@@ -53,7 +53,7 @@ class _Marker:
 
 
 ALL_OPPONENTS = {"self": 1.0, "snapshot": 0.5, "random": 0.5, "greedy": 0.5, "threshold:22": 0.5,
-                 "expert": 0.5, "ismcts:6": 0.3, "ppo:scat_ppo:sample": 0.5}
+                 "expert": 0.5, "ismcts:6": 0.3, "compact:scat_batch:sample": 0.5}
 
 
 

@@ -115,7 +115,7 @@ def saves(folder: Path, fuzz_saves: dict[str, Path]) -> dict[str, Path]:
 RULES_DOCS = _yaml_docs(RULES_FILES) + [{"preset": "ride_the_bus", "pennies": 2},
                                          {"preset": "standard"}]
 TRAIN_DOCS = _yaml_docs(TRAIN_FILES)
-SET_DOCS = [yaml.safe_load((ROOT / "policies" / "scat_ppo_set.yaml").read_text()),
+SET_DOCS = [yaml.safe_load((ROOT / "policies" / "scat_batch_set.yaml").read_text()),
             {"format": "scat-policy-set", "policies": {"default": "a.npz"}, "symmetry": 8}]
 
 
@@ -189,28 +189,29 @@ def test_odd_keys_and_values_in_a_rules_file_are_one_line(tmp_path, text):
 @pytest.mark.parametrize("text, message", [
     ("1: 2\n", "unknown field(s)"),
     ("null: 1\nlr: 0.1\n", "unknown field(s)"),
-    ("opponents: {greedy: .nan}\n", "opponents needs finite weights"),
-    ("opponents: {greedy: .inf}\n", "opponents needs finite weights"),
-    ("opponents: {greedy: 1" + "0" * 400 + ", random: 0.5}\n", "opponents needs finite weights"),
+    ("trainer: sb3\nopponents: {greedy: .nan}\n", "opponents needs finite weights"),
+    ("trainer: sb3\nopponents: {greedy: .inf}\n", "opponents needs finite weights"),
+    ("trainer: sb3\nopponents: {greedy: 1" + "0" * 400 + ", random: 0.5}\n",
+     "opponents needs finite weights"),
     ("trainer: batch\nopponents: {greedy: 1" + "0" * 400 + ", random: 0.5}\n",
      "opponents needs finite weights"),
-    ("player_weights: [1" + "0" * 400 + ", 0.5]\n", "player_weights must have one finite"),
-    ("opponents: {1: 1.0}\n", "opponents must map agent specs"),
-    ("player_weights: [.nan, 1, 1]\n", "player_weights must have one finite weight"),
+    ("trainer: sb3\nopponents: {1: 1.0}\n", "opponents must map agent specs"),
     ("hidden: 100000000\n", "hidden must be at most 4,096"),
     ("layers: 1000\n", "layers must be at most 16"),
-    ("max_players: 1000000\nplayer_counts: [500000]\n", "max_players must be a whole number"),
-    ("rollout_samples: 100000000000\n", "rollout_samples must be at most"),
-    ("parallel_games: 100000000\n", "parallel_games must be at most"),
+    ("trainer: sb3\nmax_players: 1000000\n", "max_players must be a whole number"),
+    ("rollout_steps: 100000000000\n", "rollout_steps must be at most"),
+    ("envs_per_table: 100000000\n", "envs_per_table must be at most"),
     ("seed: -1\n", "seed must be a whole number from 0"),
     ("seed: 100000000000000000000000\n", "seed must be a whole number from 0"),
-    ("eval_players: [2, 99]\n", "eval_players must be ints in 2..max_players"),
+    ("trainer: sb3\neval_players: [2, 9]\n", "eval_players must be ints in 2..max_players"),
+    ("eval_players: [2, 99]\n", "eval_players must be a non-empty list of ints in 2..10"),
     ("eval_opponents: ['']\n", "eval_opponents must be a list of agent specs"),
     ("eval_games: -1\n", "eval_games must be a whole number from 0"),
     ("final_eval_workers: 0\n", "final_eval_workers must be a positive int"),
     ("name: ../../elsewhere\n", "field 'name' must be a plain folder name"),
     ("name: \"\\e[2J\"\n", "field 'name' must be a plain folder name"),
-    ("trainer: [native]\n", "trainer must be one of"),
+    ("trainer: [native]\n", "unknown trainer"),
+    ("trainer: native\n", "trainer 'native' was retired; use trainer: batch"),
     ("trainer: sb3\nhidden: 100000\n", "hidden must be at most 4,096"),
     ("hidden: 4096\nlayers: 3\n", "a policy holds at most 33,554,432 parameters"),
     ("trainer: batch\nhidden: 2048\nlayers: 9\n", "a policy holds at most"),
@@ -333,8 +334,8 @@ def _corrupt_deflate(members: dict[str, bytes]) -> bytes:
 
 # -- agent specs ------------------------------------------------------------------------------
 VALID_SPECS = ["random", "greedy", "threshold", "threshold:25", "threshold:never", "expert",
-               "expert:beta=0.4", "expert:beta=0.4,risk=0.6", "ismcts:20", "ppo:scat_ppo_set",
-               "ppo:scat_ppo_set:sample", "ppo:scat_ppo_set:sym=2", "ppo:scat_ppo_set:full"]
+               "expert:beta=0.4", "expert:beta=0.4,risk=0.6", "ismcts:20",
+               "compact:scat_batch_set", "compact:scat_batch_set:sample"]
 SPEC_PARTS = ["", ":", "::", ",", "=", "nan", "inf", "-inf", "1e999", "0", "-1", "100001",
               "9" * 5000, "²", "１２", "\x00", "\x1b[2J", "[bold]", " ", "sym", "sym=0",
               "sym=577", "sample", "argmax", "full", "beta=", "=1", "/dev/zero", "/tmp",

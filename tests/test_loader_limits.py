@@ -1,6 +1,6 @@
 """Policy loaders refuse what no policy declares before they parse or allocate it.
 
-Every spec that names a file (``ppo:``, ``compact:``, ``sb3:``, ``rllib:``) reads a zip: its
+Every spec that names a file (``compact:``, ``sb3:``, ``rllib:``) reads a zip: its
 directory is bounded from the end record before the zip module parses it, every ``.npy``
 header is checked (as Python integers) before an array exists, a network's parameter count
 before a weight is read (:mod:`agents.neural.archive`); the refusal is one line, exit status
@@ -32,10 +32,10 @@ from agents.sb3 import MAX_WEIGHTS_BYTES, read_sb3_zip
 from scat_env.actions import NUM_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-PPO_FILE = ROOT / "policies" / "scat_ppo_2p.npz"
+PPO_FILE = ROOT / "policies" / "scat_batch_2p.npz"
 COMPACT_FILE = ROOT / "policies" / "scat_batch_2p.npz"
 BOUND = f"{MAX_PARAMETERS:,} parameters"
-SPECS = ("ppo", "compact", "sb3")
+SPECS = ("compact", "sb3")
 
 
 def npy_bytes(descr: str, shape: str, payload: bytes = b"") -> bytes:
@@ -71,7 +71,7 @@ def _refused_on_the_command_line(spec: str) -> str:
 TWENTY_DIGITS = "(99999999999999999999,)"
 
 
-@pytest.mark.parametrize("source", [PPO_FILE, COMPACT_FILE], ids=["ppo_file", "compact_file"])
+@pytest.mark.parametrize("source", [COMPACT_FILE], ids=["compact_file"])
 @pytest.mark.parametrize("member,descr,shape", [
     ("metadata.json.npy", "|u1", TWENTY_DIGITS),
     ("pi.weight.npy", "<f4", TWENTY_DIGITS),
@@ -201,10 +201,7 @@ def test_an_architecture_past_the_parameter_bound_is_refused_naming_it(tmp_path,
     members are, and the error says what the bound is."""
     _, meta, load = HUGE[kind]
     meta = json.loads(json.dumps(meta))
-    if kind == "ppo":
-        meta["arch"]["layers"] = 3
-    else:
-        meta["layers"] = 3
+    meta["layers"] = 3
     text = json.dumps(meta).encode()
     path = _write_zip(tmp_path / "big.npz",
                       {"metadata.json.npy": npy_bytes("|u1", f"({len(text)},)", text)})

@@ -18,8 +18,6 @@ from agents.symmetry import SymmetryAverage, card_permutation, relabellings
 from scat_env import GameState, Rules, make_view
 from scat_env.actions import NUM_ACTIONS
 
-SHIPPED = "policies/scat_ppo.npz"
-
 
 def _deal(seed: int, n: int = 3) -> tuple[list[list[int]], list[int], int]:
     deck = list(range(52))

@@ -36,9 +36,16 @@ class Trainer:
     policy_spec: Callable[[Path], str]
     #: What to install when the train function's libraries are missing.
     install: str = "pip install -e '.[train]' (or pip install 'scat-env[train]')"
+    #: Libraries the run needs that its module imports only when training starts: imported
+    #: by :meth:`train_function`, so that a missing one is named before the run folder
+    #: exists rather than after.
+    needs: tuple[str, ...] = ()
 
     def train_function(self) -> Callable[..., dict[str, Any]]:
-        """The train function, imported (an ``ImportError`` names a missing library)."""
+        """The train function, imported with the libraries it needs (an ``ImportError``
+        names a missing library)."""
+        for library in self.needs:
+            importlib.import_module(library)
         if callable(self.train):
             return self.train
         module, _, name = self.train.partition(":")
@@ -50,13 +57,13 @@ _TRAINERS: dict[str, Trainer] = {}
 
 def register_trainer(name: str, config_cls: type, train_fn: Callable[..., dict[str, Any]] | str,
                      help: str, policy_spec: Callable[[Path], str] | None = None,
-                     install: str | None = None) -> None:
+                     install: str | None = None, needs: tuple[str, ...] = ()) -> None:
     """Add (or replace) the trainer ``name``: ``train_fn(cfg, out, resume=, log=)`` returns
     the run's summary; ``config_cls`` is a dataclass whose fields are the YAML's keys."""
     extra = {} if install is None else {"install": install}
     _TRAINERS[name] = Trainer(name, config_cls, train_fn, help,
                               policy_spec or (lambda out: f"compact:{out / 'policy.npz'}"),
-                              **extra)
+                              needs=needs, **extra)
 
 
 def trainer(name: Any) -> Trainer:
@@ -80,7 +87,8 @@ register_trainer("batch", BatchPPOConfig, "training.batch_ppo:train",
                  lambda out: f"compact:{out / 'policy.npz'}")
 register_trainer("sb3", SB3Config, "training.sb3_train:train",
                  "stable-baselines3 MaskablePPO on the single-agent env (training.sb3_train)",
-                 lambda out: f"sb3:{out / 'checkpoint.zip'}")
+                 lambda out: f"sb3:{out / 'checkpoint.zip'}", needs=("torch", "sb3_contrib"))
 register_trainer("rllib", RLlibConfig, "training.rllib_train:train",
                  "RLlib PPO on the multi-agent env (training.rllib_train)",
-                 lambda out: f"rllib:{out / 'policy'}", install="pip install -e '.[rllib]'")
+                 lambda out: f"rllib:{out / 'policy'}", install="pip install -e '.[rllib]'",
+                 needs=("torch", "ray.rllib"))
