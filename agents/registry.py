@@ -50,7 +50,7 @@ def _load_builtin() -> None:
         import importlib
 
         for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                    "agents.sb3", "agents.compact", "agents.rllib_agent"):
+                    "agents.adapters.sb3", "agents.compact", "agents.adapters.rllib"):
             importlib.import_module(mod)
         _LOADED = True
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.padded import PolicyAgent
+from agents.adapters.padded import PolicyAgent
 from scat_env import GameState, Rules, active_view, make_view
 
 

@@ -129,7 +129,7 @@ def _crafted_data(path: Path, marker: Path) -> bytes:
 
 
 def test_an_sb3_zip_whose_data_holds_a_pickle_plays_without_running_it(tmp_path):
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
 
     path = _sb3_zip(tmp_path)
     marker = tmp_path / "ran"
@@ -153,7 +153,7 @@ def test_an_sb3_zip_whose_data_holds_a_pickle_plays_without_running_it(tmp_path)
     ("policy.pth", b"garbage", "corrupt or truncated"),
 ])
 def test_a_broken_sb3_zip_is_one_line(tmp_path, member, blob, message):
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
 
     path = _sb3_zip(tmp_path)
     with zipfile.ZipFile(path) as zf:
@@ -169,7 +169,7 @@ def test_a_broken_sb3_zip_is_one_line(tmp_path, member, blob, message):
 
 
 def test_sb3_weights_that_do_not_fit_are_refused(tmp_path):
-    from agents.sb3 import read_sb3_zip
+    from agents.adapters.sb3 import read_sb3_zip
 
     path = _sb3_zip(tmp_path)
     with zipfile.ZipFile(path) as zf:
@@ -185,9 +185,9 @@ def test_sb3_weights_that_do_not_fit_are_refused(tmp_path):
 def test_sb3_training_resumes_and_its_checkpoint_plays_without_sb3s_loader(tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
 
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
+    from training.adapters.sb3 import train as sb3_train
     from training.config import SB3Config
-    from training.sb3_train import train as sb3_train
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("SB3's unpickling loader was called")
@@ -241,7 +241,7 @@ def _flip_tensor_byte(blob: bytes, member_suffix: str = "data/0") -> bytes:
 
 
 def test_a_flipped_byte_in_sb3_weights_is_refused(tmp_path):
-    from agents.sb3 import read_sb3_zip
+    from agents.adapters.sb3 import read_sb3_zip
 
     path = _sb3_zip(tmp_path)
     with zipfile.ZipFile(path) as zf:

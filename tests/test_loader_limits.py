@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from fuzz_inputs import bounded, check_cli_refusal, check_error_line, run_cli
 
+from agents.adapters.sb3 import MAX_WEIGHTS_BYTES, read_sb3_zip
 from agents.compact import NUM_CODES, load_compact
 from agents.compact import expected_shapes as compact_shapes
 from agents.neural.archive import (
@@ -28,7 +29,6 @@ from agents.neural.archive import (
     check_zip_directory,
     read_npy,
 )
-from agents.sb3 import MAX_WEIGHTS_BYTES, read_sb3_zip
 from scat_env.actions import NUM_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[1]

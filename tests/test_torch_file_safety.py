@@ -90,7 +90,7 @@ def _rewrite_head(path: Path, width: int) -> None:
 
 def test_an_sb3_model_of_the_draw_and_discard_actions_is_refused_where_calls_are_offered(
         tmp_path):
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
 
     path = _sb3_zip(tmp_path)
     _rewrite_head(path, CORE_ACTIONS)
@@ -104,7 +104,7 @@ def test_an_sb3_model_of_the_draw_and_discard_actions_is_refused_where_calls_are
 
 @pytest.mark.parametrize("width", [CORE_ACTIONS - 1, CORE_ACTIONS + 1, NUM_ACTIONS + 1])
 def test_sb3_action_heads_of_no_known_width_are_refused(tmp_path, width):
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
 
     path = _sb3_zip(tmp_path)
     _rewrite_head(path, width)

@@ -94,7 +94,7 @@ def test_single_agent_env_delivers_the_learner_result_every_episode():
 
 # -- SB3 path ------------------------------------------------------------------------------
 def test_sb3_smoke_run_beats_random(tmp_path):
-    from training.sb3_train import train as sb3_train
+    from training.adapters.sb3 import train as sb3_train
 
     cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_samples=6144, n_envs=4,
                     vec_env="dummy", rollout_samples_per_env=512, minibatch_samples=512, epochs=4,
@@ -107,7 +107,7 @@ def test_sb3_smoke_run_beats_random(tmp_path):
 
 
 def test_sb3_final_report_uses_the_duplicate_deal_harness(tmp_path):
-    from training.sb3_train import train as sb3_train
+    from training.adapters.sb3 import train as sb3_train
 
     cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_samples=1024, n_envs=2,
                     vec_env="dummy", rollout_samples_per_env=512, minibatch_samples=512, epochs=1,

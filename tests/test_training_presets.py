@@ -59,7 +59,7 @@ def test_native_trainer_smoke_run_per_preset_family(tmp_path, preset):
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["hammer", "italian"])
 def test_sb3_smoke_run_per_preset_family(tmp_path, preset):
-    from training.sb3_train import train as sb3_train
+    from training.adapters.sb3 import train as sb3_train
 
     cfg = SB3Config(player_counts=[3], seed=1, total_samples=2048, rules=preset, n_envs=2,
                     vec_env="dummy", rollout_samples_per_env=256, minibatch_samples=128,

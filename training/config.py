@@ -4,8 +4,8 @@ A config names its trainer and holds that trainer's hyper-parameters at the top 
 
     name: default
     trainer: batch           # a name of training.trainers: batch (training.batch_ppo,
-                             # BatchPPOConfig) | sb3 (training.sb3_train, SB3Config)
-                             # | rllib (training.rllib_train, RLlibConfig)
+                             # BatchPPOConfig) | sb3 (training.adapters.sb3, SB3Config)
+                             # | rllib (training.adapters.rllib, RLlibConfig)
     seed: 1
     total_samples: 2000000
     ...                      # any field of that trainer's config class
@@ -163,7 +163,7 @@ def shared(name: str, default: Any) -> Any:
 
 @dataclass
 class SB3Config:
-    """Every setting of an SB3 run (:mod:`training.sb3_train`; YAML ``trainer: sb3``).
+    """Every setting of an SB3 run (:mod:`training.adapters.sb3`; YAML ``trainer: sb3``).
 
     Budget and schedules count samples (SB3's timesteps, all envs together).
     """
@@ -342,7 +342,7 @@ class BatchPPOConfig:
 
 @dataclass
 class RLlibConfig:
-    """Every setting of an RLlib run (:mod:`training.rllib_train`; YAML ``trainer: rllib``).
+    """Every setting of an RLlib run (:mod:`training.adapters.rllib`; YAML ``trainer: rllib``).
 
     A *sample* is one learner decision (one step of the RLlib env: one learning seat's
     move). Schedules count RLlib iterations (one ``algo.train()``: a batch of

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents.adapters.padded import PolicyAgent
 from agents.match import GameRecord, play_game
-from agents.padded import PolicyAgent
 from agents.registry import make_agent
 from scat_env import Rules
 

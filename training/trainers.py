@@ -85,10 +85,10 @@ def trainers() -> dict[str, str]:
 register_trainer("batch", BatchPPOConfig, "training.batch_ppo:train",
                  "PPO on the batched engine (training.batch_ppo): the shipped policies' trainer",
                  lambda out: f"compact:{out / 'policy.npz'}")
-register_trainer("sb3", SB3Config, "training.sb3_train:train",
-                 "stable-baselines3 MaskablePPO on the single-agent env (training.sb3_train)",
+register_trainer("sb3", SB3Config, "training.adapters.sb3:train",
+                 "stable-baselines3 MaskablePPO on the single-agent env (training.adapters.sb3)",
                  lambda out: f"sb3:{out / 'checkpoint.zip'}", needs=("torch", "sb3_contrib"))
-register_trainer("rllib", RLlibConfig, "training.rllib_train:train",
-                 "RLlib PPO on the multi-agent env (training.rllib_train)",
+register_trainer("rllib", RLlibConfig, "training.adapters.rllib:train",
+                 "RLlib PPO on the multi-agent env (training.adapters.rllib)",
                  lambda out: f"rllib:{out / 'policy'}", install="pip install -e '.[rllib]'",
                  needs=("torch", "ray.rllib"))

@@ -11,7 +11,7 @@ Self-play: every ``snapshot_every_samples`` samples the current model is saved u
 Resume: ``--resume`` reloads ``OUT/checkpoint.zip`` (weights, optimizer, step counter) and
 ``OUT/state.json`` (evaluation history, snapshots); the envs restart with fresh games, so
 unlike the native trainer an SB3 resume is not bit-exact. The zip is not read by SB3's
-loader (which unpickles objects from it): :func:`agents.sb3.read_sb3_zip` reads its weights
+loader (which unpickles objects from it): :func:`agents.adapters.sb3.read_sb3_zip` reads its weights
 and optimizer with ``torch.load(weights_only=True)`` into a model built from the config.
 """
 
@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .config import SB3Config, make_rules
+from ..config import SB3Config, make_rules
 
 
 def make_vec_env(cfg: SB3Config) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from .single_agent import ScatSingleAgentEnv
+    from ..single_agent import ScatSingleAgentEnv
 
     def factory(i: int) -> Any:
         def make() -> ScatSingleAgentEnv:
@@ -49,8 +49,8 @@ def make_vec_env(cfg: SB3Config) -> Any:
 
 def read_checkpoint(path: Path, cfg: SB3Config) -> Any:
     """The weights, optimizer and counters of an SB3 checkpoint, read without SB3's loader
-    (:func:`agents.sb3.read_sb3_zip`), and checked against the config's network."""
-    from agents.sb3 import read_sb3_zip
+    (:func:`agents.adapters.sb3.read_sb3_zip`), and checked against the config's network."""
+    from agents.adapters.sb3 import read_sb3_zip
 
     saved = read_sb3_zip(path, optimizer=True)
     if saved.compact:
@@ -131,7 +131,7 @@ def write_atomically(path: Path, write: Any) -> None:
 def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = print) -> dict[str, Any]:
     """Train (or continue) an SB3 run in ``out_dir``; returns the final summary. The folder
     is held for the whole run (:mod:`training.runlock`)."""
-    from .runlock import exclusive_folder
+    from ..runlock import exclusive_folder
 
     with exclusive_folder(out_dir, "training run"):
         return _train(cfg, out_dir, resume, log)
@@ -142,11 +142,11 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.padded import PolicyAgent
-    from agents.sb3 import SB3Policy
+    from agents.adapters.padded import PolicyAgent
+    from agents.adapters.sb3 import SB3Policy
 
-    from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
-    from .progress import BudgetBar
+    from ..evaluate import evaluate_agent, fair_share_line, write_learning_curve
+    from ..progress import BudgetBar
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -243,7 +243,7 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     }
     if cfg.final_eval_games:
         # The saved checkpoint is exactly the policy the tournament loads as ``sb3:PATH``.
-        from .evaluate import final_tournament_evaluation
+        from ..evaluate import final_tournament_evaluation
 
         final = final_tournament_evaluation(
             f"sb3:{ckpt}", list(cfg.eval_opponents), list(cfg.eval_players),

@@ -24,9 +24,9 @@ from scat_env import PlayerView, Rules
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, PLACE_SLOT
 from scat_env.observation import extra_pieces
 
-from .base import Agent
-from .neural.encoding import PaddedEncoder, policy_view, symmetry_layout
-from .neural.policy_file import shipped_path
+from ..base import Agent
+from ..neural.encoding import PaddedEncoder, policy_view, symmetry_layout
+from ..neural.policy_file import shipped_path
 
 #: The most card relabellings ``:sym=N`` averages over: 24 suit orders x 24 orders of the
 #: ten-point ranks (agents.symmetry).
@@ -138,7 +138,7 @@ class PolicyAgent(Agent):
         # One per rule set: whether ranks may be renamed depends on the scoring.
         sym = self._symmetries.get(rules)
         if sym is None:
-            from .symmetry import SymmetryAverage, relabellings
+            from ..symmetry import SymmetryAverage, relabellings
 
             layout = symmetry_layout(self.max_players, bool(getattr(self.policy, "advice", False)))
             sym = SymmetryAverage(size, layout, relabellings(rules, self.symmetry))
