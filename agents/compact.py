@@ -451,21 +451,39 @@ class CompactAgent(Agent):
             raise ValueError(f"{self.name} has no default member and none for some table "
                              f"of {num_players} players or fewer")
 
-    def act(self, view: PlayerView) -> int:
+    def logits(self, view: PlayerView) -> np.ndarray:
+        """The policy's masked logits [NUM_ACTIONS] for ``view`` (illegal moves at -1e9):
+        what it plays, and what a hint ranks the legal moves by."""
         obs, feats = view_inputs(view)
         mask = np.zeros((1, NUM_ACTIONS), bool)
         mask[0, list(view.legal_actions)] = True
         advice = None
         if self._expert is not None:
             advice = np.array([self._expert.act(view)], np.int64)
-        logits = self.policy.play_logits(obs, feats, view.num_players,
-                                         view.rules.start_lives, mask, advice)[0]
+        return self.policy.play_logits(obs, feats, view.num_players,
+                                       view.rules.start_lives, mask, advice)[0]
+
+    def act(self, view: PlayerView) -> int:
+        logits = self.logits(view)
         if self.sample:
+            mask = np.zeros(NUM_ACTIONS, bool)
+            mask[list(view.legal_actions)] = True
             z = logits - logits.max()
-            p = np.exp(z) * mask[0]
+            p = np.exp(z) * mask
             p /= p.sum()
             return int(self.rng.choices(range(NUM_ACTIONS), weights=p.tolist())[0])
         return int(np.argmax(logits))
+
+    def explain(self, view: PlayerView) -> str:
+        """Its three likeliest legal moves with their probabilities, in words."""
+        from scat_env import action_str
+
+        legal = list(view.legal_actions)
+        logits = self.logits(view)[legal]
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        order = np.argsort(-p)[:3]
+        return f"{self.name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)
 
 
 def _make_compact(arg: str | None, seed: int | None) -> Agent:
