@@ -1,8 +1,11 @@
 """PPO on the batched engine: self-play rollouts from thousands of games at once.
 
-The native trainer (:mod:`training.ppo`) walks the Python engine one decision at a time;
-this one collects its rollouts from :class:`scat_env.batch.BatchEnv`, where a step is one
-decision in every game of the batch, compiled. Every seat of a self-play game is a learner
+The trainer of the shipped policies (``compact:scat_batch_set``), read top to bottom: the
+network (:class:`CompactNet`), the tables, the rollout (:func:`collect`), GAE
+(:func:`advantages`), the PPO loss and its statistics (:func:`ppo_loss`,
+:data:`UPDATE_STATS`), the update and the loop. It collects its rollouts from
+:class:`scat_env.batch.BatchEnv`, where a step is one decision in every game of the batch,
+compiled. Every seat of a self-play game is a learner
 seat (each of its decisions a training sample); other games seat one learner against
 opponents played batched too: the threshold agent (``greedy``), ``expert``
 (:mod:`agents.batch_expert`: the same moves, compiled), random, or a frozen snapshot of the
@@ -16,7 +19,7 @@ at most about twenty, of 52), and the player's numpy sum over all 52 rows is the
 Forward and backward of the embedding at 8,192 samples: 7 ms against 45 ms for all 52
 lookups (``python scripts/bench_compact_net.py``). The seat counters and the scoring features
 (:func:`scat_env.batch.kernels.hand_features`) through a small dense layer, then an MLP
-trunk and two heads. As in :class:`training.policy_net.PolicyNet`, three learned gains
+trunk and two heads. Three learned gains
 carry the scoring features straight to the actions they are about (the value kept by a
 discard, the gain of taking the top discard, the hand's value for a knock).
 

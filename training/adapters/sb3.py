@@ -1,8 +1,10 @@
 """The standard-library path: sb3-contrib's MaskablePPO on :class:`ScatSingleAgentEnv`.
 
-Kept deliberately plain so it doubles as a reference point for the native trainer
-(:mod:`training.ppo`), which is several times faster because one shared policy plays every
-seat in batched lockstep. What this path adds: the SB3 ecosystem (callbacks, zoo tools).
+Kept deliberately plain so it doubles as a reference point for the batched trainer
+(:mod:`training.batch_ppo`), which is many times faster because the batched engine steps
+thousands of games at once. What this path adds: the SB3 ecosystem (callbacks, zoo tools),
+and the padded observation of every family of rules (calls, golf, points races), which the
+batched trainer's network does not read.
 
 Self-play: every ``snapshot_every_samples`` samples the current model is saved under
 ``OUT/snapshots/`` and added to every env's opponent pool as ``sb3:PATH`` with weight
@@ -10,7 +12,7 @@ Self-play: every ``snapshot_every_samples`` samples the current model is saved u
 
 Resume: ``--resume`` reloads ``OUT/checkpoint.zip`` (weights, optimizer, step counter) and
 ``OUT/state.json`` (evaluation history, snapshots); the envs restart with fresh games, so
-unlike the native trainer an SB3 resume is not bit-exact. The zip is not read by SB3's
+an SB3 resume is not bit-exact. The zip is not read by SB3's
 loader (which unpickles objects from it): :func:`agents.adapters.sb3.read_sb3_zip` reads its weights
 and optimizer with ``torch.load(weights_only=True)`` into a model built from the config.
 """
