@@ -157,3 +157,29 @@ def test_a_registered_trainer_is_looked_up_by_scat_train(tmp_path, capsys):
         assert seen["cfg"].total_samples == 5
     finally:
         del _TRAINERS["fake"]
+
+
+def test_the_training_docs_list_every_field_as_its_table_declares_it():
+    """docs/TRAINING.md's field lists are ``python -m training.config``'s output: a field
+    added, renamed or given another range must be regenerated there."""
+    from training.config import BatchPPOConfig, RLlibConfig, SB3Config, fields_table
+
+    text = (ROOT / "docs" / "TRAINING.md").read_text(encoding="utf-8")
+    for cls in (BatchPPOConfig, SB3Config, RLlibConfig):
+        assert fields_table(cls) in text, cls.__name__
+
+
+def test_no_config_class_repeats_a_shared_fields_declaration():
+    """PPO's shared fields (lr, gamma, clip, epochs...) have one spec each: every config
+    that has one uses that spec, whatever its default."""
+    import dataclasses
+
+    from training.config import SHARED, BatchPPOConfig, RLlibConfig, SB3Config
+
+    ppo = ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm",
+           "epochs", "minibatch_samples", "hidden", "layers", "total_samples", "time_limit_s",
+           "seed", "hand_reward", "final_eval_games", "eval_games")
+    for cls in (BatchPPOConfig, SB3Config, RLlibConfig):
+        for f in dataclasses.fields(cls):
+            if f.name in ppo:
+                assert f.metadata["spec"] is SHARED[f.name], (cls.__name__, f.name)
