@@ -87,6 +87,11 @@ def test_every_update_is_in_the_summary_and_in_tensorboard(tmp_path):
     assert {"losses/approx_kl", "losses/clip_fraction", "losses/explained_variance",
             "losses/entropy", "charts/learning_rate"} <= tags
     assert len(events.Scalars("losses/approx_kl")) == summary["updates"]
+    from training.evaluate import run_report
+
+    report = run_report("batch", cfg, tmp_path, summary)
+    assert "## Last update" in report
+    assert "approx_kl | clip_fraction | explained_variance" in report
 
 
 def test_the_statistics_leave_the_training_unchanged():

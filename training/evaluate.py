@@ -259,6 +259,14 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
                   + (f"; {final['seconds']:,.0f} s." if "seconds" in final else "."), ""]
     if (out / "learning_curve.png").exists():
         lines += ["## Learning curve", "", "![learning curve](learning_curve.png)", ""]
+    last = summary.get("last_update")
+    if last:  # the batched trainer's PPO statistics (training.batch_ppo.UPDATE_STATS)
+        lines += ["## Last update", "", "| " + " | ".join(last) + " |",
+                  "| " + " | ".join("---" for _ in last) + " |",
+                  "| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else f"{v:,}"
+                                    for v in last.values()) + " |", "",
+                  "Every update's figures: `summary.json` (`losses`) and TensorBoard (`tb/`).",
+                  ""]
     sizes = list(getattr(cfg, "eval_players", None) or [3])
     players = max(sizes)
     field_ = ",".join([spec] + ["expert"] * (players - 1))
