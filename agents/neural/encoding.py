@@ -166,14 +166,6 @@ def policy_observation_size(max_players: int, advice: bool = False,
             + extra_size(max_players, extra) + choice_size(extra))
 
 
-def skip_indices(max_players: int) -> tuple[int, int, int]:
-    """Offsets of ``discard_values``, ``hand_value`` and ``value_with_discard`` in the input
-    (the scoring features the network's skip terms read)."""
-    spans = layout(max_players)
-    return (observation_size(max_players), spans["hand_value"].start,
-            spans["value_with_discard"].start)
-
-
 def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], list[int]]:
     """``(card_blocks, suit_blocks)``: the offsets in the policy input of every 52-entry
     block indexed by card and every 4-entry block indexed by suit, for
