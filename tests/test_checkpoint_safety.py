@@ -258,3 +258,34 @@ def _first_moment(data: dict) -> None:
     data["optimizer"]["state"][first]["exp_avg"] = torch.zeros(3)
 
 
+
+
+def test_an_sb3_zip_whose_weights_hold_a_pickle_is_one_line(tmp_path):
+    from agents.adapters.sb3 import _load_sb3
+
+    path = _sb3_zip(tmp_path)
+    marker = tmp_path / "ran"
+    buf = io.BytesIO()
+    torch.save({"mlp_extractor.policy_net.0.weight": _Marker(marker)}, buf)
+    _rewrite(path, **{"policy.pth": buf.getvalue()})
+    _load_sb3.cache_clear()
+    with pytest.raises(ValueError, match="policy.pth.*not a scat-env policy/checkpoint") as err:
+        make_agent(f"sb3:{path}")
+    assert "weights_only" not in str(err.value) and "\n" not in str(err.value)
+    assert not marker.exists()
+
+
+def test_sb3_weights_wider_than_any_policy_are_refused(tmp_path):
+    from agents.adapters.sb3 import read_sb3_zip
+    from agents.neural.policy_file import MAX_HIDDEN
+
+    path = _sb3_zip(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        weights = torch.load(io.BytesIO(zf.read("policy.pth")), weights_only=True)
+    obs = weights["mlp_extractor.policy_net.0.weight"].shape[1]
+    weights["mlp_extractor.policy_net.0.weight"] = torch.zeros(MAX_HIDDEN + 1, obs)
+    buf = io.BytesIO()
+    torch.save(weights, buf)
+    _rewrite(path, **{"policy.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match=rf"expected \[1..{MAX_HIDDEN}, {obs}\]"):
+        read_sb3_zip(path)

@@ -511,3 +511,38 @@ def test_odd_tournament_records_are_one_line(folder, tournament, case):
                               lambda: read_games(path, config=config)) is None
 
 
+
+
+@pytest.mark.parametrize("spec", ["x" * 100_000, "threshold:" + "x" * 100_000,
+                                  "expert:" + "beta=1," * 20_000, "ismcts:" + "9" * 5000,
+                                  "compact:" + "a/" * 30_000 + "p.npz",
+                                  "ppo:" + "a/" * 30_000 + "p.npz"])
+def test_a_long_agent_spec_gives_a_short_error(spec):
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    check_error_line(str(err.value), "agent spec")
+
+
+@pytest.mark.parametrize("case", ["encrypted members", "unsupported compression method",
+                                  "truncated", "a flipped byte"])
+def test_damaged_torch_files_are_one_line(tmp_path, case):
+    """Torch files (SB3's weights, RLlib's export) go through ``safe_torch_load``, and an
+    old ``.pt`` policy given to ``compact:`` is named as retired: a damaged zip is one line
+    either way."""
+    torch = pytest.importorskip("torch")
+    from agents.compact import load_compact
+    from agents.neural.policy_file import safe_torch_load
+
+    good = tmp_path / "old.pt"
+    torch.save({"kind": "scat-policy", "format_version": 1, "w": torch.zeros(64)}, good)
+    data = good.read_bytes()
+    damaged = {"encrypted members": lambda: _set_encrypted(data),
+               "unsupported compression method": lambda: _set_method(data, 99),
+               "truncated": lambda: data[: len(data) // 2],
+               "a flipped byte": lambda: data[:200] + bytes([data[200] ^ 0xFF]) + data[201:]}
+    path = tmp_path / "bad.pt"
+    path.write_bytes(damaged[case]())
+    assert result_or_one_line(f"torch file ({case})",
+                              lambda: safe_torch_load(path, "'bad.pt'")) is None
+    assert result_or_one_line(f"compact: torch file ({case})",
+                              lambda: load_compact(path)) is None

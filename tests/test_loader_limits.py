@@ -242,3 +242,36 @@ def _torch_file_that_warns(tmp_path: Path) -> Path:
 
 
 
+
+
+@pytest.mark.parametrize("load", [load_compact, read_sb3_zip], ids=lambda f: f.__name__)
+def test_every_reader_refuses_a_crowded_zip_in_little_time_and_memory(crowded, load):
+    with pytest.raises(ValueError) as err:
+        bounded(lambda: load(crowded), seconds=30, extra_memory=48 << 20)
+    check_error_line(str(err.value), load.__name__)
+
+
+def test_a_torch_file_is_bounded_before_torch_sees_it(crowded, tmp_path):
+    from agents.neural.policy_file import safe_torch_load
+
+    pt = tmp_path / "crowded.pt"
+    pt.write_bytes(crowded.read_bytes())
+    with pytest.raises(ValueError, match="entries"):
+        bounded(lambda: safe_torch_load(pt, repr(str(pt))), seconds=30,
+                extra_memory=48 << 20)
+
+
+def test_torch_warnings_on_a_refused_file_never_reach_the_user(tmp_path):
+    """A pickle protocol other than torch's makes torch warn (advising to file an issue)
+    before it refuses: the refusal is the one line, the warning is not shown."""
+    import warnings
+
+    from agents.neural.policy_file import safe_torch_load
+
+    path = _torch_file_that_warns(tmp_path)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError) as err:
+            safe_torch_load(path, repr(str(path)))
+    check_error_line(str(err.value), "proto4.pt")
+    assert [str(w.message)[:80] for w in seen] == []

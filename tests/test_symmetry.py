@@ -182,3 +182,43 @@ def test_an_sb3_policy_averages_over_renamings_in_one_batch(tmp_path):
     want = batch[np.arange(3)[:, None], sym.actions].mean(axis=0)
     legal = list(view.legal_actions)
     np.testing.assert_allclose(agent.logits(view)[legal], want[legal], rtol=1e-5, atol=1e-6)
+
+
+def test_the_sym_option_of_a_padded_policy_spec():
+    """``sb3:PATH`` models on the padded observation take ``:sample``, ``:full`` and
+    ``:sym[=N]`` (card relabellings averaged)."""
+    from agents.adapters.padded import parse_policy_spec
+
+    assert parse_policy_spec("m.zip", "sb3") == ("m.zip", {"sample": False,
+                                                           "active_only": True})
+    assert parse_policy_spec("m.zip:sym", "sb3")[1]["symmetry"] == 24
+    path, options = parse_policy_spec("m.zip:sym=8:full", "sb3")
+    assert path == "m.zip" and options == {"sample": False, "active_only": False,
+                                           "symmetry": 8}
+    assert parse_policy_spec("m.zip:sample:sym=3", "sb3")[1] == {
+        "sample": True, "active_only": True, "symmetry": 3}
+
+
+@pytest.mark.parametrize("option, message", [
+    ("sym=0", "from 1 to 576"), ("sym=x", "whole number"), ("sym=577", "from 1 to 576"),
+    ("sym:sym=2", "given twice"),
+])
+def test_a_bad_sym_option_names_the_problem(option, message):
+    from agents.adapters.padded import parse_policy_spec
+
+    with pytest.raises(ValueError, match=message):
+        parse_policy_spec(f"m.zip:{option}", "sb3")
+
+
+@pytest.mark.parametrize("spec, word", [
+    ("m.zip:bogus", "bogus"), ("m.zip:sample:bogus", "bogus"), ("m.zip:Full", "Full"),
+    ("m.zip:symm=3", "symm=3"),
+])
+def test_an_unknown_option_after_a_policy_is_named_with_the_options(spec, word):
+    from agents.adapters.padded import parse_policy_spec
+
+    with pytest.raises(ValueError) as refused:
+        parse_policy_spec(spec, "sb3")
+    assert str(refused.value) == (
+        f"sb3: unknown option {word!r} in sb3:{spec}; options: sample, argmax, full, sym, "
+        "sym=N (N from 1 to 576)")

@@ -112,3 +112,16 @@ def test_sb3_action_heads_of_no_known_width_are_refused(tmp_path, width):
     with pytest.raises(ValueError, match="action_net") as err:
         make_agent(f"sb3:{path}")
     assert "\n" not in str(err.value)
+
+
+def test_an_old_torch_is_refused_before_any_file_is_read(tmp_path, monkeypatch):
+    from agents.neural.policy_file import safe_torch_load
+
+    path = tmp_path / "weights.pt"
+    torch.save({"w": torch.zeros(2)}, path)
+    opened: list[object] = []
+    monkeypatch.setattr(torch, "__version__", "2.5.1+cpu")
+    monkeypatch.setattr(torch, "load", lambda *a, **k: opened.append(a))
+    with pytest.raises(ValueError, match=r"torch 2\.5\.1\+cpu is too old.*torch>=2\.10"):
+        safe_torch_load(path, repr(str(path)))
+    assert opened == []

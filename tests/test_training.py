@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.observation import ObservationEncoder, observation_size
 from scat_env.view import make_view
-from training.config import SB3Config
+from training.config import SB3Config, load_config
 from training.evaluate import evaluate_agent, wilson
 from training.single_agent import ScatSingleAgentEnv
 
@@ -187,3 +189,84 @@ def test_an_rllib_reports_next_commands_name_its_export_and_its_one_table_size(t
     assert f"python -m training.evaluate {spec} --players 4 --out" in text
     assert f"scat tournament --field {spec},expert,expert,expert --out" in text
     assert "sb3:" not in text and "tensorboard" not in text
+
+
+# -- the run folder, the report and the final evaluation, on the batched trainer ------------
+BATCH_TINY = dict(envs_per_table=32, rollout_steps=16, minibatch_samples=512, epochs=1,
+                  hidden=16, eval_every_updates=0, torch_threads=1, numba_threads=1,
+                  final_eval_workers=1, progress=False)
+
+
+def test_config_typo_is_an_error_naming_the_field(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("trainer: batch\nlearning_rate: 0.001\n")
+    with pytest.raises(ValueError, match="unknown field.*learning_rate"):
+        load_config(path)
+
+
+def test_final_evaluation_uses_duplicate_deals_and_discards_stale_games(tmp_path):
+    from training.batch_ppo import train
+    from training.config import BatchPPOConfig
+
+    cfg = BatchPPOConfig(player_counts=[2], seed=4, total_samples=500, final_eval_games=8,
+                         eval_opponents=["random"], eval_players=[2, 3],
+                         **{k: v for k, v in BATCH_TINY.items()})
+    first = train(cfg, tmp_path, log=lambda m: None)["final_eval"]
+    assert "duplicate deals" in first["harness"]
+    # every deal is played in all n seat rotations: a multiple of n games per table size
+    assert first["games"]["random_x2"] % 2 == 0 and first["games"]["random_x3"] % 3 == 0
+    # a second run into the same folder evaluates its own policy, not the stale games
+    again = train(dataclasses.replace(cfg, final_eval_games=4), tmp_path, log=lambda m: None)
+    assert again["final_eval"]["games"]["random_x2"] < first["games"]["random_x2"]
+
+
+def test_the_default_opponent_plays_from_any_folder(tmp_path, monkeypatch):
+    from agents.match import play_game
+    from agents.registry import DEFAULT_POLICIES
+    from scat_env import Rules
+
+    monkeypatch.chdir(tmp_path)
+    agent = make_agent(DEFAULT_POLICIES[0], seed=0)
+    rec = play_game([agent, make_agent("random", seed=1)], Rules(), seed=5)
+    assert rec.winner in (0, 1)
+
+
+def test_scat_train_refuses_a_second_run_into_the_same_folder(tmp_path, capsys):
+    from scat_cli.main import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text("trainer: batch\nplayer_counts: [2]\nenvs_per_table: 32\n"
+                      "rollout_steps: 16\nminibatch_samples: 512\nepochs: 1\nhidden: 16\n"
+                      "total_samples: 256\neval_every_updates: 0\nfinal_eval_games: 0\n"
+                      "torch_threads: 1\nnumba_threads: 1\nprogress: false\n")
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 0
+    assert (out / "report.md").is_file() and (out / "policy.npz").is_file()
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "already holds a run" in err[-1]
+    assert main(["train", "--config", str(config), "--out", str(out), "--overwrite"]) == 0
+    assert main(["train", "--config", str(config), "--out", str(out), "--resume"]) == 2
+    assert "does not resume" in capsys.readouterr().err
+
+
+def test_report_links_the_curve_shows_the_config_and_the_next_commands(tmp_path):
+    import yaml
+
+    from training.batch_ppo import train
+    from training.config import BatchPPOConfig
+    from training.evaluate import run_report
+
+    cfg = BatchPPOConfig(player_counts=[2], seed=4, total_samples=500, eval_every_updates=1,
+                         eval_games=40, final_eval_games=4, eval_opponents=["random", "greedy"],
+                         eval_players=[2],
+                         **{k: v for k, v in BATCH_TINY.items() if k != "eval_every_updates"})
+    summary = train(cfg, tmp_path, log=lambda m: None)
+    assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
+    text = run_report("batch", cfg, tmp_path, summary)
+    assert "![learning curve](learning_curve.png)" in text
+    assert f"scat play --players 2 --opponents compact:{tmp_path / 'policy.npz'}" in text
+    assert f"python -m training.evaluate compact:{tmp_path / 'policy.npz'} --players 2 " in text
+    assert f"scat tournament --field compact:{tmp_path / 'policy.npz'},expert --out" in text
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert yaml.safe_load(block) == {"trainer": "batch", **dataclasses.asdict(cfg)}
