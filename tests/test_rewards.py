@@ -139,3 +139,10 @@ def test_the_single_agent_env_pays_the_same_win_chance_shaping():
         assert min(abs(total - (1 + coef)), abs(total + (1 + coef) / 2)) < 1e-9
     with pytest.raises(ValueError, match="shaping must be one of"):
         ScatSingleAgentEnv(3, shaping="potential")
+
+
+def test_an_unknown_shaping_is_one_clear_error():
+    from training.config import SB3Config
+
+    with pytest.raises(ValueError, match="shaping must be one of lives, win_chance, got 'x'"):
+        SB3Config(shaping="x")
