@@ -18,8 +18,8 @@ everything else. Every shape is
 checked against the architecture and the hash against the content before a weight is used.
 
 ``compact:SET.yaml`` plays a *compact set* (:class:`CompactSet`): compact files by the
-number of players still in, each reading its smaller game, in the ``ppo:`` sets' manifest
-format.
+number of players still in, each reading its smaller game (the ``scat-policy-set`` manifest
+of :mod:`agents.neural.policy_set`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,13 @@ from .neural.archive import (
     parameters_text,
     read_npy,
 )
-from .neural.policy_file import ACTION_WIDTHS, MAX_METADATA_BYTES, shipped_path
+from .neural.policy_file import (
+    ACTION_WIDTHS,
+    MAX_METADATA_BYTES,
+    RETIRED,
+    retired_policy_file,
+    shipped_path,
+)
 from .neural.policy_set import load_policy_set
 from .registry import register
 
@@ -124,8 +130,7 @@ def save_compact(path: str | os.PathLike[str], arrays: dict[str, np.ndarray],
 def load_compact(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Read and check a compact policy file; any problem is one ``ValueError`` line.
 
-    Read as :func:`agents.neural.policy_file.load_policy` reads its files, never with
-    ``np.load``: the zip's directory is bounded before it is parsed, every ``.npy`` header
+    Never read with ``np.load``: the zip's directory is bounded before it is parsed, every ``.npy`` header
     is checked before its array is allocated, and the architecture's parameter count before
     any weight is read (:mod:`agents.neural.archive`)."""
     where = repr(str(path))
@@ -133,6 +138,8 @@ def load_compact(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], d
         raise ValueError(f"compact policy file {where} does not exist")
     if os.path.getsize(path) > MAX_FILE_BYTES:
         raise ValueError(f"{where} is larger than any policy ({parameters_text()})")
+    if retired_policy_file(path):
+        raise ValueError(f"{where} is a policy of the retired native trainer: {RETIRED}")
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{where} is not a readable compact policy file (not a zip: "
                          "corrupt or truncated?)")
@@ -323,7 +330,7 @@ class CompactPolicy:
 
 class CompactSet:
     """Compact policies by the number of players still in: a policy-set manifest
-    (:func:`agents.neural.policy_set.load_policy_set`, the ``ppo:`` sets' format) whose
+    (:func:`agents.neural.policy_set.load_policy_set`) whose
     files are compact policies, played as ``compact:SET.yaml``.
 
     Why: the end of a game is a smaller game (``scat_env.active_view``), and it decides
@@ -391,9 +398,6 @@ def load_compact_set(path: str) -> CompactSet:
     """A compact set from its manifest (:class:`CompactSet`); one ``ValueError`` line for
     any problem, the manifest's or a member file's."""
     manifest = load_policy_set(path)
-    if manifest.symmetry != 1:
-        raise ValueError(f"compact set {path!r}: 'symmetry' is for ppo: sets; a compact "
-                         "set plays its members as they are")
     members = {k: [_load_file(f) for f in files] for k, files in manifest.members.items()}
     default = None if manifest.default is None else [_load_file(f) for f in manifest.default]
     return CompactSet(members, default, f"compact set {path!r}")
@@ -447,21 +451,39 @@ class CompactAgent(Agent):
             raise ValueError(f"{self.name} has no default member and none for some table "
                              f"of {num_players} players or fewer")
 
-    def act(self, view: PlayerView) -> int:
+    def logits(self, view: PlayerView) -> np.ndarray:
+        """The policy's masked logits [NUM_ACTIONS] for ``view`` (illegal moves at -1e9):
+        what it plays, and what a hint ranks the legal moves by."""
         obs, feats = view_inputs(view)
         mask = np.zeros((1, NUM_ACTIONS), bool)
         mask[0, list(view.legal_actions)] = True
         advice = None
         if self._expert is not None:
             advice = np.array([self._expert.act(view)], np.int64)
-        logits = self.policy.play_logits(obs, feats, view.num_players,
-                                         view.rules.start_lives, mask, advice)[0]
+        return self.policy.play_logits(obs, feats, view.num_players,
+                                       view.rules.start_lives, mask, advice)[0]
+
+    def act(self, view: PlayerView) -> int:
+        logits = self.logits(view)
         if self.sample:
+            mask = np.zeros(NUM_ACTIONS, bool)
+            mask[list(view.legal_actions)] = True
             z = logits - logits.max()
-            p = np.exp(z) * mask[0]
+            p = np.exp(z) * mask
             p /= p.sum()
             return int(self.rng.choices(range(NUM_ACTIONS), weights=p.tolist())[0])
         return int(np.argmax(logits))
+
+    def explain(self, view: PlayerView) -> str:
+        """Its three likeliest legal moves with their probabilities, in words."""
+        from scat_env import action_str
+
+        legal = list(view.legal_actions)
+        logits = self.logits(view)[legal]
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        order = np.argsort(-p)[:3]
+        return f"{self.name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)
 
 
 def _make_compact(arg: str | None, seed: int | None) -> Agent:

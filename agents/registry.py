@@ -14,16 +14,20 @@ from collections.abc import Callable
 from scat_env.yamlfile import one_line
 
 from .base import Agent
+from .neural.policy_file import RETIRED as RETIRED_NATIVE
 
 Factory = Callable[[str | None, int | None], Agent]
 
 #: The shipped policies a table gets when nobody names its opponents, in order of preference:
-#: ``scat play`` and ``scat serve`` seat the first one that plays the table (each set hands
-#: its positions to its members, so the list is the same at every size). One list, here, so
+#: ``scat play`` and ``scat serve`` seat the first one that plays the table (the set hands
+#: its positions to its members, so it plays every size, 2 to 10 players). One list, here, so
 #: that the front ends and the trainers never disagree on who the default is.
-DEFAULT_POLICIES: tuple[str, ...] = ("ppo:scat_ppo_set", "compact:scat_batch_set")
+DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set",)
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
+#: Agent kinds no longer played, by what their specs are told instead: the replacement, in
+#: one line, rather than "unknown agent spec".
+RETIRED: dict[str, str] = {"ppo": RETIRED_NATIVE}
 _LOADED = False
 _LOAD_LOCK = threading.RLock()
 
@@ -46,7 +50,7 @@ def _load_builtin() -> None:
         import importlib
 
         for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                    "agents.policy", "agents.sb3", "agents.compact", "agents.rllib_agent"):
+                    "agents.adapters.sb3", "agents.compact", "agents.adapters.rllib"):
             importlib.import_module(mod)
         _LOADED = True
 
@@ -67,6 +71,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         raise ValueError(one_line(f"agent spec must be a non-empty string, got {spec!r}"))
     spec = spec.strip()
     name, sep, arg = spec.partition(":")
+    if name in RETIRED:
+        raise ValueError(RETIRED[name])
     if name not in _FACTORIES:
         raise ValueError(one_line(
             f"unknown agent spec {spec[:60]!r}{'...' if len(spec) > 60 else ''}; "

@@ -1,15 +1,16 @@
 """``scat train``: train a policy from a YAML config, then evaluate it against the baselines.
 
     scat train --config configs/train/default.yaml              # runs/default/ (batched)
-    scat train --config configs/train/native.yaml --resume      # continue from the checkpoint
+    scat train --config configs/train/sb3.yaml --resume         # continue from the checkpoint
     scat train --config configs/train/default.yaml --overwrite  # start that run folder again
     scat train --config configs/train/sb3.yaml --out runs/x     # stable-baselines3 path
     scat train --config configs/train/rllib.yaml                # RLlib PPO (pip install -e '.[rllib]')
 
-The run folder holds ``checkpoint.pt`` (or ``.zip`` for SB3), ``policy.npz`` (native: the
-small file for ``ppo:PATH``; RLlib: ``state.json`` and the ``policy/`` export for
-``rllib:PATH``), ``tb/`` (TensorBoard), ``report.md`` / ``summary.json``
-(final evaluation with 95% CIs) and ``learning_curve.png``. docs/TRAINING.md has the details.
+The config's ``trainer:`` is looked up in :mod:`training.trainers`. The run folder holds
+``policy.npz`` (batch: the file ``compact:PATH`` plays), ``checkpoint.zip`` (SB3) or
+``state.json`` and the ``policy/`` export for ``rllib:PATH`` (RLlib), ``tb/``
+(TensorBoard), ``report.md`` / ``summary.json`` (final evaluation with 95% CIs) and
+``learning_curve.png``. docs/TRAINING.md has the details.
 """
 
 from __future__ import annotations
@@ -32,13 +33,12 @@ RUN_FOLDERS = ("tb", "final_eval", "snapshots", "policy")
 #: What ``scat train`` says when a config names the RLlib trainer and RLlib is missing.
 RLLIB_MISSING = "RLlib is not installed: pip install -e '.[rllib]'"
 #: What it says when another trainer's libraries are missing (torch, stable-baselines3...).
-TRAIN_MISSING = ("the {trainer} trainer needs {name}, which is not installed: "
-                 "pip install -e '.[train]' (or pip install 'scat-env[train]')")
+TRAIN_MISSING = "the {trainer} trainer needs {name}, which is not installed: {install}"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "train", help="train a PPO policy (native or stable-baselines3) from a YAML config",
+        "train", help="train a policy (batched PPO, stable-baselines3 or RLlib) from a YAML config",
         description=(__doc__ or "").split("\n\n")[0].replace("``", ""))
     p.add_argument("--config", required=True, help="training config YAML (configs/train/*.yaml)")
     p.add_argument("--out", default=None, help="run folder (default: runs/<config name>)")
@@ -140,22 +140,19 @@ def _train_in(out: Path, trainer: str, cfg: object, args: argparse.Namespace) ->
 
 
 def trainer_function(trainer: str) -> Any:
-    """The ``train`` function of ``trainer``, imported; a library it needs that is not
-    installed (torch without the ``train`` extra) is one line naming the extra to install."""
+    """The ``train`` function of ``trainer`` (:mod:`training.trainers`), imported; a library
+    it needs that is not installed (torch without the ``train`` extra) is one line naming
+    the extra to install."""
+    from training.trainers import trainer as find_trainer
+
+    found = find_trainer(trainer)
     try:
-        if trainer == "native":
-            from training.ppo import train
-        elif trainer == "batch":
-            from training.batch_ppo import train
-        elif trainer == "rllib":
-            from training.rllib_train import train
-        else:
-            from training.sb3_train import train
+        return found.train_function()
     except ImportError as exc:
         name = (exc.name or "a library").partition(".")[0]
         if name in ("training", "agents", "scat_env", "scat_cli"):
             raise  # this package broken, not a library missing: the traceback says where
         if trainer == "rllib":
             raise CliError(RLLIB_MISSING) from None
-        raise CliError(TRAIN_MISSING.format(trainer=trainer, name=name)) from None
-    return train
+        raise CliError(TRAIN_MISSING.format(trainer=trainer, name=name,
+                                            install=found.install)) from None

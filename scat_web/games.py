@@ -76,7 +76,6 @@ from . import serialize
 #: spec naming a file or a search of any size would let a browser make the server read
 #: files or spend minutes per move.
 AGENTS: tuple[tuple[str, str], ...] = (
-    ("ppo:scat_ppo_set", "Trained policy set (PPO, 2-6 players)"),
     ("compact:scat_batch_set", "Trained policy set (batched PPO, 2-10 players, reads expert)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),

@@ -6,11 +6,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.policy import PolicyAgent
-from agents.registry import make_agent
+from agents.adapters.padded import PolicyAgent
 from scat_env import GameState, Rules, active_view, make_view
-
-SHIPPED = "policies/scat_ppo.npz"
 
 
 def _pair(seed: int) -> tuple[GameState, GameState]:
@@ -78,14 +75,3 @@ def test_policy_agent_encodes_the_smaller_table_once_a_player_is_out(active_only
     assert np.array_equal(seen, rec.obs) == active_only
 
 
-def test_policy_spec_options():
-    agent = make_agent(f"ppo:{SHIPPED}")
-    assert agent.active_only and not agent.sample
-    agent = make_agent(f"ppo:{SHIPPED}:sample:full")
-    assert agent.sample and not agent.active_only
-    with pytest.raises(ValueError, match="given twice"):
-        make_agent(f"ppo:{SHIPPED}:full:full")
-    with pytest.raises(ValueError, match="contradict"):
-        make_agent(f"ppo:{SHIPPED}:sample:argmax")
-    with pytest.raises(ValueError, match="needs a file"):
-        make_agent("ppo::full")

@@ -30,8 +30,8 @@ def test_specs_within_range_still_build(spec):
     assert make_agent(spec).spec == spec
 
 
-@pytest.mark.parametrize("spec", ["ppo:" + "a" * 300, "sb3:" + "b" * 300 + ".zip",
-                                  "ppo:" + "c" * 300 + ".yaml"])
+@pytest.mark.parametrize("spec", ["compact:" + "a" * 300, "sb3:" + "b" * 300 + ".zip",
+                                  "compact:" + "c" * 300 + ".yaml"])
 def test_a_spec_naming_a_file_the_system_cannot_open_is_one_line(spec):
     """A name longer than the file system allows can make the system refuse even to look
     the file up (an OSError, not a missing file): still one bounded line."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import numpy as np
 import pytest
 from conftest import hidden_variant, random_midgame
 
@@ -216,7 +217,23 @@ def test_a_trained_policy_refuses_a_preset_whose_observation_it_never_read(prese
     """The shipped policies read the draw-and-discard observation of a lives game; the
     points race and golf add pieces after it, so the policy is refused when the table is
     checked, before any move, with a line that says what it lacks."""
-    agent = make_agent("ppo:scat_ppo")
+    agent = make_agent("compact:scat_batch")
     agent.check_table(3, Rules())
-    with pytest.raises(ValueError, match=why):
+    with pytest.raises(ValueError, match="does not play"):
         agent.check_table(3, Rules.preset(preset))
+
+
+def test_the_shipped_policy_ranks_the_legal_moves_it_plays_from():
+    """A hint shows a trained opponent's likeliest moves: ``compact:`` gives its masked
+    logits and explains its top three, and its move is the likeliest of them."""
+    from scat_env import GameState, make_view
+
+    agent = make_agent("compact:scat_batch_set", seed=0)
+    state = GameState(4, seed=9)
+    view = make_view(state, state.current_player)
+    logits = agent.logits(view)
+    legal = list(view.legal_actions)
+    assert set(np.flatnonzero(logits > -1e8)) == set(legal)
+    assert agent.act(view) == int(np.argmax(logits))
+    assert agent.explain(view).startswith("compact:scat_batch_set: ")
+    assert agent.explain(view).count("%") == min(3, len(legal))

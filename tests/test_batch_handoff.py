@@ -83,7 +83,7 @@ def test_handed_off_rows_train_the_value_head_not_the_policy(tmp_path):
     grads = {}
     for name, share in (("handed", 0.0), ("own", 1.0)):
         net.zero_grad()
-        ppo_loss(net, cfg, *args, torch.full((B,), share)).backward()
+        ppo_loss(net, cfg, *args, torch.full((B,), share))[0].backward()
         grads[name] = (net.pi.weight.grad.abs().sum().item(),
                        net.v.weight.grad.abs().sum().item())
     assert grads["handed"][0] == 0.0 and grads["handed"][1] > 0.0

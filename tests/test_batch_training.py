@@ -321,11 +321,11 @@ def test_scat_train_with_the_batch_trainer_writes_and_evaluates_a_policy(tmp_pat
 def test_the_shipped_policies_play_every_table_and_are_the_default_past_six(tmp_path):
     """``compact:scat_batch`` ships for 2-10 players, ``compact:scat_batch_7_10`` (it reads
     the expert's move) for 7-10, and ``compact:scat_batch_set`` hands each position to its
-    member: ``scat play`` seats the set where the native policy set does not reach, and
-    each finishes a game at every size."""
+    member: ``scat play`` seats the set at every size, and each finishes a game at every
+    size."""
     from scat_session.seating import default_opponent
 
-    assert default_opponent(3) == "ppo:scat_ppo_set"
+    assert default_opponent(3) == "compact:scat_batch_set"
     assert default_opponent(7) == default_opponent(10) == "compact:scat_batch_set"
     assert make_agent("compact:scat_batch_7_10")._expert is not None
     assert make_agent("compact:scat_batch_set")._expert is not None
@@ -343,7 +343,7 @@ def test_the_batched_trainer_refuses_rules_its_network_cannot_see(tmp_path, pres
     pieces those rules append, so the config refuses them in one line."""
     path = tmp_path / "bad.yaml"
     path.write_text(f"trainer: batch\nrules: {preset}\n")
-    with pytest.raises(ValueError, match=f"rules '{preset}'.*no word for.*trainer: native"):
+    with pytest.raises(ValueError, match=f"rules '{preset}'.*no word for.*trainer: sb3"):
         load_config(path)
     path.write_text("trainer: batch\nrules: moyer_second_knock\n")  # a knock the mask shows
     assert load_config(path)[1].rules == "moyer_second_knock"

@@ -150,8 +150,8 @@ def test_an_sb3_model_trained_on_it_plays_as_an_agent_from_the_view(vec_model):
     """``sb3:PATH`` reads the zip's input width, plays from each view with the encoding the
     env trained it on, and picks what the model picks on the env's own vector."""
     from agents import make_agent
+    from agents.adapters.sb3 import SB3CompactAgent
     from agents.match import play_game
-    from agents.sb3 import SB3CompactAgent
     from scat_env.batch.reference import compact_observation
 
     model, env, path = vec_model
@@ -203,8 +203,8 @@ def test_no_vector_width_is_also_an_env_observation_width():
 
 
 def test_the_sb3_trainer_refuses_to_resume_from_a_vector_model(vec_model):
+    from training.adapters.sb3 import read_checkpoint
     from training.config import load_config
-    from training.sb3_train import read_checkpoint
 
     _, _, path = vec_model
     config = Path(__file__).resolve().parents[1] / "configs" / "train" / "sb3.yaml"

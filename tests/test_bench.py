@@ -83,7 +83,7 @@ def test_training_bench_overrides_are_fields_of_each_trainers_config(trainer):
 
 
 def test_training_bench_refuses_an_unknown_trainer():
-    proc = scat("bench", "training", "--trainers", "native,tf")
+    proc = scat("bench", "training", "--trainers", "batch,tf")
     assert proc.returncode == 2
     assert "unknown tf" in proc.stderr
 

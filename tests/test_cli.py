@@ -125,9 +125,10 @@ def test_bench_forwards_its_arguments():
 
 @pytest.mark.parametrize("command", ["watch", "tournament"])
 def test_a_policy_that_cannot_play_the_table_is_refused_before_any_game(tmp_path, command):
-    from agents.policy import DEFAULT_OPPONENT
-
-    seats = ",".join([DEFAULT_OPPONENT] + ["random"] * 7)  # the shipped set plays up to 6
+    heads_up = tmp_path / "heads_up.yaml"  # a set with a two-player member only
+    heads_up.write_text("format: scat-policy-set\npolicies:\n"
+                        f"  2: {ROOT / 'policies' / 'scat_batch_2p.npz'}\n")
+    seats = ",".join([f"compact:{heads_up}"] + ["random"] * 7)
     args = (["watch", "--agents", seats] if command == "watch" else
             ["tournament", "--field", seats, "--games", "8", "--workers", "1",
              "--out", str(tmp_path / "t")])

@@ -318,45 +318,8 @@ def _alias_bomb(path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _huge_policy(path: Path) -> None:
-    """A policy file of a few hundred bytes whose architecture asks for a 4-billion-unit
-    layer: refused before anything is allocated."""
-    from test_fuzz_loaders import _members, _metadata_member, _small_policy, _write_zip
-
-    from agents.neural.policy_file import load_policy
-
-    good = _small_policy(path.with_name("small.npz"))
-    members, loaded = _members(good), load_policy(good)
-    metadata = {**loaded.metadata, "arch": {**loaded.metadata["arch"], "hidden": 2**32}}
-    members["metadata.json.npy"] = _metadata_member(json.dumps(metadata).encode())
-    _write_zip(path, members)
 
 
-@pytest.mark.parametrize("case", ["replay nested 100,000 deep", "rules alias bomb",
-                                  "policy asking for 2**32 units"])
-def test_whole_program_refuses_in_one_line_under_a_memory_limit(tmp_path, case):
-    """``python -m scat_cli`` under a 2 GiB address-space limit and 60 s: exit 2, one line."""
-    save = tmp_path / "game.json"
-    if case.startswith("replay"):
-        bad = tmp_path / "deep.json"
-        bad.write_text("[" * 100_000 + "]" * 100_000)
-        argv = ["replay", str(bad), "--fast"]
-    elif case.startswith("rules"):
-        bad = tmp_path / "bomb.yaml"
-        _alias_bomb(bad)
-        argv = ["play", "--rules", str(bad), "--opponents", "random", "--fast", "--save", str(save)]
-    else:
-        bad = tmp_path / "huge.npz"
-        _huge_policy(bad)
-        argv = ["play", "--opponents", f"ppo:{bad}", "--fast", "--save", str(save)]
-    env = {**os.environ, "SCAT_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-m", "scat_cli", *argv], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=hang_limit(300), stdin=subprocess.DEVNULL,
-                          preexec_fn=_limited)
-    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    assert not save.exists(), "a refused game left a save behind"
 
 
 def test_yaml_texts_are_real_yaml():
@@ -406,3 +369,45 @@ def test_text_of_a_finished_save_cannot_act_on_the_terminal(folder, saves, field
                                                             "--no-color"])
     assert not CONTROL.findall(out + err), f"{field}: an escape sequence reached the terminal"
     assert status == 2 or "[bold]X" in out, f"{field}: the file's markup restyled the screen"
+
+
+def _huge_policy(path: Path) -> None:
+    """A compact policy file whose metadata asks for a 4-billion-unit layer: refused before
+    anything is allocated."""
+    from test_fuzz_loaders import _members, _metadata_member, _write_zip
+
+    from agents.compact import load_compact
+
+    good = ROOT / "policies" / "scat_batch_2p.npz"
+    members, (_, metadata) = _members(good), load_compact(good)
+    members["metadata.json.npy"] = _metadata_member(
+        json.dumps({**metadata, "hidden": 2**32}).encode())
+    _write_zip(path, members)
+
+
+@pytest.mark.parametrize("case", ["replay nested 100,000 deep", "rules alias bomb",
+                                  "policy asking for 2**32 units"])
+def test_whole_program_refuses_in_one_line_under_a_memory_limit(tmp_path, case):
+    """``python -m scat_cli`` under a 2 GiB address-space limit and 60 s: exit 2, one line."""
+    save = tmp_path / "game.json"
+    if case.startswith("replay"):
+        bad = tmp_path / "deep.json"
+        bad.write_text("[" * 100_000 + "]" * 100_000)
+        argv = ["replay", str(bad), "--fast"]
+    elif case.startswith("rules"):
+        bad = tmp_path / "bomb.yaml"
+        _alias_bomb(bad)
+        argv = ["play", "--rules", str(bad), "--opponents", "random", "--fast", "--save",
+                str(save)]
+    else:
+        bad = tmp_path / "huge.npz"
+        _huge_policy(bad)
+        argv = ["play", "--opponents", f"compact:{bad}", "--fast", "--save", str(save)]
+    env = {**os.environ, "SCAT_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "scat_cli", *argv], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=hang_limit(300),
+                          stdin=subprocess.DEVNULL, preexec_fn=_limited)
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert not save.exists(), "a refused game left a save behind"

@@ -25,7 +25,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import yaml
 from fuzz_inputs import (
@@ -45,21 +44,11 @@ from hang_limits import hang_limit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.neural.encoding import policy_observation_size
-from agents.neural.policy_file import (
-    METADATA,
-    content_hash,
-    expected_shapes,
-    load_any,
-    load_policy,
-    save_policy,
-)
 from agents.neural.policy_set import load_policy_set
 from agents.registry import make_agent
 from scat_cli.main import build_parser
 from scat_cli.tournament import build_config
 from scat_env import Rules
-from scat_env.actions import NUM_ACTIONS
 from scat_session.savegame import SavedGame
 from training.config import load_config
 from training.tournament import read_games
@@ -126,7 +115,7 @@ def saves(folder: Path, fuzz_saves: dict[str, Path]) -> dict[str, Path]:
 RULES_DOCS = _yaml_docs(RULES_FILES) + [{"preset": "ride_the_bus", "pennies": 2},
                                          {"preset": "standard"}]
 TRAIN_DOCS = _yaml_docs(TRAIN_FILES)
-SET_DOCS = [yaml.safe_load((ROOT / "policies" / "scat_ppo_set.yaml").read_text()),
+SET_DOCS = [yaml.safe_load((ROOT / "policies" / "scat_batch_set.yaml").read_text()),
             {"format": "scat-policy-set", "policies": {"default": "a.npz"}, "symmetry": 8}]
 
 
@@ -200,28 +189,29 @@ def test_odd_keys_and_values_in_a_rules_file_are_one_line(tmp_path, text):
 @pytest.mark.parametrize("text, message", [
     ("1: 2\n", "unknown field(s)"),
     ("null: 1\nlr: 0.1\n", "unknown field(s)"),
-    ("opponents: {greedy: .nan}\n", "opponents needs finite weights"),
-    ("opponents: {greedy: .inf}\n", "opponents needs finite weights"),
-    ("opponents: {greedy: 1" + "0" * 400 + ", random: 0.5}\n", "opponents needs finite weights"),
+    ("trainer: sb3\nopponents: {greedy: .nan}\n", "opponents needs finite weights"),
+    ("trainer: sb3\nopponents: {greedy: .inf}\n", "opponents needs finite weights"),
+    ("trainer: sb3\nopponents: {greedy: 1" + "0" * 400 + ", random: 0.5}\n",
+     "opponents needs finite weights"),
     ("trainer: batch\nopponents: {greedy: 1" + "0" * 400 + ", random: 0.5}\n",
      "opponents needs finite weights"),
-    ("player_weights: [1" + "0" * 400 + ", 0.5]\n", "player_weights must have one finite"),
-    ("opponents: {1: 1.0}\n", "opponents must map agent specs"),
-    ("player_weights: [.nan, 1, 1]\n", "player_weights must have one finite weight"),
+    ("trainer: sb3\nopponents: {1: 1.0}\n", "opponents must map agent specs"),
     ("hidden: 100000000\n", "hidden must be at most 4,096"),
     ("layers: 1000\n", "layers must be at most 16"),
-    ("max_players: 1000000\nplayer_counts: [500000]\n", "max_players must be a whole number"),
-    ("rollout_samples: 100000000000\n", "rollout_samples must be at most"),
-    ("parallel_games: 100000000\n", "parallel_games must be at most"),
+    ("trainer: sb3\nmax_players: 1000000\n", "max_players must be a whole number"),
+    ("rollout_steps: 100000000000\n", "rollout_steps must be at most"),
+    ("envs_per_table: 100000000\n", "envs_per_table must be at most"),
     ("seed: -1\n", "seed must be a whole number from 0"),
     ("seed: 100000000000000000000000\n", "seed must be a whole number from 0"),
-    ("eval_players: [2, 99]\n", "eval_players must be ints in 2..max_players"),
+    ("trainer: sb3\neval_players: [2, 9]\n", "eval_players must be ints in 2..max_players"),
+    ("eval_players: [2, 99]\n", "eval_players must be a non-empty list of ints in 2..10"),
     ("eval_opponents: ['']\n", "eval_opponents must be a list of agent specs"),
     ("eval_games: -1\n", "eval_games must be a whole number from 0"),
     ("final_eval_workers: 0\n", "final_eval_workers must be a positive int"),
     ("name: ../../elsewhere\n", "field 'name' must be a plain folder name"),
     ("name: \"\\e[2J\"\n", "field 'name' must be a plain folder name"),
-    ("trainer: [native]\n", "trainer must be one of"),
+    ("trainer: [native]\n", "unknown trainer"),
+    ("trainer: native\n", "trainer 'native' was retired; use trainer: batch"),
     ("trainer: sb3\nhidden: 100000\n", "hidden must be at most 4,096"),
     ("hidden: 4096\nlayers: 3\n", "a policy holds at most 33,554,432 parameters"),
     ("trainer: batch\nhidden: 2048\nlayers: 9\n", "a policy holds at most"),
@@ -237,13 +227,6 @@ def test_training_config_values_no_run_could_use_are_refused(tmp_path, text, mes
 
 
 # -- policy files (.npz) ----------------------------------------------------------------------
-def _small_policy(path: Path) -> Path:
-    arch = {"obs_size": policy_observation_size(6), "hidden": 8, "layers": 1, "max_players": 6}
-    rng = np.random.default_rng(0)
-    arrays = {k: rng.normal(size=s).astype(np.float32) for k, s in expected_shapes(arch).items()}
-    save_policy(path, arrays, {"arch": arch, "max_players": 6, "num_actions": NUM_ACTIONS,
-                               "rules": {"pennies": 3}, "config": {"lr": 3e-4}, "metrics": {}})
-    return path
 
 
 def npy_bytes(header: str, payload: bytes = b"") -> bytes:
@@ -278,43 +261,6 @@ SHAPES = st.one_of(
 DTYPES = st.sampled_from(["<f4", ">f4", "<f8", "|u1", "<i8", "|O", "<U3", "|b1", "<f2"])
 
 
-@st.composite
-def policy_bytes(draw: st.DrawFn, members: dict[str, bytes], meta: dict[str, Any],
-                 arrays: dict[str, np.ndarray]) -> bytes | dict[str, bytes]:
-    """A policy file changed one way: its metadata (re-hashed or not), one array's header
-    (any dtype or shape, however large, with little data behind it), members dropped or
-    added, or the file's bytes damaged."""
-    how = draw(st.sampled_from(["metadata", "metadata", "array", "members", "bytes", "bytes"]))
-    out = dict(members)
-    if how == "metadata":
-        changed = draw(mutated_doc([meta]))
-        text = to_json(changed)
-        if draw(st.booleans()):  # re-hashed: only the checks of the content itself remain
-            try:
-                parsed = json.loads(text)
-                if isinstance(parsed, dict):
-                    parsed["sha256"] = content_hash(arrays, parsed)
-                    text = json.dumps(parsed)
-            except (ValueError, TypeError, RecursionError):
-                pass
-        out[METADATA + ".npy"] = _metadata_member(text.encode("utf-8", "replace"))
-        return out
-    if how == "array":
-        name = draw(st.sampled_from(sorted(members)))
-        header = (f"{{'descr': '{draw(DTYPES)}', 'fortran_order': {draw(st.booleans())}, "
-                  f"'shape': {draw(SHAPES)!r}, }}")
-        out[name] = npy_bytes(header, draw(st.binary(max_size=64)))
-        return out
-    if how == "members":
-        name = draw(st.sampled_from(sorted(members)))
-        if draw(st.booleans()):
-            del out[name]
-        else:
-            out[draw(st.sampled_from(["extra.npy", "x/../../evil.npy", "trunk.9.weight.npy"]))] = (
-                members[name])
-        return out
-    with open_bytes(members) as data:
-        return draw(damaged_bytes(data))
 
 
 class open_bytes:
@@ -336,32 +282,10 @@ class open_bytes:
         return None
 
 
-def _fuzz_policy_files(folder: Path, examples: int) -> None:
-    good = _small_policy(folder / "good.npz")
-    loaded = load_policy(good)
-    members = _members(good)
-    path = folder / "fuzzed.npz"
-
-    @fuzz_settings(examples, examples)
-    @given(policy_bytes(members, dict(loaded.metadata), loaded.arrays), st.booleans())
-    def check(content: bytes | dict[str, bytes], through_any: bool) -> None:
-        if isinstance(content, dict):
-            _write_zip(path, content)
-        else:
-            path.write_bytes(content)
-        load = load_any if through_any else load_policy
-        result_or_one_line("policy file", lambda: load(path))
-
-    check()
 
 
-def test_policy_files_answer_any_content_with_a_result_or_one_line(folder):
-    _fuzz_policy_files(folder, 200)
 
 
-@pytest.mark.slow
-def test_policy_files_fuzzed_long(folder):
-    _fuzz_policy_files(folder, 4000)
 
 
 def _set_method(data: bytes, method: int) -> bytes:
@@ -400,55 +324,18 @@ def _corrupt_deflate(members: dict[str, bytes]) -> bytes:
     return bytes(data)
 
 
-def _with_metadata(members: dict[str, bytes], meta_text: bytes) -> dict[str, bytes]:
-    return {**members, METADATA + ".npy": _metadata_member(meta_text)}
 
 
-# Files the fuzzer found (or that it reaches too rarely to rely on), kept as plain cases.
-POLICY_CASES: dict[str, Any] = {
-    "unsupported compression method": lambda m, d: _set_method(d, 99),
-    "encrypted members": lambda m, d: _set_encrypted(d),
-    "corrupt deflate stream": lambda m, d: _corrupt_deflate(m),
-    "metadata nested 100,000 deep": lambda m, d: _with_metadata(m, b"[" * 100_000 + b"]" * 100_000),
-    "a .npy header of 20 KB": lambda m, d: {**m, METADATA + ".npy": npy_bytes("x" * 20_000, b"x")},
-    "a .npy header that is not a dict": lambda m, d: {**m, "pi.bias.npy": npy_bytes("[1, 2]")},
-    "num_actions a 100 KB string": lambda m, d: _with_metadata(m, json.dumps(
-        {**json.loads(_meta_text(m)), "num_actions": "x" * 100_000}).encode()),
-    "kind a long list": lambda m, d: _with_metadata(m, json.dumps(
-        {**json.loads(_meta_text(m)), "kind": ["z"] * 50_000}).encode()),
-    "hidden a 100 KB string": lambda m, d: _with_metadata(m, json.dumps(
-        {**json.loads(_meta_text(m)), "arch": {"hidden": "y" * 100_000}}).encode()),
-}
 
 
-def _meta_text(members: dict[str, bytes]) -> bytes:
-    blob = members[METADATA + ".npy"]
-    return blob[10 + struct.unpack("<H", blob[8:10])[0]:]
 
 
-@pytest.mark.parametrize("case", sorted(POLICY_CASES))
-def test_damaged_policy_files_are_one_line(tmp_path, case):
-    good = _small_policy(tmp_path / "good.npz")
-    members, data = _members(good), good.read_bytes()
-    content = POLICY_CASES[case](members, data)
-    path = tmp_path / "bad.npz"
-    if isinstance(content, dict):
-        _write_zip(path, content)
-    else:
-        path.write_bytes(content)
-    for load in (load_policy, load_any):
-        loaded = result_or_one_line(f"policy file ({case})", lambda load=load: load(path))
-        assert loaded is None, f"{case}: the damaged file loaded"
-        with pytest.raises(ValueError) as err:
-            load(path)
-        assert "allow_pickle" not in str(err.value) and "weights_only=False" not in str(
-            err.value), f"{case}: the error advises loading the file unsafely"
 
 
 # -- agent specs ------------------------------------------------------------------------------
 VALID_SPECS = ["random", "greedy", "threshold", "threshold:25", "threshold:never", "expert",
-               "expert:beta=0.4", "expert:beta=0.4,risk=0.6", "ismcts:20", "ppo:scat_ppo_set",
-               "ppo:scat_ppo_set:sample", "ppo:scat_ppo_set:sym=2", "ppo:scat_ppo_set:full"]
+               "expert:beta=0.4", "expert:beta=0.4,risk=0.6", "ismcts:20",
+               "compact:scat_batch_set", "compact:scat_batch_set:sample"]
 SPEC_PARTS = ["", ":", "::", ",", "=", "nan", "inf", "-inf", "1e999", "0", "-1", "100001",
               "9" * 5000, "²", "１２", "\x00", "\x1b[2J", "[bold]", " ", "sym", "sym=0",
               "sym=577", "sample", "argmax", "full", "beta=", "=1", "/dev/zero", "/tmp",
@@ -489,13 +376,6 @@ def test_agent_specs_fuzzed_long():
     _fuzz_specs(5000)
 
 
-@pytest.mark.parametrize("spec", ["x" * 100_000, "threshold:" + "x" * 100_000,
-                                  "expert:" + "beta=1," * 20_000, "ismcts:" + "9" * 5000,
-                                  "ppo:" + "a/" * 30_000 + "p.npz"])
-def test_a_long_agent_spec_gives_a_short_error(spec):
-    with pytest.raises(ValueError) as err:
-        make_agent(spec)
-    check_error_line(str(err.value), "agent spec")
 
 
 # -- saved games and replays --------------------------------------------------------------------
@@ -631,11 +511,28 @@ def test_odd_tournament_records_are_one_line(folder, tournament, case):
                               lambda: read_games(path, config=config)) is None
 
 
+
+
+@pytest.mark.parametrize("spec", ["x" * 100_000, "threshold:" + "x" * 100_000,
+                                  "expert:" + "beta=1," * 20_000, "ismcts:" + "9" * 5000,
+                                  "compact:" + "a/" * 30_000 + "p.npz",
+                                  "ppo:" + "a/" * 30_000 + "p.npz"])
+def test_a_long_agent_spec_gives_a_short_error(spec):
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    check_error_line(str(err.value), "agent spec")
+
+
 @pytest.mark.parametrize("case", ["encrypted members", "unsupported compression method",
                                   "truncated", "a flipped byte"])
 def test_damaged_torch_files_are_one_line(tmp_path, case):
-    """Old ``.pt`` policies and checkpoints go through ``load_any``: a damaged zip is one line."""
+    """Torch files (SB3's weights, RLlib's export) go through ``safe_torch_load``, and an
+    old ``.pt`` policy given to ``compact:`` is named as retired: a damaged zip is one line
+    either way."""
     torch = pytest.importorskip("torch")
+    from agents.compact import load_compact
+    from agents.neural.policy_file import safe_torch_load
+
     good = tmp_path / "old.pt"
     torch.save({"kind": "scat-policy", "format_version": 1, "w": torch.zeros(64)}, good)
     data = good.read_bytes()
@@ -645,4 +542,7 @@ def test_damaged_torch_files_are_one_line(tmp_path, case):
                "a flipped byte": lambda: data[:200] + bytes([data[200] ^ 0xFF]) + data[201:]}
     path = tmp_path / "bad.pt"
     path.write_bytes(damaged[case]())
-    assert result_or_one_line(f"torch file ({case})", lambda: load_any(path)) is None
+    assert result_or_one_line(f"torch file ({case})",
+                              lambda: safe_torch_load(path, "'bad.pt'")) is None
+    assert result_or_one_line(f"compact: torch file ({case})",
+                              lambda: load_compact(path)) is None

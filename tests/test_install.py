@@ -63,13 +63,12 @@ from pathlib import Path
 
 import agents
 from agents.match import play_game
-from agents.policy import DEFAULT_OPPONENT
-from agents.registry import make_agent
+from agents.registry import DEFAULT_POLICIES, make_agent
 from scat_env import Rules
 
 assert Path(agents.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), agents.__file__
-players = [make_agent(DEFAULT_OPPONENT, seed=0), make_agent("expert", seed=1),
-           make_agent("ppo:scat_ppo", seed=2)]
+players = [make_agent(DEFAULT_POLICIES[0], seed=0), make_agent("expert", seed=1),
+           make_agent("compact:scat_batch", seed=2)]
 record = play_game(players, Rules(), seed=3)
 assert record.winner is not None and not record.truncated
 assert "torch" not in sys.modules
@@ -175,7 +174,7 @@ def test_the_wheel_holds_every_package_and_the_shipped_policies(installed):
         rel = init.relative_to(ROOT).as_posix()
         if rel.split("/")[0] in PACKAGES:
             assert rel in names, f"{rel} is missing from the wheel (pyproject.toml packages)"
-    shipped = {p.name for p in (ROOT / "policies").glob("*.npz")} | {"scat_ppo_set.yaml"}
+    shipped = {p.name for p in (ROOT / "policies").glob("*.npz")} | {"scat_batch_set.yaml"}
     assert {f"scat_policies/{n}" for n in shipped} <= names
     assert not any(n.endswith(".pt") for n in names)
     static = ROOT / "scat_web" / "static"
@@ -200,7 +199,7 @@ def test_a_game_against_the_default_opponent_needs_no_torch(installed):
     out = _run([str(python), "-c", API_GAME], elsewhere, env)
     assert "game ok, torch blocked" in out.stdout
     scat = [str(python.with_name("scat"))]
-    out = _run([*scat, "watch", "--agents", "ppo:scat_ppo_set,expert,greedy", "--fast",
+    out = _run([*scat, "watch", "--agents", "compact:scat_batch_set,expert,greedy", "--fast",
                 "--seed", "2"], elsewhere, env)
     assert "wins" in out.stdout.lower() or "winner" in out.stdout.lower(), out.stdout[-500:]
     # A human who always picks the first menu entry, through a pipe.
@@ -209,16 +208,16 @@ def test_a_game_against_the_default_opponent_needs_no_torch(installed):
     assert "Replay saved" in out.stdout, out.stdout[-500:]
 
 
-def test_a_torch_policy_file_without_torch_is_one_clear_line(installed, tmp_path):
+def test_a_retired_torch_policy_file_is_one_clear_line(installed, tmp_path):
     python, env, _ = installed
     legacy = tmp_path / "old.pt"
     with zipfile.ZipFile(legacy, "w") as zf:  # the layout of a torch save
         zf.writestr("old/data.pkl", b"\x80\x02}q\x00.")
     out = subprocess.run([str(python.with_name("scat")), "watch", "--agents",
-                          f"ppo:{legacy},expert", "--fast", "--seed", "1"], cwd=tmp_path,
+                          f"compact:{legacy},expert", "--fast", "--seed", "1"], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=hang_limit(300))
     assert out.returncode != 0
-    assert "needs torch" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert "retired" in out.stderr and "Traceback" not in out.stderr, out.stderr
 
 
 def _requirement_name(requirement: str) -> str:

@@ -1,6 +1,6 @@
 """Policy loaders refuse what no policy declares before they parse or allocate it.
 
-Every spec that names a file (``ppo:``, ``compact:``, ``sb3:``, ``rllib:``) reads a zip: its
+Every spec that names a file (``compact:``, ``sb3:``, ``rllib:``) reads a zip: its
 directory is bounded from the end record before the zip module parses it, every ``.npy``
 header is checked (as Python integers) before an array exists, a network's parameter count
 before a weight is read (:mod:`agents.neural.archive`); the refusal is one line, exit status
@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import struct
-import warnings
 import zipfile
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 import pytest
 from fuzz_inputs import bounded, check_cli_refusal, check_error_line, run_cli
 
+from agents.adapters.sb3 import MAX_WEIGHTS_BYTES, read_sb3_zip
 from agents.compact import NUM_CODES, load_compact
 from agents.compact import expected_shapes as compact_shapes
 from agents.neural.archive import (
@@ -29,17 +29,13 @@ from agents.neural.archive import (
     check_zip_directory,
     read_npy,
 )
-from agents.neural.encoding import policy_observation_size
-from agents.neural.policy_file import expected_shapes, load_any, load_policy
-from agents.registry import make_agent
-from agents.sb3 import MAX_WEIGHTS_BYTES, read_sb3_zip
 from scat_env.actions import NUM_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-PPO_FILE = ROOT / "policies" / "scat_ppo_2p.npz"
+PPO_FILE = ROOT / "policies" / "scat_batch_2p.npz"
 COMPACT_FILE = ROOT / "policies" / "scat_batch_2p.npz"
 BOUND = f"{MAX_PARAMETERS:,} parameters"
-SPECS = ("ppo", "compact", "sb3")
+SPECS = ("compact", "sb3")
 
 
 def npy_bytes(descr: str, shape: str, payload: bytes = b"") -> bytes:
@@ -75,7 +71,7 @@ def _refused_on_the_command_line(spec: str) -> str:
 TWENTY_DIGITS = "(99999999999999999999,)"
 
 
-@pytest.mark.parametrize("source", [PPO_FILE, COMPACT_FILE], ids=["ppo_file", "compact_file"])
+@pytest.mark.parametrize("source", [COMPACT_FILE], ids=["compact_file"])
 @pytest.mark.parametrize("member,descr,shape", [
     ("metadata.json.npy", "|u1", TWENTY_DIGITS),
     ("pi.weight.npy", "<f4", TWENTY_DIGITS),
@@ -151,12 +147,6 @@ def test_a_zip_of_300000_entries_is_refused_before_it_is_parsed(crowded, kind):
     assert "entries" in err
 
 
-@pytest.mark.parametrize("load", [load_policy, load_any, load_compact, read_sb3_zip],
-                         ids=lambda f: f.__name__)
-def test_every_reader_refuses_a_crowded_zip_in_little_time_and_memory(crowded, load):
-    with pytest.raises(ValueError) as err:
-        bounded(lambda: load(crowded), seconds=30, extra_memory=48 << 20)
-    check_error_line(str(err.value), load.__name__)
 
 
 def test_a_directory_that_understates_its_entries_is_refused_by_its_size(tmp_path):
@@ -165,11 +155,6 @@ def test_a_directory_that_understates_its_entries_is_refused_by_its_size(tmp_pat
         check_zip_directory(path, "'liar.npz'", MAX_POLICY_ENTRIES)
 
 
-def test_a_torch_file_is_bounded_before_torch_sees_it(crowded, tmp_path):
-    pt = tmp_path / "crowded.pt"
-    pt.write_bytes(crowded.read_bytes())
-    with pytest.raises(ValueError, match="entries"):
-        bounded(lambda: load_any(pt), seconds=30, extra_memory=48 << 20)
 
 
 # -- what a policy may allocate ----------------------------------------------------------------
@@ -191,15 +176,10 @@ def _write_valid_huge(path: Path, shapes: dict[str, tuple[int, ...]], meta: dict
     return path
 
 
-PPO_ARCH = {"obs_size": policy_observation_size(6), "hidden": 4096, "layers": 16,
-            "max_players": 6}
-PPO_META = {"kind": "scat-policy", "format_version": 2, "arch": PPO_ARCH, "max_players": 6,
-            "num_actions": NUM_ACTIONS, "sha256": "0" * 64}
 COMPACT_META = {"kind": "scat-compact-policy", "format_version": 1, "hidden": 4096,
                 "layers": 16, "num_codes": NUM_CODES, "num_actions": NUM_ACTIONS,
                 "sha256": "0" * 64}
-HUGE = {"ppo": (expected_shapes(PPO_ARCH), PPO_META, load_policy),
-        "compact": (compact_shapes(4096, 16), COMPACT_META, load_compact)}
+HUGE = {"compact": (compact_shapes(4096, 16), COMPACT_META, load_compact)}
 
 
 @pytest.mark.parametrize("kind", sorted(HUGE))
@@ -221,10 +201,7 @@ def test_an_architecture_past_the_parameter_bound_is_refused_naming_it(tmp_path,
     members are, and the error says what the bound is."""
     _, meta, load = HUGE[kind]
     meta = json.loads(json.dumps(meta))
-    if kind == "ppo":
-        meta["arch"]["layers"] = 3
-    else:
-        meta["layers"] = 3
+    meta["layers"] = 3
     text = json.dumps(meta).encode()
     path = _write_zip(tmp_path / "big.npz",
                       {"metadata.json.npy": npy_bytes("|u1", f"({len(text)},)", text)})
@@ -263,23 +240,38 @@ def _torch_file_that_warns(tmp_path: Path) -> Path:
     return path
 
 
+
+
+
+
+@pytest.mark.parametrize("load", [load_compact, read_sb3_zip], ids=lambda f: f.__name__)
+def test_every_reader_refuses_a_crowded_zip_in_little_time_and_memory(crowded, load):
+    with pytest.raises(ValueError) as err:
+        bounded(lambda: load(crowded), seconds=30, extra_memory=48 << 20)
+    check_error_line(str(err.value), load.__name__)
+
+
+def test_a_torch_file_is_bounded_before_torch_sees_it(crowded, tmp_path):
+    from agents.neural.policy_file import safe_torch_load
+
+    pt = tmp_path / "crowded.pt"
+    pt.write_bytes(crowded.read_bytes())
+    with pytest.raises(ValueError, match="entries"):
+        bounded(lambda: safe_torch_load(pt, repr(str(pt))), seconds=30,
+                extra_memory=48 << 20)
+
+
 def test_torch_warnings_on_a_refused_file_never_reach_the_user(tmp_path):
     """A pickle protocol other than torch's makes torch warn (advising to file an issue)
     before it refuses: the refusal is the one line, the warning is not shown."""
+    import warnings
+
+    from agents.neural.policy_file import safe_torch_load
+
     path = _torch_file_that_warns(tmp_path)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with pytest.raises(ValueError) as err:
-            load_any(path)
+            safe_torch_load(path, repr(str(path)))
     check_error_line(str(err.value), "proto4.pt")
     assert [str(w.message)[:80] for w in seen] == []
-
-
-def test_a_refused_torch_file_through_a_spec_is_one_line(tmp_path):
-    path = _torch_file_that_warns(tmp_path)
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        with pytest.raises(ValueError) as err:
-            make_agent(f"ppo:{path}")
-    check_error_line(str(err.value), "ppo:proto4.pt")
-    assert not seen

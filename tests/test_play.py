@@ -180,9 +180,9 @@ def test_opponent_specs_one_for_all_or_one_each():
 
 
 def test_the_default_opponent_is_the_shipped_policy_set():
-    from agents.policy import DEFAULT_OPPONENT
+    from agents.registry import DEFAULT_POLICIES
 
-    assert opponent_specs(3, None) == (3, [DEFAULT_OPPONENT] * 2)
+    assert opponent_specs(3, None) == (3, [DEFAULT_POLICIES[0]] * 2)
 
 
 @pytest.mark.parametrize("preset", ["golf", "french_canadian", "moyer", "undeclared_31"])
@@ -195,27 +195,30 @@ def test_rules_no_shipped_policy_reads_get_the_expert_as_the_default_opponent(pr
     rules = Rules.preset(preset)
     assert opponent_specs(3, None, rules) == (3, [FALLBACK_OPPONENT] * 2)
     make_agent(FALLBACK_OPPONENT).check_table(3, rules)
-    assert opponent_specs(3, None, Rules.preset("no_county"))[1][0] == "ppo:scat_ppo_set"
+    assert opponent_specs(3, None, Rules.preset("no_county"))[1][0] == "compact:scat_batch_set"
 
 
 def test_saved_specs_name_their_files_from_any_folder(tmp_path):
     (tmp_path / "runs").mkdir()
-    policy = tmp_path / "runs" / "policy.pt"
+    policy = tmp_path / "runs" / "policy.npz"
     policy.write_bytes(b"")
-    assert portable_spec("ppo:runs/policy.pt", tmp_path) == f"ppo:{policy}"
-    assert portable_spec("ppo:runs/policy.pt:sample:sym=4", tmp_path) == f"ppo:{policy}:sample:sym=4"
-    for spec in ("expert", "threshold:25", "ppo:scat_ppo_set", f"ppo:{policy}",
-                 "ppo:runs/missing.pt"):
+    assert portable_spec("compact:runs/policy.npz", tmp_path) == f"compact:{policy}"
+    assert portable_spec("compact:runs/policy.npz:sample", tmp_path) == f"compact:{policy}:sample"
+    for spec in ("expert", "threshold:25", "compact:scat_batch_set", f"compact:{policy}",
+                 "compact:runs/missing.npz"):
         assert portable_spec(spec, tmp_path) == spec
     # the shipped set, named by its path in a checkout, is saved by its name
-    assert portable_spec("ppo:policies/scat_ppo_set.yaml:sample", REPO) == "ppo:scat_ppo_set:sample"
+    assert (portable_spec("compact:policies/scat_batch_set.yaml:sample", REPO)
+            == "compact:scat_batch_set:sample")
 
 
 def test_a_policy_that_cannot_play_the_table_is_refused_before_the_game(tmp_path, capsys):
-    from agents.policy import DEFAULT_OPPONENT
     from scat_cli.main import main
 
-    code = main(["play", "--players", "8", "--opponents", f"greedy,{DEFAULT_OPPONENT},"
+    heads_up = tmp_path / "heads_up.yaml"  # a set with a two-player member only
+    heads_up.write_text("format: scat-policy-set\npolicies:\n"
+                        f"  2: {REPO / 'policies' / 'scat_batch_2p.npz'}\n")
+    code = main(["play", "--players", "8", "--opponents", f"greedy,compact:{heads_up},"
                  + ",".join(["random"] * 5), "--save", str(tmp_path / "g.json")])
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -444,7 +447,7 @@ def test_the_table_fits_80x24_and_shows_lives_dealer_knock_and_turn(players, pre
     from scat_session.words import lives_text
 
     names = default_names(players)
-    labels = [""] + [agent_label("ppo:scat_ppo_set")] * (players - 1)
+    labels = [""] + [agent_label("compact:scat_batch_set")] * (players - 1)
     checked = 0
     for i, state in enumerate(_positions(players, preset, seed=players * 100 + len(preset))):
         if i % 3:
@@ -563,19 +566,20 @@ def test_a_saved_game_resumes_from_another_folder(tmp_path):
     import subprocess
 
     (tmp_path / "start" / "runs").mkdir(parents=True)
-    shutil.copy(REPO / "policies" / "scat_ppo_2p.npz", tmp_path / "start" / "runs" / "p.npz")
+    shutil.copy(REPO / "policies" / "scat_batch_2p.npz", tmp_path / "start" / "runs" / "p.npz")
     save = tmp_path / "game.json"
 
     def scat(cwd: Path, *args: str, typed: str = "") -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "scat_cli", "play", *args], cwd=cwd,
                               input=typed, capture_output=True, text=True, timeout=hang_limit(300))
 
-    first = scat(tmp_path / "start", "--opponents", "ppo:runs/p.npz,expert", "--seed", "5",
+    first = scat(tmp_path / "start", "--opponents", "compact:runs/p.npz,expert", "--seed", "5",
                  "--fast", "--no-color", "--save", str(save), typed="1\n1\n")
     assert first.returncode == 0 and "Game saved to" in first.stdout, first.stderr
     assert json.loads(save.read_text())["actions"]
     specs = [p["agent"] for p in json.loads(save.read_text())["players"]]
-    assert specs == ["human", f"ppo:{(tmp_path / 'start' / 'runs' / 'p.npz').resolve()}", "expert"]
+    assert specs == ["human", f"compact:{(tmp_path / 'start' / 'runs' / 'p.npz').resolve()}",
+                     "expert"]
     (tmp_path / "elsewhere").mkdir()
     again = scat(tmp_path / "elsewhere", "--resume", str(save), "--fast", "--no-color")
     assert again.returncode == 0, again.stderr

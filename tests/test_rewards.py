@@ -8,10 +8,8 @@ import itertools
 import random
 
 import pytest
-import torch
 
 from agents.match import play_game
-from agents.neural.encoding import policy_observation_size
 from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.rewards import (
@@ -22,9 +20,6 @@ from scat_env.rewards import (
     win_chance,
     win_chance_shaping,
 )
-from training.config import PPOConfig
-from training.policy_net import PolicyNet
-from training.rollout import Runner
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 6, 10])
@@ -121,26 +116,8 @@ def test_hand_rewards_refuse_unknown_modes():
         hand_rewards(res, 2, shaping="potential", shaping_coef=0.1)
 
 
-def test_the_runner_pays_win_chance_shaping_that_sums_to_the_scaled_result():
-    """In the trainer every finished trajectory's rewards are (1 + coef) times its result."""
-    coef = 0.5
-    cfg = PPOConfig(player_counts=[3], opponents={"self": 1.0, "greedy": 1.0}, parallel_games=6,
-                    rollout_samples=3000, hidden=16, shaping="win_chance", hand_reward=coef,
-                    progress=False)
-    torch.manual_seed(0)
-    runner = Runner(cfg, Rules(), seed=1)
-    net = PolicyNet(policy_observation_size(cfg.max_players), cfg.hidden, cfg.layers,
-                    cfg.max_players)
-    runner.collect(net, coef)
-    sums = [sum(runner.rewards[k] for k in traj) for traj in runner.finished]
-    assert sums
-    for total in sums:
-        assert min(abs(total - (1 + coef)), abs(total + (1 + coef) / 2)) < 1e-5
 
 
-def test_an_unknown_shaping_is_one_clear_error():
-    with pytest.raises(ValueError, match="shaping must be one of"):
-        PPOConfig(shaping="lifes")
 
 
 def test_the_single_agent_env_pays_the_same_win_chance_shaping():
@@ -162,3 +139,10 @@ def test_the_single_agent_env_pays_the_same_win_chance_shaping():
         assert min(abs(total - (1 + coef)), abs(total + (1 + coef) / 2)) < 1e-9
     with pytest.raises(ValueError, match="shaping must be one of"):
         ScatSingleAgentEnv(3, shaping="potential")
+
+
+def test_an_unknown_shaping_is_one_clear_error():
+    from training.config import SB3Config
+
+    with pytest.raises(ValueError, match="shaping must be one of lives, win_chance, got 'x'"):
+        SB3Config(shaping="x")

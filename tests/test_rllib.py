@@ -1,5 +1,5 @@
 """RLlib trains on scat: the MultiAgentEnv adapter, the masked module, the export and its
-agent spec ``rllib:PATH``, the config and the command line (training.rllib_train).
+agent spec ``rllib:PATH``, the config and the command line (training.adapters.rllib).
 
 The tests that need RLlib skip where it is not installed (``pip install -e ".[rllib]"``);
 the config, the export reader and the command line's refusal are checked everywhere. One
@@ -51,7 +51,7 @@ def ray_local() -> Iterator[None]:
     needs_rllib()
     import ray
 
-    from training.rllib_train import start_ray
+    from training.adapters.rllib import start_ray
 
     started = start_ray(RLlibConfig())
     yield
@@ -92,7 +92,7 @@ def test_rllibs_own_env_checker_accepts_the_adapter():
     needs_rllib()
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    from training.rllib_train import ScatMultiAgentEnv
+    from training.adapters.rllib import ScatMultiAgentEnv
 
     env = ScatMultiAgentEnv({"num_players": 3})
     with warnings.catch_warnings():
@@ -107,7 +107,7 @@ def test_rllibs_own_env_checker_accepts_the_adapter():
 
 def test_self_play_games_are_zero_sum_with_one_seat_to_move_at_a_time():
     needs_rllib()
-    from training.rllib_train import ScatMultiAgentEnv
+    from training.adapters.rllib import ScatMultiAgentEnv
 
     rng = np.random.default_rng(0)
     for n in (2, 3, 4):
@@ -119,7 +119,7 @@ def test_self_play_games_are_zero_sum_with_one_seat_to_move_at_a_time():
 
 def test_hand_shaping_reaches_the_learning_seats_and_stays_zero_sum():
     needs_rllib()
-    from training.rllib_train import ScatMultiAgentEnv
+    from training.adapters.rllib import ScatMultiAgentEnv
 
     rng = np.random.default_rng(1)
     env = ScatMultiAgentEnv({"num_players": 3, "hand_reward": 0.25})
@@ -148,7 +148,7 @@ def _eliminations(env: Any, rng: np.random.Generator) -> Iterator[tuple[str, str
 
 def test_a_seat_put_out_on_another_seats_move_gets_its_final_observation_and_reward():
     needs_rllib()
-    from training.rllib_train import ScatMultiAgentEnv
+    from training.adapters.rllib import ScatMultiAgentEnv
 
     env = ScatMultiAgentEnv({"num_players": 4})
     found = 0
@@ -166,7 +166,7 @@ def test_a_seat_put_out_on_another_seats_move_gets_its_final_observation_and_rew
 
 def test_a_game_cut_at_the_turn_cap_truncates_every_learning_seat_still_in():
     needs_rllib()
-    from training.rllib_train import ScatMultiAgentEnv
+    from training.adapters.rllib import ScatMultiAgentEnv
 
     env = ScatMultiAgentEnv({"num_players": 3, "max_turns": 4})
     steps = random_game(env, 0, np.random.default_rng(3))
@@ -179,7 +179,7 @@ def test_a_game_cut_at_the_turn_cap_truncates_every_learning_seat_still_in():
 
 def test_baselines_play_inside_the_env_from_their_own_view(monkeypatch):
     needs_rllib()
-    import training.rllib_train as rt
+    import training.adapters.rllib as rt
 
     made: dict[str, int] = {}
 
@@ -228,8 +228,8 @@ def random_game_from_here(env: Any, rng: np.random.Generator) -> None:
 
 def test_snapshot_seats_play_the_frozen_weights_once_there_are_any():
     needs_rllib()
-    from agents.rllib_agent import layer_shapes
-    from training.rllib_train import ScatMultiAgentEnv
+    from agents.adapters.rllib import layer_shapes
+    from training.adapters.rllib import ScatMultiAgentEnv
 
     env = ScatMultiAgentEnv({"num_players": 3, "opponents": {"snapshot": 1.0}})
     steps = random_game(env, 0, np.random.default_rng(0))
@@ -250,8 +250,8 @@ def test_the_module_masks_illegal_actions_and_the_export_reproduces_its_logits(t
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from agents.rllib_agent import RLlibExport
-    from training.rllib_train import ScatMaskedMLP, ScatMultiAgentEnv, export_policy
+    from agents.adapters.rllib import RLlibExport
+    from training.adapters.rllib import ScatMaskedMLP, ScatMultiAgentEnv, export_policy
 
     env = ScatMultiAgentEnv({"num_players": 3})
     space = env.observation_spaces["player_0"]
@@ -259,7 +259,7 @@ def test_the_module_masks_illegal_actions_and_the_export_reproduces_its_logits(t
                           action_space=env.action_spaces["player_0"],
                           model_config={"hidden": 24, "layers": 2}).build()
     names = {k: tuple(v.shape) for k, v in module.state_dict().items()}
-    from agents.rllib_agent import layer_shapes
+    from agents.adapters.rllib import layer_shapes
 
     assert names == layer_shapes(space["observations"].shape[0], 24, 2, 67)
     obs, _ = env.reset(seed=4)
@@ -280,7 +280,7 @@ def test_the_module_masks_illegal_actions_and_the_export_reproduces_its_logits(t
 
 
 def test_a_short_run_checkpoints_exports_and_its_policy_plays_as_rllib_spec(tmp_path, ray_local):
-    from training.rllib_train import train
+    from training.adapters.rllib import train
 
     cfg = RLlibConfig(**{**TINY, "final_eval_games": 1, "eval_opponents": ["random"],
                          "opponents": {"self": 1.0, "snapshot": 1.0, "random": 1.0},
@@ -314,7 +314,7 @@ def test_the_readme_rllib_example_runs(tmp_path, monkeypatch, ray_local):
 
 def test_a_damaged_state_file_is_refused_in_one_line(tmp_path):
     needs_rllib()
-    from training.rllib_train import read_state
+    from training.adapters.rllib import read_state
 
     for text in ("{", '{"history": []}', '{"history": [], "iterations": -1, "samples": 0, '
                  '"snapshots": 0, "elapsed_s": 0}'):
@@ -326,7 +326,7 @@ def test_a_damaged_state_file_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.slow
 def test_a_resumed_run_goes_on_from_its_checkpoint(tmp_path, ray_local):
-    from training.rllib_train import train
+    from training.adapters.rllib import train
 
     out = tmp_path / "run"
     first = train(RLlibConfig(**TINY), out, log=lambda m: None)
@@ -340,7 +340,7 @@ def test_a_resume_reads_the_export_and_refuses_another_network_in_one_line(tmp_p
     """The export and state.json are the checkpoint: read as JSON and ``weights_only`` torch,
     checked, and refused in one line when the config asks for another network."""
     needs_rllib()
-    from training.rllib_train import read_resume_point
+    from training.adapters.rllib import read_resume_point
 
     _export(tmp_path / "policy", hidden=8)
     (tmp_path / "state.json").write_text(json.dumps(
@@ -358,7 +358,7 @@ def test_a_resume_reads_the_export_and_refuses_another_network_in_one_line(tmp_p
 
 @pytest.mark.slow
 def test_a_minute_of_training_beats_random_clearly(tmp_path, ray_local):
-    from training.rllib_train import train
+    from training.adapters.rllib import train
 
     cfg = RLlibConfig(total_samples=10**9, time_limit_s=60, envs_per_env_runner=8,
                       final_eval_games=200, eval_opponents=["random"], progress=False)
@@ -371,7 +371,7 @@ def test_a_minute_of_training_beats_random_clearly(tmp_path, ray_local):
 
 
 def _export(folder: Path, num_players: int = 3, hidden: int = 8, **meta: Any) -> Path:
-    from agents.rllib_agent import layer_shapes, write_export
+    from agents.adapters.rllib import layer_shapes, write_export
     from scat_env.observation import observation_size
 
     size = observation_size(num_players)

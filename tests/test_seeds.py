@@ -29,7 +29,7 @@ from scat_session.seating import new_game
 BASE = 0xB7E1_5162_8AED_2A6A_BF71_5880_9CF4_F3C7
 HIGH_BITS = (31, 32, 63, 64, 100, 127)
 #: Every agent kind that draws random numbers, built from the registry as a game builds it.
-RANDOM_AGENTS = ("random", "ismcts:20", "ppo:scat_ppo_set:sample",
+RANDOM_AGENTS = ("random", "ismcts:20", "compact:scat_batch_set:sample",
                  "compact:scat_batch_set:sample")
 
 

@@ -8,19 +8,15 @@ gather ``SymmetryAverage`` uses, so averaging over renamings shows the network r
 
 import random
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents.neural.encoding import PaddedEncoder, symmetry_layout
-from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from agents.symmetry import SymmetryAverage, card_permutation, relabellings
 from scat_env import GameState, Rules, make_view
 from scat_env.actions import NUM_ACTIONS
-
-SHIPPED = "policies/scat_ppo.npz"
 
 
 def _deal(seed: int, n: int = 3) -> tuple[list[list[int]], list[int], int]:
@@ -128,24 +124,6 @@ def test_averaging_an_equivariant_policy_changes_nothing():
         np.testing.assert_allclose(sym.logits(policy, obs, mask), policy.logits(obs, mask))
 
 
-def test_the_average_is_the_mean_of_the_policy_on_each_renamed_position():
-    rules = Rules()
-    agent = make_agent(f"ppo:{SHIPPED}:sym=5")
-    plain = make_agent(f"ppo:{SHIPPED}")
-    perms = relabellings(rules, 5)
-    for view, _, _ in _play_both(11, (0, 1, 2, 3), (8, 9, 10, 11), rules):
-        if not view.legal_actions:
-            continue
-        obs = plain._encoder(view.rules).encode(view)
-        gather = agent._symmetry(rules, obs.size).gather
-        want = np.zeros(NUM_ACTIONS)
-        for k, (suits, ranks) in enumerate(perms):
-            perm = card_permutation(suits, ranks)
-            lg = plain.policy.logits(obs[gather[k]], np.ones(NUM_ACTIONS, dtype=bool))
-            want += lg[np.concatenate([perm, np.arange(52, NUM_ACTIONS)])]
-        got = agent.logits(view)
-        legal = list(view.legal_actions)
-        np.testing.assert_allclose(got[legal], (want / len(perms))[legal], rtol=1e-5, atol=1e-4)
 
 
 def test_relabellings_start_with_the_identity_are_distinct_and_repeatable():
@@ -178,34 +156,10 @@ def test_a_bad_permutation_is_refused():
         card_permutation((0, 1, 2, 3), (8, 9, 10, 12))
 
 
-def test_the_sym_option_of_a_policy_spec():
-    assert make_agent(f"ppo:{SHIPPED}").symmetry == 1
-    assert make_agent(f"ppo:{SHIPPED}:sym").symmetry == 24
-    assert make_agent(f"ppo:{SHIPPED}:sym=8:full").symmetry == 8
-    agent = make_agent(f"ppo:{SHIPPED}:sample:sym=3")
-    assert isinstance(agent, PolicyAgent) and agent.sample and agent.symmetry == 3
 
 
-@pytest.mark.parametrize("option, message", [
-    ("sym=0", "from 1 to 576"), ("sym=x", "whole number"), ("sym=577", "from 1 to 576"),
-    ("sym:sym=2", "given twice"),
-])
-def test_a_bad_sym_option_names_the_problem(option, message):
-    with pytest.raises(ValueError, match=message):
-        make_agent(f"ppo:{SHIPPED}:{option}")
 
 
-def test_a_policy_set_averages_every_member_over_renamings(tmp_path):
-    shipped = Path(SHIPPED).resolve()
-    path = tmp_path / "set.yaml"
-    path.write_text(f"format: scat-policy-set\npolicies:\n  2: [{shipped}, {shipped}]\n"
-                    f"  default: {shipped}\n")
-    agent = make_agent(f"ppo:{path}:sym=4")
-    assert {a.symmetry for a in agent._all()} == {4}
-    hands, stock, up = _deal(2, 2)
-    view = make_view(_state(Rules(), hands, stock, up), 0)
-    single = make_agent(f"ppo:{SHIPPED}:sym=4")
-    np.testing.assert_allclose(agent.logits(view), single.logits(view), rtol=1e-5, atol=1e-4)
 
 
 def test_an_sb3_policy_averages_over_renamings_in_one_batch(tmp_path):
@@ -228,3 +182,43 @@ def test_an_sb3_policy_averages_over_renamings_in_one_batch(tmp_path):
     want = batch[np.arange(3)[:, None], sym.actions].mean(axis=0)
     legal = list(view.legal_actions)
     np.testing.assert_allclose(agent.logits(view)[legal], want[legal], rtol=1e-5, atol=1e-6)
+
+
+def test_the_sym_option_of_a_padded_policy_spec():
+    """``sb3:PATH`` models on the padded observation take ``:sample``, ``:full`` and
+    ``:sym[=N]`` (card relabellings averaged)."""
+    from agents.adapters.padded import parse_policy_spec
+
+    assert parse_policy_spec("m.zip", "sb3") == ("m.zip", {"sample": False,
+                                                           "active_only": True})
+    assert parse_policy_spec("m.zip:sym", "sb3")[1]["symmetry"] == 24
+    path, options = parse_policy_spec("m.zip:sym=8:full", "sb3")
+    assert path == "m.zip" and options == {"sample": False, "active_only": False,
+                                           "symmetry": 8}
+    assert parse_policy_spec("m.zip:sample:sym=3", "sb3")[1] == {
+        "sample": True, "active_only": True, "symmetry": 3}
+
+
+@pytest.mark.parametrize("option, message", [
+    ("sym=0", "from 1 to 576"), ("sym=x", "whole number"), ("sym=577", "from 1 to 576"),
+    ("sym:sym=2", "given twice"),
+])
+def test_a_bad_sym_option_names_the_problem(option, message):
+    from agents.adapters.padded import parse_policy_spec
+
+    with pytest.raises(ValueError, match=message):
+        parse_policy_spec(f"m.zip:{option}", "sb3")
+
+
+@pytest.mark.parametrize("spec, word", [
+    ("m.zip:bogus", "bogus"), ("m.zip:sample:bogus", "bogus"), ("m.zip:Full", "Full"),
+    ("m.zip:symm=3", "symm=3"),
+])
+def test_an_unknown_option_after_a_policy_is_named_with_the_options(spec, word):
+    from agents.adapters.padded import parse_policy_spec
+
+    with pytest.raises(ValueError) as refused:
+        parse_policy_spec(spec, "sb3")
+    assert str(refused.value) == (
+        f"sb3: unknown option {word!r} in sb3:{spec}; options: sample, argmax, full, sym, "
+        "sym=N (N from 1 to 576)")

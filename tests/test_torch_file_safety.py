@@ -20,24 +20,8 @@ import torch
 
 from agents.neural import policy_file
 from agents.registry import make_agent
-from scat_cli.main import main
 from scat_env import Rules
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS
-from training.policy_net import PolicyNet, load_file, policy_payload
-
-
-def _torch_policy(path: Path, **state_changes: object) -> Path:
-    """A torch (format 1) policy file of a small network, with ``state_dict`` entries
-    replaced by ``state_changes`` (``state_dict=...`` replaces the whole table)."""
-    net = PolicyNet(_obs_size(), 16, 1, 6)
-    data = policy_payload(net, 6, Rules.preset("standard"), {})
-    data["format_version"] = 1
-    if "state_dict" in state_changes:
-        data["state_dict"] = state_changes["state_dict"]
-    else:
-        data["state_dict"].update(state_changes)
-    torch.save(data, path)
-    return path
 
 
 def _obs_size() -> int:
@@ -57,45 +41,12 @@ BAD_STATES = [
 ]
 
 
-@pytest.mark.parametrize("what, change, message", BAD_STATES, ids=[b[0] for b in BAD_STATES])
-def test_a_torch_policy_with_a_bad_state_dict_is_one_line_naming_it(tmp_path, what, change,
-                                                                      message):
-    path = _torch_policy(tmp_path / "bad.pt", **change)
-    for read in (lambda: make_agent(f"ppo:{path}"), lambda: load_file(path)):
-        with pytest.raises(ValueError) as err:
-            read()
-        text = str(err.value)
-        assert message in text and str(path) in text, text
-        assert "\n" not in text and len(text) < 300
 
 
-def test_a_good_torch_policy_still_plays(tmp_path):
-    """The checks refuse only what is wrong: the same file with sound weights loads."""
-    path = _torch_policy(tmp_path / "good.pt")
-    assert make_agent(f"ppo:{path}") is not None
-    assert set(load_file(path)["state_dict"]) == set(PolicyNet(_obs_size(), 16, 1, 6)
-                                                     .state_dict())
 
 
-def test_scat_play_with_a_bad_torch_policy_is_exit_2_and_one_line(tmp_path, capsys):
-    path = _torch_policy(tmp_path / "bad.pt", **{"pi.weight": [0.0]})
-    status = main(["play", "--players", "2", "--opponents", f"ppo:{path}",
-                   "--save", str(tmp_path / "game.json")])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert status == 2
-    assert len(err) == 1 and "state_dict['pi.weight'] is list" in err[0], err
-    assert not (tmp_path / "game.json").exists()
 
 
-def test_an_old_torch_is_refused_before_any_file_is_read(tmp_path, monkeypatch):
-    path = _torch_policy(tmp_path / "good.pt")
-    opened: list[object] = []
-    monkeypatch.setattr(torch, "__version__", "2.5.1+cpu")
-    monkeypatch.setattr(torch, "load", lambda *a, **k: opened.append(a))
-    for read in (lambda: make_agent(f"ppo:{path}"), lambda: load_file(path)):
-        with pytest.raises(ValueError, match=r"torch 2\.5\.1\+cpu is too old.*torch>=2\.10"):
-            read()
-    assert opened == []
 
 
 @pytest.mark.parametrize("version, refused", [("2.9.1", True), ("2.10.0", False),
@@ -139,7 +90,7 @@ def _rewrite_head(path: Path, width: int) -> None:
 
 def test_an_sb3_model_of_the_draw_and_discard_actions_is_refused_where_calls_are_offered(
         tmp_path):
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
 
     path = _sb3_zip(tmp_path)
     _rewrite_head(path, CORE_ACTIONS)
@@ -153,7 +104,7 @@ def test_an_sb3_model_of_the_draw_and_discard_actions_is_refused_where_calls_are
 
 @pytest.mark.parametrize("width", [CORE_ACTIONS - 1, CORE_ACTIONS + 1, NUM_ACTIONS + 1])
 def test_sb3_action_heads_of_no_known_width_are_refused(tmp_path, width):
-    from agents.sb3 import _load_sb3
+    from agents.adapters.sb3 import _load_sb3
 
     path = _sb3_zip(tmp_path)
     _rewrite_head(path, width)
@@ -161,3 +112,16 @@ def test_sb3_action_heads_of_no_known_width_are_refused(tmp_path, width):
     with pytest.raises(ValueError, match="action_net") as err:
         make_agent(f"sb3:{path}")
     assert "\n" not in str(err.value)
+
+
+def test_an_old_torch_is_refused_before_any_file_is_read(tmp_path, monkeypatch):
+    from agents.neural.policy_file import safe_torch_load
+
+    path = tmp_path / "weights.pt"
+    torch.save({"w": torch.zeros(2)}, path)
+    opened: list[object] = []
+    monkeypatch.setattr(torch, "__version__", "2.5.1+cpu")
+    monkeypatch.setattr(torch, "load", lambda *a, **k: opened.append(a))
+    with pytest.raises(ValueError, match=r"torch 2\.5\.1\+cpu is too old.*torch>=2\.10"):
+        safe_torch_load(path, repr(str(path)))
+    assert opened == []

@@ -6,17 +6,14 @@ import dataclasses
 
 import numpy as np
 import pytest
-import torch
 
-from agents.match import play_game
 from agents.neural.encoding import PaddedEncoder, padding_index
 from agents.registry import make_agent
 from scat_env import GameState, Rules
 from scat_env.observation import ObservationEncoder, observation_size
 from scat_env.view import make_view
-from training.config import PPOConfig, SB3Config, load_config
+from training.config import SB3Config, load_config
 from training.evaluate import evaluate_agent, wilson
-from training.ppo import train
 from training.single_agent import ScatSingleAgentEnv
 
 SMALL = dict(parallel_games=32, rollout_samples=1024, minibatch_samples=512, epochs=2, hidden=64,
@@ -89,71 +86,17 @@ def test_single_agent_env_delivers_the_learner_result_every_episode():
 
 
 # -- native trainer ------------------------------------------------------------------------
-def test_native_ppo_smoke_run_beats_random(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 0.5, "random": 0.5}, seed=2,
-                    total_samples=12_000, **SMALL)
-    summary = train(cfg, tmp_path, log=lambda m: None)
-    after = _win_rate_vs_random(lambda s: make_agent(f"ppo:{tmp_path / 'policy.npz'}", seed=s))
-    assert summary["samples"] >= 12_000
-    # random vs random wins 0.5 by symmetry (seats rotated); an untrained argmax policy wins
-    # less (it rarely knocks). 120 games: 0.6 is > 2 standard errors above 0.5.
-    assert after > 0.6, after
 
 
-def test_native_resume_continues_exactly(tmp_path):
-    base = dict(player_counts=[2, 3], opponents={"self": 0.6, "snapshot": 0.2, "greedy": 0.2},
-                seed=4, **{**SMALL, "rollout_samples": 512, "parallel_games": 16})
-    cfg_a = PPOConfig(total_samples=1500, **base)
-    cfg_b = PPOConfig(total_samples=3000, **base)
-    train(cfg_a, tmp_path / "resumed", log=lambda m: None)
-    train(cfg_b, tmp_path / "resumed", resume=True, log=lambda m: None)
-    train(cfg_b, tmp_path / "straight", log=lambda m: None)
-    a = torch.load(tmp_path / "resumed" / "checkpoint.pt", weights_only=True)
-    b = torch.load(tmp_path / "straight" / "checkpoint.pt", weights_only=True)
-    assert a["counters"]["samples"] == b["counters"]["samples"]
-    assert a["counters"]["env_steps"] == b["counters"]["env_steps"]
-    for key in a["state_dict"]:
-        torch.testing.assert_close(a["state_dict"][key], b["state_dict"][key], rtol=0, atol=0)
 
 
-def test_corrupt_or_mismatched_checkpoint_is_one_clear_error(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_samples=500,
-                    **{**SMALL, "rollout_samples": 256, "parallel_games": 8})
-    train(cfg, tmp_path, log=lambda m: None)
-    ckpt = tmp_path / "checkpoint.pt"
-    # a different network in the config
-    with pytest.raises(ValueError, match="hidden"):
-        train(dataclasses.replace(cfg, hidden=32, total_samples=1000), tmp_path, resume=True)
-    # a truncated file
-    data = ckpt.read_bytes()
-    ckpt.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match="checkpoint.pt.*corrupt or truncated"):
-        train(dataclasses.replace(cfg, total_samples=1000), tmp_path, resume=True)
-    with pytest.raises(ValueError, match="corrupt or truncated"):
-        make_agent(f"ppo:{ckpt}")
-    with pytest.raises(ValueError, match="does not exist"):
-        make_agent(f"ppo:{tmp_path / 'nope.pt'}")
-    # a file of the wrong kind
-    torch.save({"kind": "something-else"}, tmp_path / "other.pt")
-    with pytest.raises(ValueError, match="not a scat-policy"):
-        make_agent(f"ppo:{tmp_path / 'other.pt'}")
 
 
-def test_ppo_agent_plays_legal_games_at_every_table_size(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, total_samples=300,
-                    **{**SMALL, "rollout_samples": 256, "parallel_games": 8})
-    train(cfg, tmp_path, log=lambda m: None)
-    for spec in (f"ppo:{tmp_path / 'policy.npz'}", f"ppo:{tmp_path / 'checkpoint.pt'}:sample"):
-        for n in (2, 3, 5):
-            agents = [make_agent(spec, seed=s) if s == 0 else make_agent("greedy", seed=s)
-                      for s in range(n)]
-            record = play_game(agents, seed=n)  # the engine raises on any illegal action
-            assert record.winner is not None or record.truncated
 
 
 # -- SB3 path ------------------------------------------------------------------------------
 def test_sb3_smoke_run_beats_random(tmp_path):
-    from training.sb3_train import train as sb3_train
+    from training.adapters.sb3 import train as sb3_train
 
     cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_samples=6144, n_envs=4,
                     vec_env="dummy", rollout_samples_per_env=512, minibatch_samples=512, epochs=4,
@@ -166,7 +109,7 @@ def test_sb3_smoke_run_beats_random(tmp_path):
 
 
 def test_sb3_final_report_uses_the_duplicate_deal_harness(tmp_path):
-    from training.sb3_train import train as sb3_train
+    from training.adapters.sb3 import train as sb3_train
 
     cfg = SB3Config(player_counts=[2], opponents={"random": 1.0}, total_samples=1024, n_envs=2,
                     vec_env="dummy", rollout_samples_per_env=512, minibatch_samples=512, epochs=1,
@@ -181,11 +124,6 @@ def test_sb3_final_report_uses_the_duplicate_deal_harness(tmp_path):
 
 
 # -- configs -------------------------------------------------------------------------------
-def test_config_typo_is_an_error_naming_the_field(tmp_path):
-    path = tmp_path / "bad.yaml"
-    path.write_text("trainer: native\nlearning_rate: 0.001\n")
-    with pytest.raises(ValueError, match="unknown field.*learning_rate"):
-        load_config(path)
 
 
 def test_wilson_interval_contains_the_estimate():
@@ -193,26 +131,8 @@ def test_wilson_interval_contains_the_estimate():
     assert lo < 0.3 < hi and 0.2 < lo and hi < 0.41
 
 
-def test_final_evaluation_uses_duplicate_deals_and_discards_stale_games(tmp_path):
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=4, total_samples=1_000,
-                    **{**SMALL, "final_eval_games": 8, "eval_opponents": ["random"],
-                       "eval_players": [2, 3]})
-    first = train(cfg, tmp_path, log=lambda m: None)["final_eval"]
-    assert "duplicate deals" in first["harness"]
-    # every deal is played in all n seat rotations: a multiple of n games per table size
-    assert first["games"]["random_x2"] % 2 == 0 and first["games"]["random_x3"] % 3 == 0
-    # a second run into the same folder evaluates its own policy, not the stale games
-    again = train(dataclasses.replace(cfg, final_eval_games=4), tmp_path, log=lambda m: None)
-    assert again["final_eval"]["games"]["random_x2"] < first["games"]["random_x2"]
 
 
-def test_the_default_opponent_plays_from_any_folder(tmp_path, monkeypatch):
-    from agents.policy import DEFAULT_OPPONENT
-
-    monkeypatch.chdir(tmp_path)
-    agent = make_agent(DEFAULT_OPPONENT, seed=0)
-    rec = play_game([agent, make_agent("random", seed=1)], Rules(), seed=5)
-    assert rec.winner in (0, 1)
 
 
 # -- scat train: run folder, progress, report ------------------------------------------------
@@ -246,24 +166,6 @@ def test_a_run_folder_holding_a_run_needs_resume_or_overwrite(tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "mine"  # only what a run writes goes
 
 
-def test_scat_train_refuses_a_second_run_into_the_same_folder(tmp_path, capsys):
-    from scat_cli.main import main
-
-    config = tmp_path / "tiny.yaml"
-    config.write_text("trainer: native\nplayer_counts: [2]\nopponents: {self: 1.0}\n"
-                      "total_samples: 256\nparallel_games: 8\nrollout_samples: 256\n"
-                      "minibatch_samples: 256\nepochs: 1\nhidden: 16\neval_every_updates: 0\n"
-                      "final_eval_games: 0\nprogress: false\n")
-    out = tmp_path / "run"
-    assert main(["train", "--config", str(config), "--out", str(out)]) == 0
-    assert (out / "report.md").is_file() and (out / "policy.npz").is_file()
-    assert main(["train", "--config", str(config), "--out", str(out)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert "already holds a run" in err[-1]
-    assert main(["train", "--config", str(config), "--out", str(out), "--overwrite"]) == 0
-    assert main(["train", "--config", str(config), "--out", str(out), "--resume",
-                 "--samples", "512"]) == 0
-    assert torch.load(out / "checkpoint.pt", weights_only=True)["counters"]["samples"] >= 512
 
 
 def test_evaluation_lines_say_multiples_of_the_fair_share():
@@ -273,23 +175,6 @@ def test_evaluation_lines_say_multiples_of_the_fair_share():
     assert fair_share_line(ev) == "random 2p 1.98x, greedy 3p 1.20x fair share"
 
 
-def test_report_links_the_curve_shows_the_config_and_the_next_commands(tmp_path):
-    import yaml
-
-    from training.evaluate import run_report
-
-    cfg = PPOConfig(player_counts=[2], opponents={"self": 1.0}, seed=4, total_samples=500,
-                    **{**SMALL, "eval_every_updates": 1, "eval_games": 4, "final_eval_games": 4,
-                       "eval_opponents": ["random", "greedy"], "eval_players": [2]})
-    summary = train(cfg, tmp_path, log=lambda m: None)
-    assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
-    text = run_report("native", cfg, tmp_path, summary)
-    assert "![learning curve](learning_curve.png)" in text
-    assert f"scat play --players 2 --opponents ppo:{tmp_path / 'policy.npz'}" in text
-    assert f"python -m training.evaluate ppo:{tmp_path / 'policy.npz'} --players 2 " in text
-    assert f"scat tournament --field ppo:{tmp_path / 'policy.npz'},expert --out" in text
-    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
-    assert yaml.safe_load(block) == {"trainer": "native", **dataclasses.asdict(cfg)}
 
 
 def test_an_rllib_reports_next_commands_name_its_export_and_its_one_table_size(tmp_path):
@@ -304,3 +189,84 @@ def test_an_rllib_reports_next_commands_name_its_export_and_its_one_table_size(t
     assert f"python -m training.evaluate {spec} --players 4 --out" in text
     assert f"scat tournament --field {spec},expert,expert,expert --out" in text
     assert "sb3:" not in text and "tensorboard" not in text
+
+
+# -- the run folder, the report and the final evaluation, on the batched trainer ------------
+BATCH_TINY = dict(envs_per_table=32, rollout_steps=16, minibatch_samples=512, epochs=1,
+                  hidden=16, eval_every_updates=0, torch_threads=1, numba_threads=1,
+                  final_eval_workers=1, progress=False)
+
+
+def test_config_typo_is_an_error_naming_the_field(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("trainer: batch\nlearning_rate: 0.001\n")
+    with pytest.raises(ValueError, match="unknown field.*learning_rate"):
+        load_config(path)
+
+
+def test_final_evaluation_uses_duplicate_deals_and_discards_stale_games(tmp_path):
+    from training.batch_ppo import train
+    from training.config import BatchPPOConfig
+
+    cfg = BatchPPOConfig(player_counts=[2], seed=4, total_samples=500, final_eval_games=8,
+                         eval_opponents=["random"], eval_players=[2, 3],
+                         **{k: v for k, v in BATCH_TINY.items()})
+    first = train(cfg, tmp_path, log=lambda m: None)["final_eval"]
+    assert "duplicate deals" in first["harness"]
+    # every deal is played in all n seat rotations: a multiple of n games per table size
+    assert first["games"]["random_x2"] % 2 == 0 and first["games"]["random_x3"] % 3 == 0
+    # a second run into the same folder evaluates its own policy, not the stale games
+    again = train(dataclasses.replace(cfg, final_eval_games=4), tmp_path, log=lambda m: None)
+    assert again["final_eval"]["games"]["random_x2"] < first["games"]["random_x2"]
+
+
+def test_the_default_opponent_plays_from_any_folder(tmp_path, monkeypatch):
+    from agents.match import play_game
+    from agents.registry import DEFAULT_POLICIES
+    from scat_env import Rules
+
+    monkeypatch.chdir(tmp_path)
+    agent = make_agent(DEFAULT_POLICIES[0], seed=0)
+    rec = play_game([agent, make_agent("random", seed=1)], Rules(), seed=5)
+    assert rec.winner in (0, 1)
+
+
+def test_scat_train_refuses_a_second_run_into_the_same_folder(tmp_path, capsys):
+    from scat_cli.main import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text("trainer: batch\nplayer_counts: [2]\nenvs_per_table: 32\n"
+                      "rollout_steps: 16\nminibatch_samples: 512\nepochs: 1\nhidden: 16\n"
+                      "total_samples: 256\neval_every_updates: 0\nfinal_eval_games: 0\n"
+                      "torch_threads: 1\nnumba_threads: 1\nprogress: false\n")
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 0
+    assert (out / "report.md").is_file() and (out / "policy.npz").is_file()
+    assert main(["train", "--config", str(config), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "already holds a run" in err[-1]
+    assert main(["train", "--config", str(config), "--out", str(out), "--overwrite"]) == 0
+    assert main(["train", "--config", str(config), "--out", str(out), "--resume"]) == 2
+    assert "does not resume" in capsys.readouterr().err
+
+
+def test_report_links_the_curve_shows_the_config_and_the_next_commands(tmp_path):
+    import yaml
+
+    from training.batch_ppo import train
+    from training.config import BatchPPOConfig
+    from training.evaluate import run_report
+
+    cfg = BatchPPOConfig(player_counts=[2], seed=4, total_samples=500, eval_every_updates=1,
+                         eval_games=40, final_eval_games=4, eval_opponents=["random", "greedy"],
+                         eval_players=[2],
+                         **{k: v for k, v in BATCH_TINY.items() if k != "eval_every_updates"})
+    summary = train(cfg, tmp_path, log=lambda m: None)
+    assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
+    text = run_report("batch", cfg, tmp_path, summary)
+    assert "![learning curve](learning_curve.png)" in text
+    assert f"scat play --players 2 --opponents compact:{tmp_path / 'policy.npz'}" in text
+    assert f"python -m training.evaluate compact:{tmp_path / 'policy.npz'} --players 2 " in text
+    assert f"scat tournament --field compact:{tmp_path / 'policy.npz'},expert --out" in text
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert yaml.safe_load(block) == {"trainer": "batch", **dataclasses.asdict(cfg)}

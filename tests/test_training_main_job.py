@@ -213,7 +213,7 @@ _WITHOUT_TORCH = textwrap.dedent("""\
     """)
 
 
-@pytest.mark.parametrize("config", ["default.yaml", "native.yaml"])
+@pytest.mark.parametrize("config", ["default.yaml", "sb3.yaml"])
 def test_scat_train_without_torch_names_the_extra_in_one_line_and_leaves_nothing(
         tmp_path, config):
     out = tmp_path / "run"

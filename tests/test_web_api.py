@@ -123,8 +123,8 @@ def test_options_list_every_preset_the_agents_and_the_default_opponent(client):
     o = r.json()
     assert [p["name"] for p in o["presets"]] == list(PRESETS)
     assert {"name", "notes", "lives_name", "min_players", "max_players"} <= set(o["presets"][0])
-    assert {a["spec"] for a in o["agents"]} >= {"ppo:scat_ppo_set", "expert", "greedy"}
-    assert o["default_rules"] == "standard" and o["default_opponent"] == "ppo:scat_ppo_set"
+    assert {a["spec"] for a in o["agents"]} >= {"compact:scat_batch_set", "expert", "greedy"}
+    assert o["default_rules"] == "standard" and o["default_opponent"] == "compact:scat_batch_set"
     assert (o["min_players"], o["max_players"]) == (2, 10)
     by_name = {p["name"]: p for p in o["presets"]}  # how a turn goes and how a game is won
     assert (by_name["golf"]["play"], by_name["golf"]["scoring"]) == ("golf", "lives")
@@ -146,7 +146,8 @@ def test_a_new_game_is_at_the_persons_first_decision_with_the_agents_moves_befor
 
 
 def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
-    assert _new(client, opponents=None, players=3)["players"][1]["agent"] == "ppo:scat_ppo_set"
+    assert _new(client, opponents=None, players=3)["players"][1]["agent"] == (
+        "compact:scat_batch_set")
     assert _new(client, opponents=None, players=8)["players"][1]["agent"] == (
         "compact:scat_batch_set")
     assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == "expert"
@@ -161,8 +162,8 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
     ({"opponents": "ppo:/etc/passwd"}, 400, ["unknown opponent"]),
     ({"opponents": ["greedy"], "players": 3}, 400, ["1 agents for 2 opponents"]),
     ({"opponents": 7}, 400, ["opponents"]),
-    ({"opponents": "ppo:scat_ppo_set", "players": 8}, 400, ["ppo:scat_ppo_set", "6 players"]),
-    ({"opponents": "ppo:scat_ppo_set", "rules": "hammer"}, 400, ["56 actions"]),
+    ({"opponents": "ppo:scat_ppo_set", "players": 3}, 400, ["unknown opponent"]),
+    ({"opponents": "compact:scat_batch_set", "rules": "hammer"}, 400, ["does not play"]),
     ({"rules": "nope"}, 400, ["rules", "preset"]),
     ({"rules": "configs/rules/hammer.yaml"}, 400, ["rules"]),
     ({"name": "x" * 25}, 400, ["name", "24"]),
@@ -393,7 +394,7 @@ def test_an_opponent_keeping_a_dealt_31_quiet_leaves_no_trace(client, monkeypatc
 
 # -- hints, replays, teaching, statistics ------------------------------------------------------------
 def test_a_hint_gives_the_experts_move_and_a_trained_opponents_ranking(client):
-    game = _new(client, players=3, opponents="ppo:scat_ppo_set")
+    game = _new(client, players=3, opponents="compact:scat_batch_set")
     hint = client.get(f"/api/games/{game['id']}/hint").json()
     legal = {m["action"] for m in game["legal"]}
     assert hint["action"] in legal and hint["label"] and len(hint["why"]) > 20
@@ -726,7 +727,7 @@ def test_the_api_reference_names_every_route_and_every_field(client):
                 assert f"`{method} {path}`" in doc, (method, path)
     game = _finish(client, _new(client, players=2, opponents="random"))
     replay = client.get(f"/api/games/{game['id']}/replay").json()
-    hint_game = _new(client, players=2, opponents="ppo:scat_ppo_set")
+    hint_game = _new(client, players=2, opponents="compact:scat_batch_set")
     hint = client.get(f"/api/games/{hint_game['id']}/hint").json()
     records = [game, game["players"][0], game["result"], game["summary"], game["rules"],
                *game["events"], hint, hint["top"][0], replay, replay["steps"][1],

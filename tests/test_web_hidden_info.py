@@ -66,7 +66,7 @@ CASES = [
     ("golf", 3, "expert", 21),
     ("golf", 2, "random", 22),
     ("french_canadian", 3, "greedy", 23),
-    ("standard", 3, "ppo:scat_ppo_set", 11),
+    ("standard", 3, "compact:scat_batch_set", 11),
     ("standard", 2, "expert", 12),
     ("standard", 6, "greedy", 13),
     ("hammer", 3, "expert", 14),

@@ -412,7 +412,6 @@ def test_opponents_default_to_the_servers_choice_and_may_be_chosen_per_seat(
     page.goto(server.url + "#new")
     page.wait_for_selector("#f-opponents option", state="attached")
     # untouched, the form sends no opponents: the server seats what can play the table
-    # (its trained set plays at most 6, so picking it for 7 would be refused)
     page.fill("#f-players", "7")
     with page.expect_request("**/api/games") as sent:
         page.click("#f-start")
@@ -422,7 +421,7 @@ def test_opponents_default_to_the_servers_choice_and_may_be_chosen_per_seat(
     assert page.inner_text("#message") == ""
     game = page.get_attribute("body", "data-game")
     agents = [p["agent"] for p in server.get(f"/api/games/{game}")["game"]["players"]]
-    assert len(agents) == 7 and "ppo:scat_ppo_set" not in agents
+    assert len(agents) == 7 and agents[1] == "compact:scat_batch_set"
 
     page.goto(server.url + "#new")
     page.wait_for_selector("#resume-link")  # the game left playing is one click away
@@ -599,7 +598,7 @@ def test_a_move_from_a_stale_tab_is_refused_and_the_tab_catches_up(
 
 def test_a_hint_against_a_trained_policy_shows_its_likeliest_moves(
         page: Any, server: Server) -> None:
-    game = start(page, server, opponents="ppo:scat_ppo_set")
+    game = start(page, server, opponents="compact:scat_batch_set")
     page.click("#hint-button")
     page.wait_for_selector("#hint .top-move")
     hint = server.get(f"/api/games/{game}/hint")
@@ -878,7 +877,7 @@ def test_the_replay_is_played_on_the_game_table_naming_players_as_the_table_does
     """A replay is the game table, step by step: the seats named as in the live game
     ("Alice (trained AI)", never the agent's spec), every hand face up where it is held, the pile,
     the stock, the lives, this hand's log; a click on a card plays nothing."""
-    final = server.play_through_api({"players": 3, "opponents": "ppo:scat_ppo_set"},
+    final = server.play_through_api({"players": 3, "opponents": "compact:scat_batch_set"},
                                     until="game")
     replay = server.get(f"/api/games/{final['id']}/replay")
     page.goto(server.url + f"#replay={final['id']}")
@@ -887,7 +886,7 @@ def test_the_replay_is_played_on_the_game_table_naming_players_as_the_table_does
     for seat in (1, 2):
         head = page.inner_text(f"#opponents [data-seat='{seat}'] .seat-head")
         assert head.startswith(f"{final['players'][seat]['name']} (trained AI)"), head
-    assert "ppo:" not in page.inner_text("main")
+    assert "compact:" not in page.inner_text("main")
     assert not page.is_visible("#actions") and not page.is_visible("#hint-button")
     page.locator("#hand .card").first.click()  # nothing is played, nothing is said
     assert page.inner_text("#message") == ""

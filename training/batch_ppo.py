@@ -1,8 +1,11 @@
 """PPO on the batched engine: self-play rollouts from thousands of games at once.
 
-The native trainer (:mod:`training.ppo`) walks the Python engine one decision at a time;
-this one collects its rollouts from :class:`scat_env.batch.BatchEnv`, where a step is one
-decision in every game of the batch, compiled. Every seat of a self-play game is a learner
+The trainer of the shipped policies (``compact:scat_batch_set``), read top to bottom: the
+network (:class:`CompactNet`), the tables, the rollout (:func:`collect`), GAE
+(:func:`advantages`), the PPO loss and its statistics (:func:`ppo_loss`,
+:data:`UPDATE_STATS`), the update and the loop. It collects its rollouts from
+:class:`scat_env.batch.BatchEnv`, where a step is one decision in every game of the batch,
+compiled. Every seat of a self-play game is a learner
 seat (each of its decisions a training sample); other games seat one learner against
 opponents played batched too: the threshold agent (``greedy``), ``expert``
 (:mod:`agents.batch_expert`: the same moves, compiled), random, or a frozen snapshot of the
@@ -16,7 +19,7 @@ at most about twenty, of 52), and the player's numpy sum over all 52 rows is the
 Forward and backward of the embedding at 8,192 samples: 7 ms against 45 ms for all 52
 lookups (``python scripts/bench_compact_net.py``). The seat counters and the scoring features
 (:func:`scat_env.batch.kernels.hand_features`) through a small dense layer, then an MLP
-trunk and two heads. As in :class:`training.policy_net.PolicyNet`, three learned gains
+trunk and two heads. Three learned gains
 carry the scoring features straight to the actions they are about (the value kept by a
 discard, the gain of taking the top discard, the hand's value for a knock).
 
@@ -430,16 +433,18 @@ def export(net: CompactNet, path: str | Path, cfg: BatchPPOConfig,
 
 def train(cfg: BatchPPOConfig, out: str | Path, resume: bool = False,
           log: Any = print) -> dict[str, Any]:
-    """``scat train`` with ``trainer: batch``: train, write ``out/policy.npz``, the final
-    duplicate-deal evaluation (``compact:`` spec), ``out/learning_curve.png`` (the
-    in-training checks and the final evaluation, 95% intervals) and ``out/summary.json``."""
+    """``scat train`` with ``trainer: batch``: train, write ``out/policy.npz``, ``out/tb``
+    (TensorBoard: every update's :data:`UPDATE_STATS`), the final duplicate-deal evaluation
+    (``compact:`` spec), ``out/learning_curve.png`` (the in-training checks and the final
+    evaluation, 95% intervals) and ``out/summary.json``."""
     if resume:
         raise ValueError("the batch trainer does not resume a run: a run takes minutes, "
                          "start it again with --overwrite")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    net, summary = train_network(cfg, log)
-    export(net, out / POLICY_FILE, cfg, {k: v for k, v in summary.items() if k != "history"})
+    net, summary = train_network(cfg, log, tb_dir=out / "tb")
+    export(net, out / POLICY_FILE, cfg,
+           {k: v for k, v in summary.items() if k not in ("history", "losses")})
     if cfg.handoff is not None:
         write_set(out, cfg)
     if cfg.final_eval_games:
@@ -506,35 +511,71 @@ def warm_start(net: CompactNet, path: str) -> None:
     net.load_state_dict({k: torch.from_numpy(arrays[k]).to(v.dtype) for k, v in state.items()})
 
 
+#: What every update logs, as CleanRL's PPO does (means over the update's minibatches, the
+#: policy's own rows): the loss and its parts, the approximate KL between the policy that
+#: collected the rollout and the updated one, the share of rows whose ratio was clipped,
+#: the explained variance of the value head on the rollout, and the learning rate.
+UPDATE_STATS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
+                "explained_variance", "learning_rate")
+
+
 def ppo_loss(net: CompactNet, cfg: BatchPPOConfig, cards: torch.Tensor, feats: torch.Tensor,
              dense: torch.Tensor, mask: torch.Tensor, advice: torch.Tensor | None,
              act: torch.Tensor, logp_old: torch.Tensor, adv: torch.Tensor, ret: torch.Tensor,
-             policy: torch.Tensor) -> torch.Tensor:
-    """Clipped PPO loss of a minibatch. ``policy`` (1.0 or 0.0 a row): whether the row is
-    the policy's own decision; a handed-off row (0.0) trains the value head only."""
+             policy: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+    """Clipped PPO loss of a minibatch and its statistics (:data:`UPDATE_STATS`).
+    ``policy`` (1.0 or 0.0 a row): whether the row is the policy's own decision; a
+    handed-off row (0.0) trains the value head only. The statistics are read off detached
+    values: the loss and its gradient are what they are without them."""
     logits, value = net(cards, feats, dense, mask, advice)
     logp_all = torch.log_softmax(logits, -1)
-    ratio = torch.exp(logp_all.gather(1, act[:, None]).squeeze(-1) - logp_old)
+    logratio = logp_all.gather(1, act[:, None]).squeeze(-1) - logp_old
+    ratio = torch.exp(logratio)
     pg = -torch.min(ratio * adv, torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
     ent = -(logp_all.exp() * torch.where(mask, logp_all, torch.zeros_like(logp_all))).sum(-1)
     own = policy.sum().clamp(min=1.0)
-    return ((pg * policy).sum() / own + cfg.vf_coef * ((value - ret) ** 2).mean()
-            - cfg.ent_coef * (ent * policy).sum() / own)
+    policy_loss = (pg * policy).sum() / own
+    value_loss = ((value - ret) ** 2).mean()
+    ent_sum = (ent * policy).sum()
+    loss = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * ent_sum / own
+    with torch.no_grad():
+        stats = {"loss": loss, "policy_loss": policy_loss, "value_loss": value_loss,
+                 "entropy": ent_sum / own,
+                 # http://joschu.net/blog/kl-approx.html, as CleanRL estimates it
+                 "approx_kl": (((ratio - 1) - logratio) * policy).sum() / own,
+                 "clip_fraction": (((ratio - 1).abs() > cfg.clip).float() * policy).sum() / own}
+        return loss, {k: float(v.detach()) for k, v in stats.items()}
 
 
-def train_network(cfg: BatchPPOConfig, log: Any = print) -> tuple[CompactNet, dict[str, Any]]:
+def explained_variance(predicted: torch.Tensor, target: torch.Tensor) -> float:
+    """1 - Var(target - predicted) / Var(target): 1 is a perfect value head, 0 one no better
+    than the mean, below 0 worse (NaN when the targets do not vary)."""
+    var = float(target.var())
+    return float("nan") if var == 0 else 1.0 - float((target - predicted).var()) / var
+
+
+def train_network(cfg: BatchPPOConfig, log: Any = print, tb_dir: str | Path | None = None
+                  ) -> tuple[CompactNet, dict[str, Any]]:
     """Train from scratch, or from ``cfg.init_from``; the network and a summary (samples,
-    samples/s, evaluations). ``cfg.numba_threads`` holds for the run only: the caller's
-    numba thread count is back when it returns."""
+    samples/s, evaluations, every update's :data:`UPDATE_STATS` under ``losses``, also
+    written to TensorBoard in ``tb_dir`` when given). ``cfg.numba_threads`` holds for the
+    run only: the caller's numba thread count is back when it returns."""
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     before = numba.get_num_threads()
     if cfg.numba_threads is not None:  # at most the pool numba started with
         numba.set_num_threads(min(cfg.numba_threads, numba.config.NUMBA_NUM_THREADS))
+    writer = None
+    if tb_dir is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(tb_dir))
     try:
-        return _train(cfg, log)
+        return _train(cfg, log, writer)
     finally:
         numba.set_num_threads(before)
+        if writer is not None:
+            writer.close()
 
 
 def out_of_time(elapsed_s: float, last_update_s: float, time_limit_s: float | None) -> bool:
@@ -600,8 +641,10 @@ def _batch(table: Table, ro: Rollout, adv: np.ndarray, ret: np.ndarray
 
 
 def _update(net: CompactNet, opt: torch.optim.Optimizer, cfg: BatchPPOConfig,
-            batches: list[tuple[torch.Tensor, ...]], gen: torch.Generator) -> tuple[int, int]:
-    """PPO's epochs on one rollout of every table; (the policy's own samples, all rows)."""
+            batches: list[tuple[torch.Tensor, ...]], gen: torch.Generator
+            ) -> tuple[int, int, dict[str, float]]:
+    """PPO's epochs on one rollout of every table; (the policy's own samples, all rows, the
+    update's statistics: :data:`UPDATE_STATS`)."""
     cols = list(zip(*batches, strict=True))
     (cards_t, feats_t, dense_t, mask_t, act_t, logp_t, adv_t, ret_t,
      advice_t, pol_t) = (torch.cat(c) for c in cols)
@@ -609,25 +652,40 @@ def _update(net: CompactNet, opt: torch.optim.Optimizer, cfg: BatchPPOConfig,
     N = act_t.shape[0]
     played = int(pol_t.sum())  # the policy's own decisions (the rest: value samples)
     pol_f = pol_t.float()
+    # the value head's predictions at collection time: GAE's returns less its advantages
+    stats = {"explained_variance": explained_variance(ret_t - adv_t, ret_t),
+             "learning_rate": float(opt.param_groups[0]["lr"])}
     own = adv_t[pol_t] if played > 1 else adv_t
     adv_t = (adv_t - own.mean()) / (own.std() + 1e-8)
+    sums: dict[str, float] = {}
+    steps = 0
     for _ in range(cfg.epochs):
         perm = torch.randperm(N, generator=gen)
         for lo in range(0, N, cfg.minibatch_samples):
             idx = perm[lo:lo + cfg.minibatch_samples]
-            loss = ppo_loss(net, cfg, cards_t[idx], feats_t[idx], dense_t[idx],
-                            mask_t[idx], None if advice_t is None else advice_t[idx],
-                            act_t[idx], logp_t[idx], adv_t[idx], ret_t[idx], pol_f[idx])
+            loss, parts = ppo_loss(net, cfg, cards_t[idx], feats_t[idx], dense_t[idx],
+                                   mask_t[idx], None if advice_t is None else advice_t[idx],
+                                   act_t[idx], logp_t[idx], adv_t[idx], ret_t[idx], pol_f[idx])
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             opt.step()
-    return played, N
+            for key, value in parts.items():
+                sums[key] = sums.get(key, 0.0) + value
+            steps += 1
+    stats.update({key: total / max(steps, 1) for key, total in sums.items()})
+    return played, N, {key: stats[key] for key in UPDATE_STATS}
 
 
-def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
+#: TensorBoard's group of each statistic (CleanRL's names: ``losses/approx_kl``...).
+STATS_GROUP = {"learning_rate": "charts"}
+
+
+def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
+           ) -> tuple[CompactNet, dict[str, Any]]:
     """:func:`train_network`'s loop: rollouts, updates, checks and progress, until the
-    sample budget is spent or the next update would end past the time limit."""
+    sample budget is spent or the next update would end past the time limit. ``writer``:
+    a TensorBoard ``SummaryWriter`` that gets every update's statistics, by samples."""
     from .progress import budget_progress
 
     gen = torch.Generator().manual_seed(cfg.seed)
@@ -649,6 +707,7 @@ def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
         return time.perf_counter() - start
 
     history: list[dict[str, Any]] = []
+    losses: list[dict[str, Any]] = []
     if cfg.eval_every_s:  # the curve starts where the run does
         history.append(check_now(net, cfg, handoff, 0, 0, elapsed()))
         if cfg.progress:
@@ -667,10 +726,14 @@ def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
             ro, boot = collect(net, snapshot, table, cfg.rollout_steps, gen, stats, coef,
                                cfg.expert_advice, handoff)
             batches.append(_batch(table, ro, *advantages(ro, boot, cfg.gamma, cfg.gae_lambda)))
-        played, rows = _update(net, opt, cfg, batches, gen)
+        played, rows, update_stats = _update(net, opt, cfg, batches, gen)
         samples += played
         value_only += rows - played
         update += 1
+        losses.append({"update": update, "samples": samples, **update_stats})
+        if writer is not None:
+            for key, value in update_stats.items():
+                writer.add_scalar(f"{STATS_GROUP.get(key, 'losses')}/{key}", value, samples)
         if update % cfg.snapshot_every_updates == 0:
             snapshot.load_state_dict(net.state_dict())
         last_update_s = elapsed() - t0
@@ -684,4 +747,5 @@ def _train(cfg: BatchPPOConfig, log: Any) -> tuple[CompactNet, dict[str, Any]]:
     wall = elapsed()
     return net, {"samples": samples, "value_only_samples": value_only, "updates": update,
                  "elapsed_s": wall, "samples_per_s_since_start": samples / max(wall, 1e-9),
+                 "last_update": losses[-1] if losses else {}, "losses": losses,
                  "history": history}

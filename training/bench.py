@@ -15,24 +15,22 @@ so the figure is the agent's own cost per decision::
 
     scat bench agents --agent expert --players 3 10 --games 100 --batched 512
 
-``scat bench training`` measures training throughput, the native lockstep PPO trainer
-against the SB3 MaskablePPO path, the same MaskablePPO on the batched engine
+``scat bench training`` measures training throughput, the SB3 MaskablePPO path, the same MaskablePPO on the batched engine
 (``sb3_batch``: :class:`training.batch_vec_env.BatchVecEnv`, 256 games of 3 players, the
 env constructor its only change) and the batched trainer (:mod:`training.batch_ppo`, its
 games stepped by the batched engine on both cores, its torch on two threads). Each trains from scratch for ``--seconds`` (its own time
 limit, so the figure includes PPO updates, not just env stepping) against the same opponents
 (``--opponents``, default ``greedy`` in every other seat), with its config
-(``configs/train/native.yaml``, ``configs/train/sb3.yaml`` and ``configs/train/default.yaml``) and in-training
+(``configs/train/sb3.yaml`` and ``configs/train/default.yaml``) and in-training
 evaluation, checkpoints and the final evaluation turned off. The two runs go one after the
-other, each in its own fresh process (SB3 with a DummyVecEnv: one process, like the native
-trainer; SubprocVecEnv would use more cores than the other and make the figures
+other, each in its own fresh process (SB3 with a DummyVecEnv: one process; SubprocVecEnv would use more cores than the other and make the figures
 incomparable). The two SB3 runs give torch every core (:data:`SB3_TORCH_THREADS`), as a
-user's script has them; the native trainer and RLlib one thread, the batched trainer two::
+user's script has them; RLlib one thread, the batched trainer two::
 
     scat bench training --seconds 60
     scat bench training --seconds 60 --opponents self
 
-``rllib`` is RLlib's PPO (:mod:`training.rllib_train`, ``configs/train/rllib.yaml``: sampling
+``rllib`` is RLlib's PPO (:mod:`training.adapters.rllib`, ``configs/train/rllib.yaml``: sampling
 and learning on the driver, 8 envs batched per forward pass), included where RLlib is
 installed. ``--eval-games N`` then plays each trained policy against ``expert`` at 3 players
 (``N`` duplicate deals, every rotation), so the figures say what the same wall time bought::
@@ -40,10 +38,9 @@ installed. ``--eval-games N`` then plays each trained policy against ``expert`` 
     scat bench training --seconds 180 --eval-games 100
 
 It prints learner decisions per second (training samples: the comparable figure; an SB3 env
-step is one learner decision, an RLlib env step one learning seat's move) and, for the native trainer, all game decisions per second (it
-also steps the opponents' seats inside the same loop). ``--opponents self`` measures
-self-play, the set-up the native trainer is built for: every seat is the learning policy,
-batched, and every decision is a training sample. The SB3 path cannot put its live policy in
+step is one learner decision, an RLlib env step one learning seat's move). ``--opponents
+self`` measures self-play: every seat is the learning policy, batched, and every decision is
+a training sample. The SB3 path cannot put its live policy in
 the other seats (they are played inside ``env.step()``), so it plays frozen copies of itself
 (``sb3:PATH`` snapshots, the first one the untrained policy, one more every
 ``snapshot_every_samples``), as its self-play does.
@@ -71,8 +68,8 @@ from scat_env import PlayerView, Rules
 
 #: The training benchmark reads the repository's own configs: it measures a checkout.
 ROOT = Path(__file__).resolve().parent.parent
-TRAINERS = ("native", "sb3", "sb3_batch", "batch", "rllib")
-CONFIGS = {"native": ROOT / "configs/train/native.yaml", "sb3": ROOT / "configs/train/sb3.yaml",
+TRAINERS = ("sb3", "sb3_batch", "batch", "rllib")
+CONFIGS = {"sb3": ROOT / "configs/train/sb3.yaml",
            "sb3_batch": ROOT / "configs/train/sb3.yaml",
            "batch": ROOT / "configs/train/default.yaml",
            "rllib": ROOT / "configs/train/rllib.yaml"}
@@ -222,11 +219,9 @@ def training_overrides(trainer: str, seconds: float, opponents: str,
         "progress": False, "opponents": {spec: 1.0 for spec in opponents.split(",")},
         "torch_threads": 1,
     }
-    if trainer == "native":
-        return {**common, "eval_every_updates": 0, "checkpoint_every_updates": 10**6}
     if trainer == "rllib":
         # RLlib's own loop on the driver (num_env_runners 0, as the config ships): one
-        # process, like the native trainer; "self" is its shared policy in every seat.
+        # process; "self" is its shared policy in every seat.
         return {**common, "eval_every_iterations": 0, "checkpoint_every_iterations": 10**6}
     if trainer == "batch":
         # Built for the whole machine: numba steps the games on every core, so torch gets
@@ -336,14 +331,9 @@ def train_once(trainer: str, seconds: float, opponents: str, eval_games: int = 0
         compile_kernels()  # numba's first-use compile is not training time
     if trainer == "sb3_batch":
         return train_sb3_batch(seconds, opponents, eval_games)
-    if trainer == "native":
-        from .ppo import train
-    elif trainer == "batch":
-        from .batch_ppo import train
-    elif trainer == "rllib":
-        from .rllib_train import train
-    else:
-        from .sb3_train import train
+    from .trainers import trainer as find_trainer
+
+    train = find_trainer(trainer).train_function()
     with tempfile.TemporaryDirectory(prefix=f"bench_{trainer}_") as out:
         _, cfg = load_config(CONFIGS[trainer], training_overrides(trainer, seconds, opponents, out))
         t0 = time.perf_counter()
@@ -357,9 +347,6 @@ def train_once(trainer: str, seconds: float, opponents: str, eval_games: int = 0
             from .evaluate import policy_spec
 
             result.update(_win_rate(policy_spec(trainer, out), eval_games, out))
-    if trainer == "native":
-        result["all_decisions"] = summary["env_steps"]
-        result["all_decisions_per_s"] = summary["env_steps"] / summary["elapsed_s"]
     return result
 
 
@@ -373,8 +360,9 @@ def _rllib_installed() -> bool:
 
 def training_main(argv: Sequence[str] | None = None, prog: str = "scat bench training") -> int:
     """``scat bench training``: each trainer in a fresh process, one line each."""
-    p = _OneLineParser(prog=prog, description="Training throughput of the native PPO "
-                       "trainer and the SB3 MaskablePPO path, each from scratch on its config.")
+    p = _OneLineParser(prog=prog, description="Training throughput of the batched "
+                       "trainer, the SB3 MaskablePPO path and RLlib, each from scratch on its "
+                       "config.")
     p.add_argument("--seconds", type=float, default=60.0, help="training time per trainer")
     p.add_argument("--opponents", default="greedy",
                    help="comma-separated agent specs, equally weighted, for every other seat; "

@@ -3,12 +3,21 @@
 A config names its trainer and holds that trainer's hyper-parameters at the top level::
 
     name: default
-    trainer: native          # native (training.ppo, PPOConfig) | sb3 (training.sb3_train,
-                             # SB3Config) | batch (training.batch_ppo, BatchPPOConfig)
-                             # | rllib (training.rllib_train, RLlibConfig)
+    trainer: batch           # a name of training.trainers: batch (training.batch_ppo,
+                             # BatchPPOConfig) | sb3 (training.adapters.sb3, SB3Config)
+                             # | rllib (training.adapters.rllib, RLlibConfig)
     seed: 1
     total_samples: 2000000
-    ...                      # any field of PPOConfig / SB3Config
+    ...                      # any field of that trainer's config class
+
+Every field is declared once, as data: its type (the annotation), its default, and a
+:class:`Spec` (kind, range, unit, help) in its ``metadata``. A field every trainer shares
+(PPO's ``lr``, ``gamma``, ``clip``, ``epochs``..., the seed, the budget, the evaluation) has
+its one :class:`Spec` in :data:`SHARED`; each config class gives only its own default
+(:func:`shared`). One function, :func:`validate`, checks every field of every config from
+its :class:`Spec`; what relates two fields (``handoff_players`` below the smallest table) is
+a short ``relations`` method per class. docs/TRAINING.md's field lists are
+:func:`fields_table`'s output.
 
 Unknown keys are an error (a typo must not silently fall back to a default), and every value
 is type-checked before a trainer is imported.
@@ -16,9 +25,9 @@ is type-checked before a trainer is imported.
 Units. A *sample* is one learner decision (one training example; SB3 calls them timesteps:
 in :class:`~training.single_agent.ScatSingleAgentEnv` every env step is one learner decision).
 An *update* is one rollout followed by the PPO epochs on it. Every count whose unit could be
-read two ways says it in its name: ``total_samples``, ``rollout_samples``,
-``minibatch_samples``, ``eval_every_updates`` (native) against ``eval_every_samples`` (SB3),
-``time_limit_s``. docs/TRAINING.md lists every field.
+read two ways says it in its name: ``total_samples``, ``rollout_steps``,
+``minibatch_samples``, ``eval_every_updates`` (batch) against ``eval_every_samples`` (SB3),
+``time_limit_s``.
 
 This module imports no trainer: it is what the CLI reads before it decides which trainer (and
 so which heavy libraries) to load.
@@ -27,6 +36,7 @@ so which heavy libraries) to load.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -36,58 +46,486 @@ from typing import Any
 from agents.neural.archive import MAX_PARAMETERS
 from scat_env import DEFAULT_MAX_TURNS, Rules
 from scat_env.actions import NUM_ACTIONS
-from scat_env.rewards import check_shaping
+from scat_env.rewards import SHAPINGS
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from scat_env.yamlfile import one_line, read_yaml
 
-TRAINERS = ("native", "sb3", "batch", "rllib")
-
-
-#: The largest value of each count. Past these a run cannot fit in memory or finish (a
-#: ``hidden: 100000000`` asked torch for petabytes, ``max_players: 1000000`` for an
-#: observation of millions of numbers), or its policy file could not be read back
-#: (:mod:`agents.neural.policy_file` refuses wider or deeper networks as corrupt), so the
-#: config is refused before anything is allocated. Every shipped config is far inside them.
-COUNT_LIMITS: dict[str, int] = {
-    "hidden": 4096,  # agents.neural.policy_file.MAX_HIDDEN
-    "layers": 16,  # agents.neural.policy_file.MAX_LAYERS
-    "parallel_games": 1 << 16,
-    "envs_per_table": 1 << 16,
-    "rollout_steps": 1 << 14,
-    "n_envs": 1024,
-    "rollout_samples": 1 << 21,  # 2M samples of 608 float32: ~5 GB of observations
-    "rollout_samples_per_env": 1 << 21,
-    "minibatch_samples": 1 << 21,
-    "epochs": 1000,
-    "total_samples": 10**12,
-    "torch_threads": 1024,
-    "numba_threads": 1024,
-    "snapshot_pool": 256,
-    "snapshot_every_updates": 10**9,
-    "checkpoint_every_updates": 10**9,
-    "max_turns": 10**6,
-    "eval_games": 10**7,
-    "final_eval_games": 10**7,
-    "final_eval_workers": 1024,
-    "train_batch_samples": 1 << 21,
-    "num_env_runners": 1024,
-    "num_learners": 1024,
-    "envs_per_env_runner": 1024,
-}
 #: Seeds are what numpy's and torch's generators accept alike.
 SEED_RANGE = (0, 2**63 - 1)
+#: Opponent names that are roles in a run, not agent specs: the learner, its frozen copy.
+ROLES = ("self", "snapshot")
+#: The opponents a batched run plays, batched like its games (training.batch_ppo).
+BATCH_OPPONENTS = ("greedy", "random", "snapshot", "expert")
 
 
-def _positive_ints(cfg: Any, names: tuple[str, ...], where: str) -> None:
-    for name in names:
-        value = getattr(cfg, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{where}: {name} must be a positive int, got {value!r}")
-        if value > COUNT_LIMITS.get(name, value):
-            raise ValueError(f"{where}: {name} must be at most {COUNT_LIMITS[name]:,}, "
-                             f"got {value:,}")
-    if "hidden" in names and "layers" in names:
+@dataclass(frozen=True)
+class Spec:
+    """How one config field is checked and documented.
+
+    ``kind`` says what the value is: ``positive`` (a whole number >= 1, at most ``high``),
+    ``count`` (>= 0; 0 turns the thing off), ``number`` (in the span ``low``..``high``,
+    each end open or closed), ``seed``, ``share`` (0 to 1), ``players`` (a list of table
+    sizes), ``table_size``, ``choice`` (one of ``choices``), ``flag``, ``text`` (a
+    non-empty string), ``specs`` (agent specs), ``mix`` (agent specs or roles to weights;
+    ``choices`` limits the names) or ``any`` (checked by its type only). ``optional``: None
+    allowed. Past these bounds a run cannot fit in memory or finish (``hidden: 100000000``
+    asked torch for petabytes), or PPO does not train (a discount above 1 diverges, a
+    clip of 0 never moves the policy), so the config is refused before anything starts.
+    """
+
+    kind: str
+    help: str
+    unit: str = ""
+    low: float = 0.0
+    high: float = 10**12
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    optional: bool = False
+
+    def span(self) -> str:
+        """The range as the error and the docs write it: ``(0, 1]``."""
+        return (f"{'(' if self.low_open else '['}{self.low:g}, {self.high:g}"
+                f"{')' if self.high_open else ']'}")
+
+    def allowed(self) -> str:
+        """What the field takes, in words, for docs/TRAINING.md."""
+        text = {
+            "positive": f"1 to {self.high:,.0f}", "count": f"0 to {self.high:,.0f}",
+            "number": self.span(), "seed": "0 to 2**63-1", "share": "0 to 1",
+            "players": f"list of {MIN_PLAYERS}..{MAX_PLAYERS}",
+            "table_size": f"{MIN_PLAYERS} to {MAX_PLAYERS}", "flag": "true / false",
+            "choice": " | ".join(self.choices), "text": "text", "specs": "agent specs",
+            "mix": "{spec: weight}", "any": "",
+        }[self.kind]
+        return f"{text} or null" if self.optional else text
+
+
+def declare(default: Any, spec: Spec) -> Any:
+    """A dataclass field holding ``default`` (copied per config when mutable) and ``spec``."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata={"spec": spec})
+    return field(default=default, metadata={"spec": spec})
+
+
+def positive(high: float, help: str, unit: str = "") -> Spec:
+    return Spec("positive", help, unit, high=high)
+
+
+def count(high: float, help: str, unit: str = "") -> Spec:
+    return Spec("count", help, unit, high=high)
+
+
+def number(low: float, high: float, help: str, unit: str = "", low_open: bool = False,
+           high_open: bool = False, optional: bool = False) -> Spec:
+    return Spec("number", help, unit, low=low, high=high, low_open=low_open,
+                high_open=high_open, optional=optional)
+
+
+#: The fields the trainers share, each declared once (a trainer names only its default).
+SHARED: dict[str, Spec] = {
+    "name": Spec("any", "the run's name: its default folder is runs/<name>"),
+    "seed": Spec("seed", "seed of every generator of the run"),
+    "rules": Spec("any", "a rules preset or a rules YAML file"),
+    "opponents": Spec("mix", "the other seats' opponents, by weight: agent specs, self "
+                      "(the learner again) or snapshot (a frozen copy)"),
+    "hand_reward": number(0, 10, "coefficient of the per-hand lives shaping "
+                          "(scat_env.rewards)"),
+    "total_samples": positive(10**12, "the budget: learner decisions", "samples"),
+    "time_limit_s": number(0, 1e7, "seconds of training; null: no limit", "s",
+                           low_open=True, optional=True),
+    "minibatch_samples": positive(1 << 21, "samples per gradient step", "samples"),
+    "epochs": positive(1000, "PPO's passes over each rollout"),
+    "lr": number(0, 1, "Adam's learning rate", low_open=True, high_open=True),
+    "gamma": number(0, 1, "discount per decision", low_open=True),
+    "gae_lambda": number(0, 1, "GAE's lambda"),
+    "clip": number(0, 1, "PPO's ratio clip", low_open=True),
+    "ent_coef": number(0, 1, "entropy bonus"),
+    "vf_coef": number(0, 10, "weight of the value loss"),
+    "max_grad_norm": number(0, 1e3, "gradients clipped to this norm", low_open=True),
+    "hidden": positive(4096, "units per hidden layer"),
+    "layers": positive(16, "hidden layers"),
+    "torch_threads": positive(1024, "torch's threads"),
+    "max_turns": positive(10**6, "turns in one hand before the game is cut"),
+    "eval_games": count(10**7, "games of each in-training check", "games"),
+    "eval_opponents": Spec("specs", "the final evaluation's fields (agent specs)"),
+    "eval_players": Spec("players", "the final evaluation's table sizes"),
+    "final_eval_games": count(10**7, "duplicate-deal games per (opponent, table size) of "
+                              "the final evaluation; 0: none", "games"),
+    "progress": Spec("flag", "progress lines on stderr"),
+}
+
+
+def shared(name: str, default: Any) -> Any:
+    """The shared field ``name`` (:data:`SHARED`) with this trainer's default."""
+    return declare(default, SHARED[name])
+
+
+@dataclass
+class SB3Config:
+    """Every setting of an SB3 run (:mod:`training.adapters.sb3`; YAML ``trainer: sb3``).
+
+    Budget and schedules count samples (SB3's timesteps, all envs together).
+    """
+
+    name: str = shared("name", "sb3")
+    seed: int = shared("seed", 1)
+    rules: str = shared("rules", "standard")
+    player_counts: list[int] = declare([2, 3, 4], Spec("players", "table sizes trained on"))
+    max_players: int = declare(6, Spec("table_size", "observation padded to this many seats"))
+    opponents: dict[str, float] = shared("opponents", {"greedy": 1.0, "random": 0.3})
+    snapshot_every_samples: int = declare(0, count(10**12, "a frozen copy joins every env's "
+                                                   "pool this often; 0: never", "samples"))
+    snapshot_weight: float = declare(1.0, number(0, 1e3, "opponent weight of each snapshot"))
+    hand_reward: float = shared("hand_reward", 0.1)
+    shaping: str = declare("lives", Spec("choice", "the per-hand shaping (scat_env.rewards)",
+                                         choices=tuple(SHAPINGS)))
+    n_envs: int = declare(8, positive(1024, "parallel envs, one game each"))
+    vec_env: str = declare("subproc", Spec("choice", "subproc (a process per env) or dummy",
+                                           choices=("dummy", "subproc")))
+    total_samples: int = shared("total_samples", 200_000)
+    time_limit_s: float | None = shared("time_limit_s", None)
+    rollout_samples_per_env: int = declare(512, positive(1 << 21, "SB3's n_steps", "samples"))
+    minibatch_samples: int = shared("minibatch_samples", 2048)
+    epochs: int = shared("epochs", 4)
+    lr: float = shared("lr", 3e-4)
+    gamma: float = shared("gamma", 0.998)
+    gae_lambda: float = shared("gae_lambda", 0.95)
+    clip: float = shared("clip", 0.2)
+    ent_coef: float = shared("ent_coef", 0.01)
+    hidden: int = shared("hidden", 256)
+    layers: int = shared("layers", 2)
+    torch_threads: int = shared("torch_threads", 1)
+    eval_every_samples: int = declare(50_000, count(10**12, "in-training evaluation this "
+                                                    "often; 0: only at the end", "samples"))
+    eval_games: int = shared("eval_games", 60)
+    eval_opponents: list[str] = shared("eval_opponents", ["random", "greedy", "expert"])
+    eval_players: list[int] = shared("eval_players", [2, 3, 4])
+    final_eval_games: int = shared("final_eval_games", 300)
+    checkpoint_every_samples: int = declare(50_000, count(10**12, "checkpoint this often",
+                                                          "samples"))
+    progress: bool = shared("progress", True)
+
+    def __post_init__(self) -> None:
+        validate(self, "sb3 config")
+
+    def relations(self, where: str) -> None:
+        _within_max_players(self, where)
+
+
+@dataclass
+class BatchPPOConfig:
+    """Every setting of a batched run (:mod:`training.batch_ppo`; YAML ``trainer: batch``).
+
+    A *sample* is one learner decision, as for the other trainers. Each update collects
+    ``rollout_steps`` batched steps from ``envs_per_table`` games of every table size of
+    ``player_counts``; in self-play games every decision is a learner sample, in the others
+    only the learner seat's.
+
+    ``learner_seats``: learner seats in a game against opponents (the rest are the opponent
+    kind drawn for it), at most num_players - 1: more samples from those games at large
+    tables, where one seat in ten is all a game gives. ``handoff``: hand the learner's and
+    snapshots' seats to a fixed compact policy or set once at most ``handoff_players``
+    players are in, read as that smaller game (``compact:`` sets play so). Why: a set's
+    member for three players plays only while three are in; with a hand-off the policy
+    learns only positions it will play, and what reaching the smaller game is worth under
+    the player who really plays it. ``numba_threads``: on a machine busy with other work,
+    two threads (numba's and torch's) waited at their barriers for a core another process
+    held: 674 learner decisions/s against 12,353 with one thread each, the same 40-second
+    run (docs/TRAINING.md, "Threads").
+    """
+
+    name: str = shared("name", "batch")
+    seed: int = shared("seed", 1)
+    rules: str = declare("standard", Spec("any", "a preset the batched engine plays"))
+    player_counts: list[int] = declare([2, 3, 4], Spec("players", "table sizes trained on"))
+    envs_per_table: int = declare(512, positive(1 << 16, "games of each table size stepped "
+                                                "at once", "games"))
+    rollout_steps: int = declare(64, positive(1 << 14, "batched steps per update, per table "
+                                              "size", "steps"))
+    self_play: float = declare(0.5, Spec("share", "share of games where every seat is a "
+                                         "learner seat"))
+    opponents: dict[str, float] = declare(
+        {"greedy": 0.5, "snapshot": 0.3, "random": 0.2},
+        Spec("mix", "the other games' opponents, by weight", choices=BATCH_OPPONENTS))
+    learner_seats: int = declare(1, positive(MAX_PLAYERS - 1, "learner seats in a game "
+                                             "against opponents"))
+    snapshot_every_updates: int = declare(10, positive(10**9, "the snapshot takes the "
+                                                       "live weights this often", "updates"))
+    expert_advice: bool = declare(False, Spec("flag", "expert's move as a learned bonus on "
+                                              "that action's logit"))
+    init_from: str | None = declare(None, Spec("text", "a policy file's path (compact, or a "
+                                               "shipped name) whose weights the run starts "
+                                               "from", optional=True))
+    handoff: str | None = declare(None, Spec("text", "a compact policy file, set manifest or "
+                                             "shipped name (scat_batch_2p) that plays once "
+                                             "few players are in", optional=True))
+    handoff_players: int = declare(2, Spec("any", "players in at which the handoff plays"))
+    hand_reward: float = shared("hand_reward", 0.25)
+    hand_reward_decay_samples: int = declare(0, count(10**12, "linear decay of hand_reward "
+                                                      "to 0; 0: constant", "samples"))
+    hidden: int = shared("hidden", 128)
+    layers: int = shared("layers", 2)
+    lr: float = shared("lr", 3e-4)
+    gamma: float = shared("gamma", 0.995)
+    gae_lambda: float = shared("gae_lambda", 0.95)
+    epochs: int = shared("epochs", 3)
+    minibatch_samples: int = shared("minibatch_samples", 8192)
+    clip: float = shared("clip", 0.2)
+    ent_coef: float = shared("ent_coef", 0.01)
+    vf_coef: float = shared("vf_coef", 0.5)
+    max_grad_norm: float = shared("max_grad_norm", 0.5)
+    total_samples: int = shared("total_samples", 10_000_000)
+    time_limit_s: float | None = shared("time_limit_s", None)
+    torch_threads: int = shared("torch_threads", 2)
+    numba_threads: int | None = declare(None, Spec("positive", "threads of the batched "
+                                                   "engine's kernels; null: every core",
+                                                   high=1024, optional=True))
+    eval_every_updates: int = declare(20, count(10**12, "in-training check against "
+                                                "eval_opponent; 0: none", "updates"))
+    eval_every_s: float | None = declare(None, number(0, 1e7, "the same check this often as "
+                                                      "well; null: by updates only", "s",
+                                                      low_open=True, optional=True))
+    eval_games: int = shared("eval_games", 2000)
+    eval_opponent: str = declare("greedy", Spec("choice", "the in-training check's opponents",
+                                                choices=("greedy", "expert")))
+    eval_opponents: list[str] = shared("eval_opponents", ["random", "greedy", "expert"])
+    eval_players: list[int] = shared("eval_players", [2, 3, 4])
+    final_eval_games: int = shared("final_eval_games", 1000)
+    final_eval_workers: int = declare(2, positive(1024, "processes of the final evaluation"))
+    progress: bool = shared("progress", True)
+
+    def __post_init__(self) -> None:
+        validate(self, "batch config")
+
+    def relations(self, where: str) -> None:
+        """What relates fields: the handoff's table size, and whether the batched expert
+        and network can play the rules."""
+        if self.handoff is not None and (
+                type(self.handoff_players) is not int
+                or not 2 <= self.handoff_players < min(self.player_counts)):
+            raise ValueError(f"{where}: handoff_players must be an int from 2 to one less "
+                             f"than the smallest player count ({min(self.player_counts)}), "
+                             f"got {self.handoff_players!r}")
+        self._check_observation(where)
+        if (self.opponents.get("expert") or self.expert_advice
+                or self.eval_opponent == "expert"):
+            self._check_expert(where)
+
+    def _check_observation(self, where: str) -> None:
+        """The batched trainer's network reads the base compact observation: a preset whose
+        observation appends pieces (the calls, golf, the points races) would be trained
+        blind to them, so it is refused, naming what the network could not see."""
+        from scat_env.batch import beyond_base_observation
+        from scat_env.rules import PRESETS
+
+        if self.rules not in PRESETS:
+            return  # refused by name elsewhere: the batched trainer takes presets only
+        why = beyond_base_observation(Rules.preset(self.rules))
+        if why is not None:
+            raise ValueError(f"{where}: rules {self.rules!r}: the batched trainer's network "
+                             f"reads the base compact observation, which has no word for "
+                             f"{why}; train these rules with 'trainer: sb3'")
+
+    def _check_expert(self, where: str) -> None:
+        """The batched expert plays the draw-and-discard presets only."""
+        from agents.batch_expert import uncovered
+        from scat_env.rules import PRESETS
+
+        why = uncovered(Rules.preset(self.rules)) if self.rules in PRESETS else None
+        if why is not None:
+            field_name = ("expert_advice" if self.expert_advice else "opponents"
+                          if self.opponents.get("expert") else "eval_opponent")
+            raise ValueError(f"{where}: {field_name}: the batched expert does not play "
+                             f"rules {self.rules!r}: {why}")
+
+
+@dataclass
+class RLlibConfig:
+    """Every setting of an RLlib run (:mod:`training.adapters.rllib`; YAML ``trainer: rllib``).
+
+    A *sample* is one learner decision (one step of the RLlib env: one learning seat's
+    move). Schedules count RLlib iterations (one ``algo.train()``: a batch of
+    ``train_batch_samples`` samples and the PPO epochs on it). The run plays tables of
+    ``num_players`` only: the policy reads the env's own observation of that table size.
+    The scale fields (``num_env_runners``...) are configuration only (docs/SCALING.md,
+    "RLlib on a cluster").
+    """
+
+    name: str = shared("name", "rllib")
+    seed: int = shared("seed", 1)
+    rules: str = shared("rules", "standard")
+    num_players: int = declare(3, Spec("table_size", "the one table size it plays"))
+    opponents: dict[str, float] = shared("opponents", {
+        "self": 0.3, "snapshot": 0.2, "random": 0.2, "greedy": 0.3})
+    snapshot_every_iterations: int = declare(5, positive(10**9, "the frozen copy takes the "
+                                                         "live weights this often",
+                                                         "iterations"))
+    hand_reward: float = shared("hand_reward", 0.25)
+    max_turns: int = shared("max_turns", DEFAULT_MAX_TURNS)
+    total_samples: int = shared("total_samples", 200_000)
+    time_limit_s: float | None = shared("time_limit_s", None)
+    train_batch_samples: int = declare(4000, positive(1 << 21, "RLlib's "
+                                                      "train_batch_size_per_learner",
+                                                      "samples"))
+    minibatch_samples: int = shared("minibatch_samples", 500)
+    epochs: int = shared("epochs", 4)
+    lr: float = shared("lr", 3e-4)
+    gamma: float = shared("gamma", 0.995)
+    gae_lambda: float = shared("gae_lambda", 0.95)
+    clip: float = shared("clip", 0.2)
+    ent_coef: float = shared("ent_coef", 0.01)
+    vf_coef: float = shared("vf_coef", 0.5)
+    hidden: int = shared("hidden", 128)
+    layers: int = shared("layers", 2)
+    torch_threads: int = shared("torch_threads", 1)
+    num_env_runners: int = declare(0, count(1024, "remote sampling processes; 0: the driver "
+                                            "samples"))
+    envs_per_env_runner: int = declare(1, positive(1024, "envs per sampling process"))
+    num_learners: int = declare(0, count(1024, "remote learner processes; 0: the driver "
+                                         "learns"))
+    num_gpus_per_learner: float = declare(0.0, number(0, 64, "GPUs per learner"))
+    ray_address: str | None = declare(None, Spec("any", "null (this machine), 'auto' or "
+                                                 "HOST:PORT", optional=True))
+    eval_every_iterations: int = declare(0, count(10**12, "quick evaluation this often; "
+                                                  "0: only at the end", "iterations"))
+    eval_games: int = shared("eval_games", 60)
+    eval_opponents: list[str] = shared("eval_opponents", ["random", "greedy", "expert"])
+    eval_players: list[int] | None = declare(None, Spec("any", "null: [num_players], the "
+                                                        "only size it plays", optional=True))
+    final_eval_games: int = shared("final_eval_games", 200)
+    checkpoint_every_iterations: int = declare(10, positive(10**9, "checkpoint this often",
+                                                            "iterations"))
+    progress: bool = shared("progress", True)
+
+    def __post_init__(self) -> None:
+        validate(self, "rllib config")
+
+    def relations(self, where: str) -> None:
+        """The evaluation's table size, the minibatch within the batch, the address."""
+        if self.eval_players is None:
+            self.eval_players = [self.num_players]
+        if not isinstance(self.eval_players, list) or not self.eval_players or any(
+                n != self.num_players or type(n) is not int for n in self.eval_players):
+            raise ValueError(f"{where}: eval_players can only be [num_players] "
+                             f"([{self.num_players}]): the policy reads the observation of "
+                             f"that table size; got {self.eval_players!r}")
+        if self.minibatch_samples > self.train_batch_samples:
+            raise ValueError(f"{where}: minibatch_samples ({self.minibatch_samples}) must be at "
+                             f"most train_batch_samples ({self.train_batch_samples})")
+        if self.ray_address is not None and (
+                not isinstance(self.ray_address, str) or not self.ray_address.isprintable()
+                or (self.ray_address != "auto" and not _host_port(self.ray_address))):
+            raise ValueError(f"{where}: ray_address must be null (this machine), 'auto' or "
+                             f"HOST:PORT, got {self.ray_address!r}")
+
+
+# -- the one validator ----------------------------------------------------------------------
+def validate(cfg: Any, where: str) -> None:
+    """Check every field of ``cfg`` against its :class:`Spec`, then the network's size and
+    the class's ``relations``; the first problem is one ``ValueError`` naming the field and
+    what it allows."""
+    for f in dataclasses.fields(cfg):
+        spec = f.metadata.get("spec")
+        value = getattr(cfg, f.name)
+        if spec is None or (value is None and spec.optional):
+            continue
+        problem = _problem(spec, value)
+        if problem is not None:
+            raise ValueError(f"{where}: {f.name} {problem}, got {value!r}")
+    if hasattr(cfg, "hidden") and hasattr(cfg, "layers"):
         _network_fits(cfg.hidden, cfg.layers, where)
+    cfg.relations(where)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_weight(value: Any) -> bool:
+    """A finite number >= 0 (nan and inf compare in ways that let them through ``< 0``)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:  # an int past a float's range would overflow the sum of weights later
+        as_float = float(value)
+    except OverflowError:
+        return False
+    return 0 <= as_float < math.inf
+
+
+def _in_span(spec: Spec, value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and (spec.low < value if spec.low_open else spec.low <= value)
+            and (value < spec.high if spec.high_open else value <= spec.high))
+
+
+def _problem(spec: Spec, value: Any) -> str | None:
+    """What is wrong with ``value`` for ``spec`` (None: nothing), as the error's words."""
+    check = _CHECKS[spec.kind]
+    return check(spec, value)
+
+
+def _positive(spec: Spec, value: Any) -> str | None:
+    if not _whole(value) or value < 1:
+        return "must be a positive int"
+    return None if value <= spec.high else f"must be at most {spec.high:,.0f}"
+
+
+def _count(spec: Spec, value: Any) -> str | None:
+    ok = _whole(value) and 0 <= value <= spec.high
+    return None if ok else f"must be a whole number from 0 to {spec.high:,.0f}"
+
+
+def _seed(spec: Spec, value: Any) -> str | None:
+    ok = _whole(value) and SEED_RANGE[0] <= value <= SEED_RANGE[1]
+    return None if ok else "must be a whole number from 0 to 2**63-1"
+
+
+def _players(spec: Spec, value: Any) -> str | None:
+    ok = isinstance(value, list) and value and all(
+        _whole(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in value)
+    return None if ok else f"must be a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}"
+
+
+def _mix(spec: Spec, value: Any) -> str | None:
+    if not isinstance(value, dict) or not value or any(
+            not isinstance(k, str) or not k.strip() for k in value):
+        return "must map agent specs (or self, snapshot) to weights"
+    if spec.choices and any(k not in spec.choices for k in value):
+        return f"must map some of {spec.choices} to weights"
+    weights = list(value.values())
+    if not all(map(_is_weight, weights)) or sum(weights) <= 0:
+        return "needs finite weights >= 0, not all 0"
+    return None
+
+
+_CHECKS: dict[str, Any] = {
+    "positive": _positive,
+    "count": _count,
+    "seed": _seed,
+    "players": _players,
+    "mix": _mix,
+    "number": lambda s, v: None if _in_span(s, v) else f"must be in {s.span()}",
+    "share": lambda s, v: None if _in_span(Spec("number", "", high=1), v)
+    else "must be a share from 0 to 1",
+    "table_size": lambda s, v: None if _whole(v) and MIN_PLAYERS <= v <= MAX_PLAYERS
+    else f"must be a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}",
+    "choice": lambda s, v: None if v in s.choices else f"must be one of {', '.join(s.choices)}",
+    "flag": lambda s, v: None if isinstance(v, bool) else "must be true or false",
+    "text": lambda s, v: None if isinstance(v, str) and v.strip() else f"must be {s.help}",
+    "specs": lambda s, v: None if isinstance(v, list) and all(
+        isinstance(x, str) and x.strip() for x in v) else "must be a list of agent specs",
+    "any": lambda s, v: None,
+}
+
+
+def _within_max_players(cfg: Any, where: str) -> None:
+    """Table sizes of a padded observation: at most ``max_players`` seats."""
+    for name in ("eval_players", "player_counts"):
+        counts = getattr(cfg, name)
+        if any(n > cfg.max_players for n in counts):
+            raise ValueError(f"{where}: {name} must be ints in {MIN_PLAYERS}..max_players="
+                             f"{cfg.max_players}, got {counts!r}")
 
 
 def _network_fits(hidden: int, layers: int, where: str) -> None:
@@ -102,531 +540,27 @@ def _network_fits(hidden: int, layers: int, where: str) -> None:
                          f"{MAX_PARAMETERS:,} parameters (a narrower or shallower network)")
 
 
-def _counts(cfg: Any, names: tuple[str, ...], where: str) -> None:
-    """Whole numbers that may be 0 (0 turns the thing off), within :data:`COUNT_LIMITS`."""
-    for name in names:
-        value = getattr(cfg, name)
-        high = COUNT_LIMITS.get(name, 10**12)
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
-            raise ValueError(f"{where}: {name} must be a whole number from 0 to {high:,}, "
-                             f"got {value!r}")
+def fields_table(cls: type) -> str:
+    """A config class's fields as a markdown table (name, type, default, allowed, unit,
+    help): docs/TRAINING.md's lists, printed by ``python -m training.config``."""
+    rows = ["| field | type | default | allowed | unit | what |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for f in dataclasses.fields(cls):
+        spec = f.metadata.get("spec") or Spec("any", "")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        kind = str(f.type).replace(" | None", " or null")
+        rows.append(f"| `{f.name}` | {kind} | `{default!r}` | "
+                    f"{spec.allowed().replace('|', 'or')} | {spec.unit} | {spec.help} |")
+    return "\n".join(rows)
 
 
-def _is_weight(value: Any) -> bool:
-    """A finite number >= 0 (nan and inf compare in ways that let them through ``< 0``)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return False
-    try:  # an int past a float's range would overflow the sum of weights later
-        as_float = float(value)
-    except OverflowError:
-        return False
-    return 0 <= as_float < float("inf")
+def main() -> None:
+    """``python -m training.config``: every trainer's fields as markdown tables."""
+    from .trainers import _TRAINERS
 
-
-def _common(cfg: Any, where: str) -> None:
-    """The fields both trainers share: seed, table sizes, opponents, evaluation."""
-    low, high = SEED_RANGE
-    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or not low <= cfg.seed <= high:
-        raise ValueError(f"{where}: seed must be a whole number from 0 to 2**63-1, "
-                         f"got {cfg.seed!r}")
-    if (not isinstance(cfg.max_players, int) or isinstance(cfg.max_players, bool)
-            or not MIN_PLAYERS <= cfg.max_players <= MAX_PLAYERS):
-        raise ValueError(f"{where}: max_players must be a whole number from {MIN_PLAYERS} to "
-                         f"{MAX_PLAYERS}, got {cfg.max_players!r}")
-    if not isinstance(cfg.opponents, dict) or not cfg.opponents or any(
-            not isinstance(k, str) or not k.strip() for k in cfg.opponents):
-        raise ValueError(f"{where}: opponents must map agent specs (or self, snapshot) to "
-                         f"weights, got {cfg.opponents!r}")
-    weights = list(cfg.opponents.values())
-    if not all(map(_is_weight, weights)) or sum(weights) <= 0:
-        raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
-                         f"got {cfg.opponents!r}")
-    for name in ("eval_players", "player_counts"):
-        counts = getattr(cfg, name)
-        if not isinstance(counts, list) or any(
-                not isinstance(n, int) or isinstance(n, bool)
-                or not MIN_PLAYERS <= n <= cfg.max_players for n in counts):
-            raise ValueError(f"{where}: {name} must be ints in {MIN_PLAYERS}..max_players="
-                             f"{cfg.max_players}, got {counts!r}")
-    if not isinstance(cfg.eval_opponents, list) or any(
-            not isinstance(s, str) or not s.strip() for s in cfg.eval_opponents):
-        raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
-                         f"got {cfg.eval_opponents!r}")
-
-
-#: The values each number may take: ``(low, high, low_open, high_open)``. Outside them PPO
-#: does not train (a discount above 1 diverges, a clip of 0 never moves the policy, a
-#: negative entropy bonus punishes exploring), so the run is refused before it starts.
-#: ``None`` stays allowed where the field allows it (no time limit, no KL stop).
-RANGES: dict[str, tuple[float, float, bool, bool]] = {
-    "lr": (0.0, 1.0, True, True),
-    "gamma": (0.0, 1.0, True, False),
-    "gae_lambda": (0.0, 1.0, False, False),
-    "clip": (0.0, 1.0, True, False),
-    "ent_coef": (0.0, 1.0, False, False),
-    "vf_coef": (0.0, 10.0, False, False),
-    "max_grad_norm": (0.0, 1e3, True, False),
-    "target_kl": (0.0, 10.0, True, False),
-    "hand_reward": (0.0, 10.0, False, False),
-    "advice_gain": (0.0, 100.0, False, False),
-    "snapshot_weight": (0.0, 1e3, False, False),
-    "time_limit_s": (0.0, 1e7, True, False),
-    "eval_every_s": (0.0, 1e7, True, False),
-}
-
-
-def _in_ranges(cfg: Any, where: str) -> None:
-    """Refuse a number outside :data:`RANGES` (nan and inf included) in one line."""
-    for name, (low, high, low_open, high_open) in RANGES.items():
-        value = getattr(cfg, name, None)
-        if value is None:
-            continue
-        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-              and (low < value if low_open else low <= value)
-              and (value < high if high_open else value <= high))
-        if not ok:
-            span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-            raise ValueError(f"{where}: {name} must be in {span}, got {value!r}")
-
-
-@dataclass
-class PPOConfig:
-    """Every hyper-parameter of a native run (:mod:`training.ppo`; YAML ``trainer: native``).
-
-    Budget: the run stops at ``total_samples`` or ``time_limit_s``, whichever comes first.
-    Schedules (evaluation, checkpoints, snapshots, critic warm-up) count updates.
-    """
-
-    name: str = "default"
-    seed: int = 1
-    rules: str = "standard"  # preset name or a rules YAML file
-    # -- tables ---------------------------------------------------------------------------
-    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
-    player_weights: list[float] | None = None  # None: uniform over player_counts
-    max_players: int = 6  # observation padded to this many seats: one policy for 2..max_players
-    # Share of training games that start from uneven lives, each seat's drawn uniformly from
-    # 1..start_lives: the positions where bigger games end and a specialist takes over
-    # (scat_env.active_view), which a game from full lives reaches only in its last hands.
-    random_lives: float = 0.0
-    # Hand the learner's seats to a fixed agent (any agent spec, e.g. the policy set's
-    # two-player member) once at most ``handoff_players`` players are in. Why: a policy-set
-    # member for N players plays only while N are in; at play time the smaller game that
-    # follows is the specialist's. With a hand-off, every sample is a position the member
-    # really plays, and the value of reaching the smaller game is learnt under the player
-    # that will really play it. The seat's game result still reaches its last sample.
-    handoff: str | None = None
-    handoff_players: int = 2
-    max_turns: int = DEFAULT_MAX_TURNS  # turns in one hand before the game is cut, as at play time
-    # -- opponents ------------------------------------------------------------------------
-    # Each non-learner seat is drawn from these weights: "self" (the learner again, also
-    # trained on), "snapshot" (a frozen past copy) or any agent spec of agents.registry.
-    opponents: dict[str, float] = field(
-        default_factory=lambda: {"self": 0.4, "snapshot": 0.2, "greedy": 0.2, "expert": 0.2})
-    snapshot_every_updates: int = 10  # a frozen copy joins the pool this often
-    snapshot_pool: int = 8  # copies kept (the oldest leaves)
-    # -- budget ---------------------------------------------------------------------------
-    total_samples: int = 5_000_000  # learner decisions
-    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
-    # -- data collection ------------------------------------------------------------------
-    parallel_games: int = 128  # games stepped in lockstep, one batched forward pass per step
-    rollout_samples: int = 8192  # new learner samples per update
-    # -- reward ---------------------------------------------------------------------------
-    hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
-    # "lives" (zero-sum lives) or "win_chance" (potential-based on the expected game result;
-    # an experiment, docs/TRAINING.md)
-    shaping: str = "lives"
-    hand_reward_decay_samples: int | None = None  # hand_reward falls linearly to 0 over these
-    # -- network and inputs ---------------------------------------------------------------
-    hidden: int = 256  # units per hidden layer
-    layers: int = 2
-    advice: bool = False  # append the expert's move and card-counting numbers to the input
-    advice_gain: float = 3.0  # initial logit bonus of the expert's move (learned from there)
-    init_from: str | None = None  # policy file to start from; may grow into a larger network
-    # A separate critic that also sees every hidden hand and the stock (training only).
-    privileged_critic: bool = False
-    # Updates at the start that train only the value function: a new critic for a policy
-    # started with init_from would otherwise feed its untrained, noisy values into the
-    # advantages. With privileged_critic the policy is untouched meanwhile; without it, the
-    # trunk it shares with the value head learns from the value loss.
-    critic_warmup_updates: int = 0
-    # -- optimisation ---------------------------------------------------------------------
-    lr: float = 3e-4
-    anneal_lr: bool = False  # lr falls linearly towards 5% of lr over total_samples (experiment)
-    gamma: float = 0.998
-    gae_lambda: float = 0.95
-    epochs: int = 4  # passes over each rollout
-    minibatch_samples: int = 2048
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = 0.05  # stop an update's epochs early past this KL; None: never
-    torch_threads: int = 1  # measured: 2 threads on a shared 2-core box is far slower
-    # -- evaluation, checkpoints, output --------------------------------------------------
-    eval_every_updates: int = 25  # quick evaluation during training; 0: only at the end
-    eval_games: int = 60  # per (opponent, player count), seats rotated
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    final_eval_games: int = 400  # per (opponent, player count), duplicate deals; 0: none
-    final_eval_workers: int = 1  # processes for the final evaluation (training uses one)
-    checkpoint_every_updates: int = 10
-    progress: bool = True  # progress bar on stderr
-
-    def __post_init__(self) -> None:
-        _common(self, "ppo config")
-        self._check_tables()
-        _positive_ints(self, ("parallel_games", "rollout_samples", "minibatch_samples", "epochs",
-                              "hidden", "layers", "total_samples", "torch_threads",
-                              "checkpoint_every_updates", "snapshot_pool",
-                              "snapshot_every_updates", "max_turns", "final_eval_workers"),
-                       "ppo config")
-        _counts(self, ("critic_warmup_updates", "eval_every_updates", "eval_games",
-                       "final_eval_games"), "ppo config")
-        if self.hand_reward_decay_samples is not None:
-            _positive_ints(self, ("hand_reward_decay_samples",), "ppo config")
-        check_shaping(self.shaping, "ppo config: ")
-        _in_ranges(self, "ppo config")
-
-    def _check_tables(self) -> None:
-        """Who sits at the training tables: player counts, opponents, lives, hand-off."""
-        def bad(msg: str) -> ValueError:
-            return ValueError(f"ppo config: {msg}")
-
-        if not self.player_counts or any(
-                not isinstance(n, int) or not 2 <= n <= self.max_players for n in self.player_counts):
-            raise bad(f"player_counts must be ints in 2..max_players={self.max_players}, "
-                      f"got {self.player_counts!r}")
-        if self.player_weights is not None and (
-                len(self.player_weights) != len(self.player_counts)
-                or not all(map(_is_weight, self.player_weights)) or sum(self.player_weights) <= 0):
-            raise bad("player_weights must have one finite weight >= 0 per player count, "
-                      f"not all 0, got {self.player_weights!r}")
-        if not _is_weight(self.random_lives) or not 0 <= self.random_lives <= 1:
-            raise bad(f"random_lives must be a share in [0, 1], got {self.random_lives!r}")
-        if self.handoff is None:
-            return
-        if not isinstance(self.handoff, str) or not self.handoff:
-            raise bad(f"handoff must be an agent spec (e.g. ppo:FILE), got {self.handoff!r}")
-        if (not isinstance(self.handoff_players, int) or isinstance(self.handoff_players, bool)
-                or not 1 < self.handoff_players < min(self.player_counts)):
-            raise bad("handoff_players must be an int from 2 to one less than the smallest "
-                      f"player count ({min(self.player_counts)}), got {self.handoff_players!r}")
-
-
-@dataclass
-class SB3Config:
-    """Every setting of an SB3 run (:mod:`training.sb3_train`; YAML ``trainer: sb3``).
-
-    Budget and schedules count samples (SB3's timesteps, all envs together).
-    """
-
-    name: str = "sb3"
-    seed: int = 1
-    rules: str = "standard"  # preset name or a rules YAML file
-    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
-    max_players: int = 6  # observation padded to this many seats
-    opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0, "random": 0.3})
-    snapshot_every_samples: int = 0  # a frozen copy joins every env's pool this often; 0: never
-    snapshot_weight: float = 1.0  # opponent weight of each snapshot
-    hand_reward: float = 0.1  # coefficient of the per-hand shaping (scat_env.rewards)
-    shaping: str = "lives"  # lives | win_chance (as PPOConfig.shaping)
-    n_envs: int = 8  # parallel envs, one game each
-    vec_env: str = "subproc"  # subproc (one process per env: faster with free cores) | dummy
-    total_samples: int = 200_000  # learner decisions
-    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
-    rollout_samples_per_env: int = 512  # SB3's n_steps
-    minibatch_samples: int = 2048  # SB3's batch_size
-    epochs: int = 4  # SB3's n_epochs
-    lr: float = 3e-4
-    gamma: float = 0.998
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    hidden: int = 256  # units per hidden layer
-    layers: int = 2
-    torch_threads: int = 1
-    eval_every_samples: int = 50_000  # 0: only at the end
-    eval_games: int = 60  # per (opponent, player count), seats rotated
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    final_eval_games: int = 300  # per (opponent, player count), duplicate deals; 0: none
-    checkpoint_every_samples: int = 50_000
-    progress: bool = True  # progress bar on stderr
-
-    def __post_init__(self) -> None:
-        if self.vec_env not in ("dummy", "subproc"):
-            raise ValueError(f"sb3 config: vec_env must be dummy or subproc, got {self.vec_env!r}")
-        _common(self, "sb3 config")
-        _positive_ints(self, ("n_envs", "rollout_samples_per_env", "minibatch_samples", "epochs",
-                              "total_samples", "hidden", "layers", "torch_threads"),
-                       "sb3 config")
-        _counts(self, ("snapshot_every_samples", "eval_every_samples", "eval_games",
-                       "final_eval_games", "checkpoint_every_samples"), "sb3 config")
-        check_shaping(self.shaping, "sb3 config: ")
-        _in_ranges(self, "sb3 config")
-
-
-#: The opponents a batched run plays, batched like its games (training.batch_ppo).
-BATCH_OPPONENTS = ("greedy", "random", "snapshot", "expert")
-
-
-@dataclass
-class BatchPPOConfig:
-    """Every setting of a batched run (:mod:`training.batch_ppo`; YAML ``trainer: batch``).
-
-    A *sample* is one learner decision, as for the other trainers. Each update collects
-    ``rollout_steps`` batched steps from ``envs_per_table`` games of every table size of
-    ``player_counts``; in self-play games every decision is a learner sample, in the others
-    only the learner seat's.
-    """
-
-    name: str = "batch"
-    seed: int = 1
-    rules: str = "standard"  # a preset the batched engine plays (scat_env.batch.covers)
-    player_counts: list[int] = field(default_factory=lambda: [2, 3, 4])
-    envs_per_table: int = 512  # games of each table size stepped at once
-    rollout_steps: int = 64  # batched steps per update, per table size
-    self_play: float = 0.5  # share of games where every seat is a learner seat
-    opponents: dict[str, float] = field(default_factory=lambda: {
-        "greedy": 0.5, "snapshot": 0.3, "random": 0.2})  # the other games' opponents
-    # Learner seats in a game against opponents (the rest are the opponent kind drawn for
-    # it), at most num_players - 1: more samples from those games at large tables, where
-    # one seat in ten is all a game gives.
-    learner_seats: int = 1
-    snapshot_every_updates: int = 10
-    expert_advice: bool = False  # expert's move as a learned bonus on that action's logit
-    # A compact policy file (``scat train`` output, or a shipped name) whose weights the run
-    # starts from: its hidden, layers and expert_advice must be this config's. Relative
-    # paths are from the working folder. A long run goes in legs, each from the last one.
-    init_from: str | None = None
-    # Hand the learner's and snapshots' seats to a fixed compact policy or set (a file, a
-    # set manifest or a shipped name: ``scat_batch_2p``) once at most ``handoff_players``
-    # players are in, read as that smaller game (``compact:`` sets play so). Why: a set's
-    # member for three players plays only while three are in; the heads-up that follows is
-    # its two-player member's. With a hand-off the policy learns only positions it will play,
-    # and what reaching the smaller game is worth under the player who really plays it: the
-    # handed-off positions train the value head, not the policy.
-    handoff: str | None = None
-    handoff_players: int = 2
-    hand_reward: float = 0.25  # lives shaping: coef * (others' mean lives lost - mine)
-    hand_reward_decay_samples: int = 0  # linear decay of hand_reward to 0 (0: constant)
-    hidden: int = 128
-    layers: int = 2
-    lr: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    epochs: int = 3
-    minibatch_samples: int = 8192
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    total_samples: int = 10_000_000  # learner decisions
-    time_limit_s: float | None = None  # seconds of training; None: no limit
-    torch_threads: int = 2
-    # Threads of the batched engine's numba kernels; None: numba's own count (every core).
-    # On a machine busy with other work, two threads (numba's and torch's) waited at their
-    # barriers for a core another process held: 674 learner decisions/s against 12,353 with
-    # one thread each, the same 40-second run (docs/TRAINING.md, "Threads").
-    numba_threads: int | None = None
-    eval_every_updates: int = 20  # in-training check against eval_opponent (batched); 0: none
-    # The same check every this many seconds as well (None: by updates only): its cadence in
-    # time, whatever the machine's pace; the first check is of the untrained network.
-    eval_every_s: float | None = None
-    eval_games: int = 2000
-    eval_opponent: str = "greedy"  # the in-training check's opponents: greedy or expert
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    eval_players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    final_eval_games: int = 1000  # per (opponent, player count), duplicate deals; 0: none
-    final_eval_workers: int = 2
-    progress: bool = True  # the in-training check's line on stderr (--no-progress: none)
-
-    def _check_observation(self, where: str) -> None:
-        """The batched trainer's network reads the base compact observation: a preset whose
-        observation appends pieces (the calls, golf, the points races) would be trained
-        blind to them, so it is refused, naming what the network could not see."""
-        from scat_env.batch import beyond_base_observation
-        from scat_env.rules import PRESETS, Rules
-
-        if self.rules not in PRESETS:
-            return  # refused by name elsewhere: the batched trainer takes presets only
-        why = beyond_base_observation(Rules.preset(self.rules))
-        if why is not None:
-            raise ValueError(f"{where}: rules {self.rules!r}: the batched trainer's network "
-                             f"reads the base compact observation, which has no word for "
-                             f"{why}; train these rules with 'trainer: native'")
-
-    def __post_init__(self) -> None:
-        where = "batch config"
-        low, high = SEED_RANGE
-        if type(self.seed) is not int or not low <= self.seed <= high:
-            raise ValueError(f"{where}: seed must be a whole number from 0 to 2**63-1, "
-                             f"got {self.seed!r}")
-        for name in ("player_counts", "eval_players"):
-            counts = getattr(self, name)
-            if not isinstance(counts, list) or not counts or any(
-                    type(n) is not int or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
-                raise ValueError(f"{where}: {name} must be a list of ints in {MIN_PLAYERS}.."
-                                 f"{MAX_PLAYERS}, got {counts!r}")
-        if (not isinstance(self.opponents, dict) or not self.opponents
-                or any(k not in BATCH_OPPONENTS for k in self.opponents)):
-            raise ValueError(f"{where}: opponents must map some of {BATCH_OPPONENTS} to "
-                             f"weights, got {self.opponents!r}")
-        if not all(map(_is_weight, self.opponents.values())) or sum(
-                self.opponents.values()) <= 0:
-            raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
-                             f"got {self.opponents!r}")
-        if not isinstance(self.expert_advice, bool):
-            raise ValueError(f"{where}: expert_advice must be true or false, "
-                             f"got {self.expert_advice!r}")
-        if self.init_from is not None and (not isinstance(self.init_from, str)
-                                           or not self.init_from.strip()):
-            raise ValueError(f"{where}: init_from must be a policy file's path, "
-                             f"got {self.init_from!r}")
-        if self.handoff is not None and (not isinstance(self.handoff, str)
-                                         or not self.handoff.strip()):
-            raise ValueError(f"{where}: handoff must be a compact policy file, set manifest "
-                             f"or shipped name (scat_batch_2p), got {self.handoff!r}")
-        if self.handoff is not None and (
-                type(self.handoff_players) is not int
-                or not 2 <= self.handoff_players < min(self.player_counts)):
-            raise ValueError(f"{where}: handoff_players must be an int from 2 to one less "
-                             f"than the smallest player count ({min(self.player_counts)}), "
-                             f"got {self.handoff_players!r}")
-        if self.eval_opponent not in ("greedy", "expert"):
-            raise ValueError(f"{where}: eval_opponent must be greedy or expert, "
-                             f"got {self.eval_opponent!r}")
-        self._check_observation(where)
-        if (self.opponents.get("expert") or self.expert_advice
-                or self.eval_opponent == "expert"):
-            from agents.batch_expert import uncovered
-            from scat_env.rules import PRESETS, Rules
-
-            why = uncovered(Rules.preset(self.rules)) if self.rules in PRESETS else None
-            if why is not None:
-                field_name = ("expert_advice" if self.expert_advice else "opponents"
-                              if self.opponents.get("expert") else "eval_opponent")
-                raise ValueError(f"{where}: {field_name}: the batched expert does not play "
-                                 f"rules {self.rules!r}: {why}")
-        if not isinstance(self.eval_opponents, list) or any(
-                not isinstance(s, str) or not s.strip() for s in self.eval_opponents):
-            raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
-                             f"got {self.eval_opponents!r}")
-        if (not isinstance(self.self_play, (int, float)) or isinstance(self.self_play, bool)
-                or not 0.0 <= self.self_play <= 1.0):
-            raise ValueError(f"{where}: self_play must be a share from 0 to 1, "
-                             f"got {self.self_play!r}")
-        _positive_ints(self, ("envs_per_table", "rollout_steps", "hidden", "layers", "epochs",
-                              "learner_seats", "minibatch_samples", "total_samples",
-                              "torch_threads",
-                              "snapshot_every_updates", "final_eval_workers"), where)
-        _counts(self, ("eval_every_updates", "eval_games", "final_eval_games",
-                       "hand_reward_decay_samples"), where)
-        if self.numba_threads is not None:
-            _positive_ints(self, ("numba_threads",), where)
-        _in_ranges(self, where)
-
-
-@dataclass
-class RLlibConfig:
-    """Every setting of an RLlib run (:mod:`training.rllib_train`; YAML ``trainer: rllib``).
-
-    A *sample* is one learner decision (one step of the RLlib env: one learning seat's
-    move). Schedules count RLlib iterations (one ``algo.train()``: a batch of
-    ``train_batch_samples`` samples and the PPO epochs on it). The run plays tables of
-    ``num_players`` only: the policy reads the env's own observation of that table size.
-    """
-
-    name: str = "rllib"
-    seed: int = 1
-    rules: str = "standard"  # preset name or a rules YAML file
-    num_players: int = 3
-    # Every seat but one learning seat per game: "self" (the shared policy again, trained
-    # on too), "snapshot" (its frozen copy) or an agent spec played inside the env.
-    opponents: dict[str, float] = field(default_factory=lambda: {
-        "self": 0.3, "snapshot": 0.2, "random": 0.2, "greedy": 0.3})
-    snapshot_every_iterations: int = 5  # the frozen copy takes the live weights this often
-    hand_reward: float = 0.25  # lives shaping added to the game result (scat_env.rewards)
-    max_turns: int = DEFAULT_MAX_TURNS
-    total_samples: int = 200_000
-    time_limit_s: float | None = None  # seconds of training (resumes add up); None: no limit
-    train_batch_samples: int = 4000  # RLlib's train_batch_size_per_learner
-    minibatch_samples: int = 500  # RLlib's minibatch_size
-    epochs: int = 4  # RLlib's num_epochs
-    lr: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    hidden: int = 128
-    layers: int = 2
-    torch_threads: int = 1
-    # -- scale: configuration only (docs/SCALING.md, "RLlib on a cluster") -----------------
-    num_env_runners: int = 0  # 0: the driver samples itself; N: N remote sampling processes
-    envs_per_env_runner: int = 1
-    num_learners: int = 0  # 0: the driver learns itself; N: N remote learner processes
-    num_gpus_per_learner: float = 0.0
-    ray_address: str | None = None  # None: Ray on this machine; "auto" or "HOST:PORT": a cluster
-    # -- evaluation, checkpoints, output ---------------------------------------------------
-    eval_every_iterations: int = 0  # quick evaluation during training; 0: only at the end
-    eval_games: int = 60  # per opponent, seats rotated
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    eval_players: list[int] | None = None  # None: [num_players], the only size it plays
-    final_eval_games: int = 200  # per opponent, duplicate deals (training.tournament); 0: none
-    checkpoint_every_iterations: int = 10
-    progress: bool = True  # one line per iteration on stderr
-
-    def __post_init__(self) -> None:
-        where = "rllib config"
-        low, high = SEED_RANGE
-        if type(self.seed) is not int or not low <= self.seed <= high:
-            raise ValueError(f"{where}: seed must be a whole number from 0 to 2**63-1, "
-                             f"got {self.seed!r}")
-        if type(self.num_players) is not int or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise ValueError(f"{where}: num_players must be a whole number from {MIN_PLAYERS} "
-                             f"to {MAX_PLAYERS}, got {self.num_players!r}")
-        if not isinstance(self.opponents, dict) or not self.opponents or any(
-                not isinstance(k, str) or not k.strip() for k in self.opponents):
-            raise ValueError(f"{where}: opponents must map agent specs (or self, snapshot) to "
-                             f"weights, got {self.opponents!r}")
-        if not all(map(_is_weight, self.opponents.values())) or sum(self.opponents.values()) <= 0:
-            raise ValueError(f"{where}: opponents needs finite weights >= 0, not all 0, "
-                             f"got {self.opponents!r}")
-        if not isinstance(self.eval_opponents, list) or any(
-                not isinstance(s, str) or not s.strip() for s in self.eval_opponents):
-            raise ValueError(f"{where}: eval_opponents must be a list of agent specs, "
-                             f"got {self.eval_opponents!r}")
-        _positive_ints(self, ("snapshot_every_iterations", "max_turns", "total_samples",
-                              "train_batch_samples", "minibatch_samples", "epochs", "hidden",
-                              "layers", "torch_threads", "envs_per_env_runner",
-                              "checkpoint_every_iterations"), where)
-        _counts(self, ("num_env_runners", "num_learners", "eval_every_iterations",
-                       "eval_games", "final_eval_games"), where)
-        if self.eval_players is None:
-            self.eval_players = [self.num_players]
-        if not isinstance(self.eval_players, list) or not self.eval_players or any(
-                n != self.num_players or type(n) is not int for n in self.eval_players):
-            raise ValueError(f"{where}: eval_players can only be [num_players] "
-                             f"([{self.num_players}]): the policy reads the observation of "
-                             f"that table size; got {self.eval_players!r}")
-        if self.minibatch_samples > self.train_batch_samples:
-            raise ValueError(f"{where}: minibatch_samples ({self.minibatch_samples}) must be at "
-                             f"most train_batch_samples ({self.train_batch_samples})")
-        gpus = self.num_gpus_per_learner
-        if not _is_weight(gpus) or gpus > 64:
-            raise ValueError(f"{where}: num_gpus_per_learner must be a number from 0 to 64, "
-                             f"got {gpus!r}")
-        if self.ray_address is not None and (
-                not isinstance(self.ray_address, str) or not self.ray_address.isprintable()
-                or (self.ray_address != "auto" and not _host_port(self.ray_address))):
-            raise ValueError(f"{where}: ray_address must be null (this machine), 'auto' or "
-                             f"HOST:PORT, got {self.ray_address!r}")
-        _in_ranges(self, where)
-
-
-CONFIG_CLASSES: dict[str, type] = {"native": PPOConfig, "sb3": SB3Config,
-                                   "batch": BatchPPOConfig, "rllib": RLlibConfig}
+    for name, found in _TRAINERS.items():
+        print(f"### `trainer: {name}` ({found.config_cls.__name__})\n")
+        print(fields_table(found.config_cls) + "\n")
 
 
 def _host_port(address: str) -> bool:
@@ -643,7 +577,7 @@ def make_rules(spec: str) -> Rules:
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None
-                ) -> tuple[str, PPOConfig | SB3Config | BatchPPOConfig | RLlibConfig]:
+                ) -> tuple[str, Any]:
     """Read ``path`` -> ``(trainer, config dataclass)``; raises ValueError naming the file
     (in one bounded line, whatever value the file holds)."""
     path = Path(path)
@@ -655,15 +589,18 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None
 
 
 def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
-                 ) -> tuple[str, PPOConfig | SB3Config]:
+                 ) -> tuple[str, Any]:
+    from .trainers import trainer as find_trainer
+
     if not isinstance(raw, dict):
         raise ValueError(f"{str(path)!r}: expected a mapping of config fields")
     raw = {**raw, **(overrides or {})}
-    trainer = raw.pop("trainer", "native")
-    if not isinstance(trainer, str) or trainer not in TRAINERS:
-        raise ValueError(f"{str(path)!r}: trainer must be one of {TRAINERS}, got {trainer!r}")
+    trainer = raw.pop("trainer", "batch")
+    try:
+        cls = find_trainer(trainer).config_cls
+    except ValueError as exc:
+        raise ValueError(f"{str(path)!r}: {exc}") from None
     raw.setdefault("name", path.stem)
-    cls = CONFIG_CLASSES[trainer]
     known = {f.name for f in dataclasses.fields(cls)}
     # YAML keys may be numbers or null (``1: 2``): named as text, never sorted mixed.
     unknown = sorted(repr(k) if not isinstance(k, str) else k for k in set(raw) - known)
@@ -682,10 +619,6 @@ def _config_from(path: Path, raw: Any, overrides: dict[str, Any] | None
         raise ValueError(f"{str(path)!r}: {exc}") from None
     _check_names(path, cfg)
     return trainer, cfg
-
-
-#: Opponent names that are roles in a run, not agent specs: the learner, its frozen copy.
-ROLES = ("self", "snapshot")
 
 
 def _check_names(path: Path, cfg: Any) -> None:
@@ -756,3 +689,7 @@ def _items_problem(value: Any, kind: type, item_hint: tuple[Any, ...], what: str
         if problem:
             return f"has {what} that {problem}"
     return None
+
+
+if __name__ == "__main__":
+    main()

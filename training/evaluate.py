@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents.adapters.padded import PolicyAgent
 from agents.match import GameRecord, play_game
-from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from scat_env import Rules
 
@@ -205,7 +205,7 @@ def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: 
                                 games: int, folder: str | Path, *, workers: int = 1,
                                 rules: str = "standard", log: Any = print) -> dict[str, Any]:
     """The end-of-training report of either trainer: :func:`tournament_evaluation` of
-    ``spec`` (``ppo:PATH`` or ``sb3:PATH``) into a fresh ``folder``.
+    ``spec`` (``compact:PATH`` or ``sb3:PATH``) into a fresh ``folder``.
 
     The tournaments are resumable, so a stale folder from an earlier policy is removed
     first: its games must not be mixed in. The fixed seed (:data:`FINAL_EVAL_SEED`) makes
@@ -229,9 +229,9 @@ def final_tournament_evaluation(spec: str, opponents: list[str], player_counts: 
 
 def policy_spec(trainer: str, out: str | Path) -> str:
     """The agent spec of the policy ``trainer`` leaves in its run folder ``out``."""
-    out = Path(out)
-    return {"native": f"ppo:{out / 'policy.npz'}", "batch": f"compact:{out / 'policy.npz'}",
-            "rllib": f"rllib:{out / 'policy'}"}.get(trainer, f"sb3:{out / 'checkpoint.zip'}")
+    from .trainers import trainer as find_trainer
+
+    return find_trainer(trainer).policy_spec(Path(out))
 
 
 def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any]) -> str:
@@ -259,6 +259,14 @@ def run_report(trainer: str, cfg: Any, out: str | Path, summary: dict[str, Any])
                   + (f"; {final['seconds']:,.0f} s." if "seconds" in final else "."), ""]
     if (out / "learning_curve.png").exists():
         lines += ["## Learning curve", "", "![learning curve](learning_curve.png)", ""]
+    last = summary.get("last_update")
+    if last:  # the batched trainer's PPO statistics (training.batch_ppo.UPDATE_STATS)
+        lines += ["## Last update", "", "| " + " | ".join(last) + " |",
+                  "| " + " | ".join("---" for _ in last) + " |",
+                  "| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else f"{v:,}"
+                                    for v in last.values()) + " |", "",
+                  "Every update's figures: `summary.json` (`losses`) and TensorBoard (`tb/`).",
+                  ""]
     sizes = list(getattr(cfg, "eval_players", None) or [3])
     players = max(sizes)
     field_ = ",".join([spec] + ["expert"] * (players - 1))
@@ -284,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     import time
 
     p = argparse.ArgumentParser(prog="python -m training.evaluate", description=main.__doc__)
-    p.add_argument("spec", help="agent spec to evaluate, e.g. ppo:policies/scat_ppo.pt")
+    p.add_argument("spec", help="agent spec to evaluate, e.g. compact:scat_batch_set")
     p.add_argument("--opponents", default="expert,greedy,random")
     p.add_argument("--players", default="2,3,4")
     p.add_argument("--games", type=int, default=2000)

@@ -8,7 +8,7 @@ one baseline on the same duplicate deals as the training evaluation
 heads-up games split by the seat's lives against the other survivor's (lead / level /
 behind). Run the baseline itself as SPEC for the mirror (fair share: heads-up 2/n, then 1/2).
 
-    python -m training.heads_up ppo:scat_ppo_set expert --players 3 --games 2000 --seed 777
+    python -m training.heads_up compact:scat_batch_set expert --players 3 --games 2000 --seed 777
 
 The shipped set's three-player edge over `expert` comes mostly from the heads-up phase, not
 from reaching it (docs/EXPERIMENTS.md).
@@ -75,7 +75,7 @@ HEADER = ("| seat | games | win | reach heads-up | win given heads-up | "
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.heads_up",
                                      description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("spec", help="the seat's agent spec, e.g. ppo:scat_ppo_set")
+    parser.add_argument("spec", help="the seat's agent spec, e.g. compact:scat_batch_set")
     parser.add_argument("opponent", help="the baseline in every other seat, e.g. expert")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--games", type=int, default=2000)

@@ -5,7 +5,7 @@ For stable-baselines3 and any single-agent library. Each episode is one full gam
 - the number of players is drawn from ``num_players`` (an int or a list), the learner's
   seat is drawn uniformly (so it plays every seat: first to act, dealer, ...), and each
   other seat gets an opponent drawn from ``opponents`` (agent specs of
-  :mod:`agents.registry` with weights: ``greedy``, ``expert``, ``ppo:PATH`` for frozen
+  :mod:`agents.registry` with weights: ``greedy``, ``expert``, ``sb3:PATH`` for frozen
   snapshots of the learner...). :meth:`add_opponent` adds snapshots while training;
 - :meth:`step` plays the learner's action, then every opponent decision until it is the
   learner's turn again or the learner's game is over;
@@ -102,7 +102,7 @@ class ScatSingleAgentEnv(gym.Env):
         self._seen = 0
 
     def add_opponent(self, spec: str, weight: float = 1.0) -> None:
-        """Add an opponent spec to the pool (e.g. a ``ppo:PATH`` snapshot of the learner)."""
+        """Add an opponent spec to the pool (e.g. an ``sb3:PATH`` snapshot of the learner)."""
         if weight < 0:
             raise ValueError(f"opponent weight must be >= 0, got {weight} for {spec!r}")
         make_agent(spec, seed=0)  # fail now, with the registry's message, not mid-episode

@@ -1,13 +1,13 @@
-"""Trained-policy inference, numpy only: what playing a trained policy needs and nothing more.
+"""What the policy players share, numpy only: file checks and the set manifest.
 
-- :mod:`agents.neural.encoding`: the padded policy input (any table size in one layout,
-  derived from :data:`scat_env.observation.PIECES`) and how a renaming of the cards moves it.
-- :mod:`agents.neural.forward`: the network's forward pass in numpy.
-- :mod:`agents.neural.policy_file`: the policy file format (``.npz`` + JSON metadata + a
-  content hash) and the shipped policies' folder.
+- :mod:`agents.neural.archive`: bounded reading of zip archives and ``.npy`` headers.
+- :mod:`agents.neural.policy_file`: the bounds every policy file has, the safe torch
+  reader of the library adapters, and the shipped policies' folder.
 - :mod:`agents.neural.policy_set`: the policy-set manifest (one policy, or an averaged
-  ensemble, per number of players still in).
+  ensemble, per number of players still in), played by ``compact:SET.yaml``.
+- :mod:`agents.neural.encoding`: the padded observation of the single-agent env that the
+  stable-baselines3 adapter trains on and plays from.
 
-The torch network that trains these weights lives in :mod:`training.policy_net`; it imports
-this package, never the other way round, so play never imports torch.
+The policy file format and its numpy forward pass are :mod:`agents.compact`'s; the torch
+network that trains them is :class:`training.batch_ppo.CompactNet`.
 """

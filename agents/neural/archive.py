@@ -1,7 +1,7 @@
 """What a policy's zip archive and its ``.npy`` members may declare, checked before anything
 is parsed or allocated.
 
-Every file a policy spec names (``ppo:``, ``compact:``, ``sb3:``, ``rllib:``: policy files,
+Every file a policy spec names (``compact:``, ``sb3:``, ``rllib:``: policy files,
 torch files and checkpoints, SB3 zips) is a zip archive, and a zip says how large it is
 before it is read: its end-of-central-directory record gives the number of entries and the
 size of the directory, each entry its uncompressed size, each ``.npy`` header its array's
@@ -46,8 +46,8 @@ MAX_POLICY_ENTRIES = 256
 MAX_TORCH_ENTRIES = 1 << 16
 #: Directory bytes allowed per entry on average (a policy's are 60; torch's about 70).
 MAX_ENTRY_BYTES = 512
-#: The most parameters (float32 weights) a policy may hold: 128 MiB of weights, about 126
-#: times the shipped ``ppo:`` networks (265,534) and 240 times the ``compact:`` ones.
+#: The most parameters (float32 weights) a policy may hold: 128 MiB of weights, about 240
+#: times the shipped ``compact:`` networks.
 MAX_PARAMETERS = 1 << 25
 #: The largest ``.npz`` policy file, and the most its members may declare in all: the
 #: weights of :data:`MAX_PARAMETERS` and 8 MiB for the metadata and the arrays' headers.

@@ -61,13 +61,14 @@ def policy_view(view: PlayerView, active_only: bool) -> PlayerView:
     may differ.
 
     Training encodes the whole table (players who are out included, as zero lives and not
-    active). At play time, with ``active_only`` (the default of ``ppo:`` agents), a seat
-    still in reads :func:`scat_env.active_view` instead: the smaller game among the players
-    still in, exactly as a real game of that size looks, so a policy set hands it to the
-    specialist for that size. ``ppo:SPEC:full`` turns it off and plays as trained.
+    active). At play time, with ``active_only`` (the default of ``sb3:`` agents on this
+    observation), a seat still in reads :func:`scat_env.active_view` instead: the smaller
+    game among the players still in, exactly as a real game of that size looks.
+    ``sb3:PATH:full`` turns it off and plays as trained.
 
-    Measured on the same deals, shipped set against two or three ``expert`` seats, 2,000
-    games each (duplicate deals, seed 11), game by game (SE clustered by deal):
+    Measured with the retired native policy set (the table below; its files are in this
+    repository's history), against two or three ``expert`` seats, 2,000 games each
+    (duplicate deals, seed 11), game by game (SE clustered by deal):
 
     ========  ===============  ===============  ==================================
     players   active_view      ``:full``        difference
@@ -165,14 +166,6 @@ def policy_observation_size(max_players: int, advice: bool = False,
             + extra_size(max_players, extra) + choice_size(extra))
 
 
-def skip_indices(max_players: int) -> tuple[int, int, int]:
-    """Offsets of ``discard_values``, ``hand_value`` and ``value_with_discard`` in the input
-    (the scoring features the network's skip terms read)."""
-    spans = layout(max_players)
-    return (observation_size(max_players), spans["hand_value"].start,
-            spans["value_with_discard"].start)
-
-
 def symmetry_layout(max_players: int, advice: bool = False) -> tuple[list[int], list[int]]:
     """``(card_blocks, suit_blocks)``: the offsets in the policy input of every 52-entry
     block indexed by card and every 4-entry block indexed by suit, for
@@ -203,8 +196,7 @@ class PaddedEncoder:
     over the unseen cards, the chance a knock leaves me lowest). A network must otherwise
     learn those sums from one-hots; given them, it starts from the expert's judgement and
     learns where to depart from it. They are computed from the view, so nothing hidden
-    enters. Their cost is part of a ``ppo:`` agent's time per decision, which
-    ``scat bench agents --agent ppo:scat_ppo`` measures.
+    enters.
     """
 
     def __init__(self, rules: Rules, max_players: int = DEFAULT_MAX_PLAYERS,

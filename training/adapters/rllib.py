@@ -14,7 +14,7 @@ Three pieces, each small enough to read in one sitting:
   ``truncateds`` for a cut one).
 - :class:`ScatMaskedMLP`, a torch ``RLModule``: two ReLU MLPs over the observation, one for the
   action logits (illegal actions set to -1e9), one for the value. Its weight names are ours
-  (``pi.0.weight`` ... ``vf.N.bias``: :func:`agents.rllib_agent.layer_shapes`), so the export
+  (``pi.0.weight`` ... ``vf.N.bias``: :func:`agents.adapters.rllib.layer_shapes`), so the export
   is read back by ``rllib:PATH`` without RLlib.
 - :func:`train`: one shared policy ``main`` plays every learning seat (self-play); every
   ``snapshot_every_iterations`` its weights are copied into every env as the frozen
@@ -45,12 +45,12 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from agents.adapters.rllib import RULES_THE_POLICY_MUST_KNOW, RLlibPolicy, build_mlp, write_export
 from agents.registry import make_agent
-from agents.rllib_agent import RULES_THE_POLICY_MUST_KNOW, RLlibPolicy, build_mlp, write_export
 from scat_env import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from scat_env.rewards import hand_shaping
 
-from .config import RLlibConfig, make_rules
+from ..config import RLlibConfig, make_rules
 
 #: The one trained module: every learning seat of every game plays it.
 MAIN = "main"
@@ -326,7 +326,7 @@ def push_snapshot(algo: Any, weights: dict[str, np.ndarray]) -> int:
 def export_policy(weights: dict[str, np.ndarray], folder: Path, cfg: RLlibConfig,
                   observation_size: int, trained: dict[str, Any]) -> None:
     """``folder/weights.pt`` (a plain state dict) and ``folder/meta.json``: what
-    ``rllib:PATH`` reads (:func:`agents.rllib_agent.write_export`)."""
+    ``rllib:PATH`` reads (:func:`agents.adapters.rllib.write_export`)."""
     rules = make_rules(cfg.rules)
     write_export(weights, folder, {
         "env": "scat_v2",
@@ -345,7 +345,7 @@ def start_ray(cfg: RLlibConfig) -> bool:
     Local workers import this checkout."""
     import ray
 
-    from .tournament import init_ray
+    from ..tournament import init_ray
 
     if ray.is_initialized():
         if cfg.ray_address is not None:
@@ -364,7 +364,7 @@ def train(cfg: RLlibConfig, out_dir: str | Path, resume: bool = False, log: Any 
           ) -> dict[str, Any]:
     """Train (or continue) an RLlib run in ``out_dir``; returns the final summary. The
     folder is held for the whole run (:mod:`training.runlock`)."""
-    from .runlock import exclusive_folder
+    from ..runlock import exclusive_folder
 
     with exclusive_folder(out_dir, "training run"):
         started = start_ray(cfg)
@@ -380,8 +380,8 @@ def train(cfg: RLlibConfig, out_dir: str | Path, resume: bool = False, log: Any 
 def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any]:
     import torch
 
-    from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
-    from .sb3_train import write_atomically
+    from ..evaluate import evaluate_agent, fair_share_line, write_learning_curve
+    from .sb3 import write_atomically
 
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.torch_threads)
@@ -412,7 +412,7 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         t0, elapsed0, samples0 = time.perf_counter(), state["elapsed_s"], state["samples"]
 
         def evaluate(games: int, seed: int) -> dict[str, Any]:
-            from agents.rllib_agent import RLlibAgent
+            from agents.adapters.rllib import RLlibAgent
 
             export = _export_in_memory(main_weights(algo), cfg, size)
             return evaluate_agent(lambda s: RLlibAgent(export, seed=s), rules,
@@ -458,7 +458,7 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         "samples_per_s_since_start": (state["samples"] - samples0) / wall if wall else None,
     }
     if cfg.final_eval_games:
-        from .evaluate import final_tournament_evaluation
+        from ..evaluate import final_tournament_evaluation
 
         final = final_tournament_evaluation(
             f"rllib:{out / 'policy'}", list(cfg.eval_opponents), [cfg.num_players],
@@ -488,7 +488,7 @@ def read_resume_point(cfg: RLlibConfig, out: Path) -> tuple[dict[str, np.ndarray
     checkpoints are pickles, which would run whatever a run folder from elsewhere put in
     them; the optimizer's moments are the one thing this leaves behind. An export of another
     network, table size or rules than the config's is refused in one line."""
-    from agents.rllib_agent import read_meta, read_weights
+    from agents.adapters.rllib import read_meta, read_weights
 
     folder, state_path = out / "policy", out / "state.json"
     if not (folder / "meta.json").is_file() or not state_path.is_file():
@@ -525,7 +525,7 @@ def read_state(path: Path) -> dict[str, Any]:
 
 
 def _export_in_memory(weights: dict[str, np.ndarray], cfg: RLlibConfig, size: int) -> Any:
-    """An :class:`agents.rllib_agent.RLlibExport`-like object of the live weights, for the
+    """An :class:`agents.adapters.rllib.RLlibExport`-like object of the live weights, for the
     in-training evaluation (no file written)."""
     from types import SimpleNamespace
 

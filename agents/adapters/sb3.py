@@ -1,6 +1,6 @@
 """``sb3:PATH``: a stable-baselines3 / sb3-contrib MaskablePPO zip as an agent.
 
-It plays through :class:`agents.policy.PolicyAgent` (same padded input, same options
+It plays through :class:`agents.adapters.padded.PolicyAgent` (same padded input, same options
 ``:sample``, ``:full``, ``:sym``); a model trained on
 :class:`training.batch_vec_env.BatchVecEnv` reads another vector and plays through
 :class:`SB3CompactAgent` (option ``:sample``): the input's width says which. Loading needs
@@ -30,19 +30,19 @@ import numpy as np
 from scat_env import PlayerView, Rules
 from scat_env.actions import NUM_ACTIONS
 
-from .base import Agent
-from .compact import vector_inputs, vector_size, view_inputs
-from .neural.archive import MAX_PARAMETERS, check_parameters, check_zip_directory, parameters_text
-from .neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
-from .neural.policy_file import (
+from ..base import Agent
+from ..compact import vector_inputs, vector_size, view_inputs
+from ..neural.archive import MAX_PARAMETERS, check_parameters, check_zip_directory, parameters_text
+from ..neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
+from ..neural.policy_file import (
     ACTION_WIDTHS,
     MAX_HIDDEN,
     MAX_LAYERS,
     PLAYERS_RANGE,
     safe_torch_load,
 )
-from .policy import PolicyAgent, parse_policy_spec
-from .registry import register
+from ..registry import register
+from .padded import PolicyAgent, parse_policy_spec
 
 #: Largest ``policy.pth`` read: the weights of a policy of :data:`MAX_PARAMETERS` and 1 MiB
 #: of torch's framing; a larger member is refused unread.
@@ -265,10 +265,10 @@ class SB3Policy:
 
         self.policy = policy
         self.torch = torch
-        # How many actions the network scores: read by agents.policy.known_actions, which
+        # How many actions the network scores: read by agents.adapters.padded.known_actions, which
         # refuses a preset whose calls a draw-and-discard (56-output) network cannot make.
         self.num_actions = num_actions
-        self.extra = extra  # read by agents.policy.read_pieces
+        self.extra = extra  # read by agents.adapters.padded.read_pieces
         self.compact = compact  # a BatchVecEnv vector in (SB3File.compact)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""``rllib:PATH``: a policy trained with RLlib (:mod:`training.rllib_train`) as an agent.
+"""``rllib:PATH``: a policy trained with RLlib (:mod:`training.adapters.rllib`) as an agent.
 
 PATH is the exported policy folder (``runs/rllib/policy``), or the run folder that holds it
 under ``policy/``. The export is two plain files, the run's checkpoint too (a resume reads it
@@ -33,8 +33,8 @@ import numpy as np
 from scat_env import NUM_ACTIONS, PlayerView, Rules
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
-from .base import Agent
-from .registry import register
+from ..base import Agent
+from ..registry import register
 
 #: What ``meta.json`` says it is; a file naming another format is refused.
 FORMAT = "scat-rllib-policy"
@@ -174,8 +174,8 @@ def read_meta(folder: Path) -> dict[str, Any]:
 def read_weights(folder: Path, meta: dict[str, Any]) -> dict[str, np.ndarray]:
     """``weights.pt`` of an export as numpy arrays, checked name by name and shape by shape
     against the architecture ``meta`` declares."""
-    from .neural.archive import check_parameters
-    from .neural.policy_file import check_state_dict, safe_torch_load
+    from ..neural.archive import check_parameters
+    from ..neural.policy_file import check_state_dict, safe_torch_load
 
     path = folder / WEIGHTS_FILE
     where = repr(str(path))
@@ -307,7 +307,7 @@ def _make_rllib(arg: str | None, seed: int | None) -> Agent:
     return RLlibAgent(load_export(path), sample=sample, seed=seed, name=f"rllib:{path}")
 
 
-register("rllib", _make_rllib, "policy trained with RLlib (training.rllib_train): "
+register("rllib", _make_rllib, "policy trained with RLlib (training.adapters.rllib): "
          "rllib:PATH[:sample] (the export folder, or its run or checkpoint folder)")
 
 __all__ = ["RLlibAgent", "RLlibExport", "RLlibPolicy", "build_mlp", "layer_shapes",

@@ -1,8 +1,10 @@
 """The standard-library path: sb3-contrib's MaskablePPO on :class:`ScatSingleAgentEnv`.
 
-Kept deliberately plain so it doubles as a reference point for the native trainer
-(:mod:`training.ppo`), which is several times faster because one shared policy plays every
-seat in batched lockstep. What this path adds: the SB3 ecosystem (callbacks, zoo tools).
+Kept deliberately plain so it doubles as a reference point for the batched trainer
+(:mod:`training.batch_ppo`), which is many times faster because the batched engine steps
+thousands of games at once. What this path adds: the SB3 ecosystem (callbacks, zoo tools),
+and the padded observation of every family of rules (calls, golf, points races), which the
+batched trainer's network does not read.
 
 Self-play: every ``snapshot_every_samples`` samples the current model is saved under
 ``OUT/snapshots/`` and added to every env's opponent pool as ``sb3:PATH`` with weight
@@ -10,8 +12,8 @@ Self-play: every ``snapshot_every_samples`` samples the current model is saved u
 
 Resume: ``--resume`` reloads ``OUT/checkpoint.zip`` (weights, optimizer, step counter) and
 ``OUT/state.json`` (evaluation history, snapshots); the envs restart with fresh games, so
-unlike the native trainer an SB3 resume is not bit-exact. The zip is not read by SB3's
-loader (which unpickles objects from it): :func:`agents.sb3.read_sb3_zip` reads its weights
+an SB3 resume is not bit-exact. The zip is not read by SB3's
+loader (which unpickles objects from it): :func:`agents.adapters.sb3.read_sb3_zip` reads its weights
 and optimizer with ``torch.load(weights_only=True)`` into a model built from the config.
 """
 
@@ -24,13 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .config import SB3Config, make_rules
+from ..config import SB3Config, make_rules
 
 
 def make_vec_env(cfg: SB3Config) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from .single_agent import ScatSingleAgentEnv
+    from ..single_agent import ScatSingleAgentEnv
 
     def factory(i: int) -> Any:
         def make() -> ScatSingleAgentEnv:
@@ -49,8 +51,8 @@ def make_vec_env(cfg: SB3Config) -> Any:
 
 def read_checkpoint(path: Path, cfg: SB3Config) -> Any:
     """The weights, optimizer and counters of an SB3 checkpoint, read without SB3's loader
-    (:func:`agents.sb3.read_sb3_zip`), and checked against the config's network."""
-    from agents.sb3 import read_sb3_zip
+    (:func:`agents.adapters.sb3.read_sb3_zip`), and checked against the config's network."""
+    from agents.adapters.sb3 import read_sb3_zip
 
     saved = read_sb3_zip(path, optimizer=True)
     if saved.compact:
@@ -77,6 +79,20 @@ def restore(model: Any, saved: Any, path: Path) -> None:
             raise ValueError(f"{str(path)!r}: {name} does not fit the model: {first}") from None
     model.num_timesteps = saved.num_timesteps
     model._n_updates = saved.n_updates
+
+
+def remove_stale_temps(folder: str | Path, names: tuple[str, ...]) -> list[str]:
+    """Delete the temp files that a killed writer left beside ``names`` in ``folder``
+    (``NAME.<random>.tmp...``, as :func:`write_atomically` names them); returns what was
+    removed. Only for a folder this process holds (:func:`training.runlock.exclusive_folder`):
+    no other writer can be mid-write there."""
+    removed = []
+    for name in names:
+        for path in Path(folder).glob(f"{name}.*.tmp*"):
+            if path.is_file():
+                path.unlink()
+                removed.append(path.name)
+    return removed
 
 
 def read_state(path: Path) -> dict[str, Any]:
@@ -117,7 +133,7 @@ def write_atomically(path: Path, write: Any) -> None:
 def train(cfg: SB3Config, out_dir: str | Path, resume: bool = False, log: Any = print) -> dict[str, Any]:
     """Train (or continue) an SB3 run in ``out_dir``; returns the final summary. The folder
     is held for the whole run (:mod:`training.runlock`)."""
-    from .runlock import exclusive_folder
+    from ..runlock import exclusive_folder
 
     with exclusive_folder(out_dir, "training run"):
         return _train(cfg, out_dir, resume, log)
@@ -128,12 +144,11 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.policy import PolicyAgent
-    from agents.sb3 import SB3Policy
+    from agents.adapters.padded import PolicyAgent
+    from agents.adapters.sb3 import SB3Policy
 
-    from .evaluate import evaluate_agent, fair_share_line, write_learning_curve
-    from .policy_net import remove_stale_temps
-    from .progress import BudgetBar
+    from ..evaluate import evaluate_agent, fair_share_line, write_learning_curve
+    from ..progress import BudgetBar
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -230,7 +245,7 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     }
     if cfg.final_eval_games:
         # The saved checkpoint is exactly the policy the tournament loads as ``sb3:PATH``.
-        from .evaluate import final_tournament_evaluation
+        from ..evaluate import final_tournament_evaluation
 
         final = final_tournament_evaluation(
             f"sb3:{ckpt}", list(cfg.eval_opponents), list(cfg.eval_players),
