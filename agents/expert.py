@@ -158,7 +158,7 @@ class ExpertAgent(Agent):
         """Decide, and write the numbers behind the decision into ``out`` (length
         :data:`ADVICE_SIZE`, zeroed by the caller); returns the action.
 
-        Why: a trained policy (``training.policy_net`` with ``advice``) gets these as
+        Why: a trained policy (the padded encoder's ``advice`` option) gets these as
         inputs, so it starts from the expert's card counting and risk estimates instead of
         re-deriving them from one-hots, and learns where to play differently. Everything
         here comes from the view, like every other decision of this agent.

@@ -11,7 +11,7 @@ Examples::
 
     scat play                                  # 3 players, standard rules, the shipped policies
     scat play --players 4 --opponents greedy --rules ride_the_bus
-    scat play --opponents expert,ppo:scat_ppo_set --seed 7 --fast
+    scat play --opponents expert,compact:scat_batch_set --seed 7 --fast
     scat play --resume ~/.scat/replays/scat-20250101-120000-3p-3f9c01ab.json
 """
 

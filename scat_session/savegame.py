@@ -283,11 +283,11 @@ def result_record(result: HandResult) -> dict[str, Any]:
 
 def portable_spec(spec: str, base: Path | None = None) -> str:
     """``spec`` as a saved game should name it, so that it names the same agent from any
-    folder: a shipped policy file by its name (``ppo:policies/scat_ppo_set.yaml`` in a
-    checkout becomes ``ppo:scat_ppo_set``), any other file given by a path relative to
-    ``base`` (default: the current folder) by its absolute path (``ppo:runs/x/policy.npz``
-    becomes ``ppo:/home/me/runs/x/policy.npz``). Specs that name no existing file
-    (``expert``, ``threshold:25``, ``ppo:scat_ppo_set``) are returned unchanged; options
+    folder: a shipped policy file by its name (``compact:policies/scat_batch_set.yaml`` in a
+    checkout becomes ``compact:scat_batch_set``), any other file given by a path relative to
+    ``base`` (default: the current folder) by its absolute path (``compact:runs/x/policy.npz``
+    becomes ``compact:/home/me/runs/x/policy.npz``). Specs that name no existing file
+    (``expert``, ``threshold:25``, ``compact:scat_batch_set``) are returned unchanged; options
     (``:sample``) stay after the path."""
     kind, sep, arg = spec.partition(":")
     if not sep:

@@ -37,7 +37,8 @@ def default_names(num_players: int, human_seat: int | None = 0) -> list[str]:
 
 #: What each kind of agent is, in words a person at the table knows: a policy from any
 #: trainer is a "trained AI" (which trainer made it is the saved game's business), a
-#: search a "search AI", the rule-based players by what they do.
+#: search a "search AI", the rule-based players by what they do (`ppo` names the retired
+#: native policies in older saves).
 AGENT_KIND_LABELS = {"ppo": "trained AI", "compact": "trained AI", "sb3": "trained AI",
                      "rllib": "trained AI", "ismcts": "search AI", "expert": "expert",
                      "greedy": "greedy", "random": "random"}
@@ -57,7 +58,7 @@ def agent_label(spec: str) -> str:
 
 def seats_by_spec(players: Sequence[tuple[str, str]],
                   text: Callable[[str], str] = as_is) -> str:
-    """``(name, spec)`` pairs as "Alice and Bob: trained AI (ppo:scat_ppo_set); Carol:
+    """``(name, spec)`` pairs as "Alice and Bob: trained AI (compact:scat_batch_set); Carol:
     expert": each spec once, after the names of its seats (six copies of a long policy path
     do not fit a line), in plain words (:func:`agent_label`) with the spec that rebuilds it.
     ``text`` dresses each name, label and spec (the terminal escapes them from its markup)."""
@@ -101,9 +102,9 @@ def first_to_play(players: int, rules: Rules, candidates: Sequence[str],
 
 
 def default_opponent(players: int, rules: Rules | None = None) -> str:
-    """``ppo:scat_ppo_set`` where it plays the table (2-6 players of the standard game's
-    family), else the batched trainer's ``compact:scat_batch_set`` (7-10 players, and the
-    draw-and-discard presets the first does not read), else :data:`FALLBACK_OPPONENT`.
+    """The first of :data:`agents.registry.DEFAULT_POLICIES` that plays the table (the
+    shipped ``compact:scat_batch_set`` at 2-10 players of the draw-and-discard presets),
+    else :data:`FALLBACK_OPPONENT`.
     Why a fallback: the policies read only the game they were trained on, and ``scat play
     --rules golf`` must still seat someone."""
     from agents.registry import make_agent
@@ -116,8 +117,8 @@ def default_opponent(players: int, rules: Rules | None = None) -> str:
 
 def default_opponents_text(rules: Rules | None = None) -> str:
     """Who sits at a table of ``rules`` (standard if ``None``) without chosen opponents, by
-    table size, as :func:`default_opponent` decides it: "ppo:scat_ppo_set at 2-6 players,
-    compact:scat_batch_set at 7-10 players". Written from the decision itself, so the help
+    table size, as :func:`default_opponent` decides it: "compact:scat_batch_set at 2-10
+    players". Written from the decision itself, so the help
     cannot name one default while a table of eight gets another."""
     from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -134,7 +135,7 @@ def default_opponents_text(rules: Rules | None = None) -> str:
 
 def default_opponents_by_preset() -> list[str]:
     """:func:`default_opponents_text` for every preset, presets seated alike said once:
-    "standard and 19 presets like it: ppo:scat_ppo_set at 2-6 players, ..."."""
+    "standard and 21 presets like it: compact:scat_batch_set at 2-10 players"."""
     from scat_env import Rules
     from scat_env.rules import PRESETS
 

@@ -602,7 +602,7 @@ class GameStore:
 
         if live.hint_policy is None:
             for spec in live.specs():
-                if spec.split(":")[0] in ("ppo", "sb3", "compact"):
+                if spec.split(":")[0] in ("sb3", "compact"):
                     try:
                         agent = make_agent(spec, seed=0)
                         agent.check_table(live.save.num_players, live.save.rules)

@@ -66,24 +66,10 @@ def policy_view(view: PlayerView, active_only: bool) -> PlayerView:
     game among the players still in, exactly as a real game of that size looks.
     ``sb3:PATH:full`` turns it off and plays as trained.
 
-    Measured with the retired native policy set (the table below; its files are in this
-    repository's history), against two or three ``expert`` seats, 2,000 games each
-    (duplicate deals, seed 11), game by game (SE clustered by deal):
-
-    ========  ===============  ===============  ==================================
-    players   active_view      ``:full``        difference
-    ========  ===============  ===============  ==================================
-    3         0.441 (1.32x)    0.421 (1.26x)    +0.020, SE 0.0067, z +3.0 (+0.06x)
-    4         0.315 (1.26x)    0.298 (1.19x)    +0.018, SE 0.0075, z +2.3 (+0.07x)
-    ========  ===============  ===============  ==================================
-
-    (win rate, in brackets as a multiple of the fair share 1/n)::
-
-        python -m training.evaluate ppo:scat_ppo_set --opponents expert --players 3 \\
-            --games 2000 --seed 11 --workers 1 --out A
-        python -m training.evaluate ppo:scat_ppo_set:full --opponents expert --players 3 \\
-            --games 2000 --seed 11 --workers 1 --out B
-        python -m training.paired A B
+    Why: a policy trained on every table size has played far more real games of the
+    smaller size than ends of larger games; paired on the same deals, reading the smaller
+    game scored higher than ``:full`` at three and four players (``python -m
+    training.paired`` on two ``training.evaluate`` runs of the same seed).
     """
     if active_only and view.active[view.seat]:
         return active_view(view)
