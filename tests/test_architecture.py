@@ -21,16 +21,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("scat_env", "agents", "training", "scat_session", "scat_cli", "scat_web")
-#: The packages each package may import (besides itself).
-BELOW = {
-    "scat_env": (),
-    "agents": ("scat_env",),
-    "training": ("scat_env", "agents"),
-    "scat_session": ("scat_env", "agents"),
-    "scat_cli": ("scat_env", "agents", "training", "scat_session"),
-    "scat_web": ("scat_env", "agents", "scat_session"),
-}
 FRONT_ENDS = ("scat_cli", "scat_web")
+
+
+def house_map() -> dict[str, tuple[str, ...]]:
+    """The README's house map, one line a package, top to bottom: ``name  what it is  -> the
+    packages it may import``. The map a reader sees is the rule this test holds the code to."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("\n## The house\n", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    found = {}
+    for line in block.splitlines():
+        name, _, arrow = line.partition("->")
+        found[name.split()[0]] = tuple(a.strip() for a in arrow.split(",") if a.strip())
+    return found
+
+
+#: The packages each package may import (besides itself): the README's house map.
+BELOW = house_map()
 
 
 def _modules() -> dict[str, Path]:
@@ -165,3 +172,29 @@ def test_no_function_over_cyclomatic_complexity_20_without_a_reason() -> None:
             if line.rstrip().endswith("# noqa: C901"):
                 assert i and lines[i - 1].strip().startswith("#"), (
                     f"{path.name}:{i + 1}: a noqa: C901 needs a comment above it saying why")
+
+
+def test_the_house_map_names_every_package_once_and_its_arrows_point_down() -> None:
+    """The README's map lists each package of the house, and a package's arrow names only
+    packages listed below it: the layers are a stack, not a web."""
+    order = list(BELOW)
+    assert sorted(order) == sorted(LAYERS), f"the README's house map lists {order}"
+    for i, package in enumerate(order):
+        upward = [t for t in BELOW[package] if t not in order[i + 1:]]
+        assert not upward, f"the house map has {package} point up or nowhere: {upward}"
+
+
+def test_one_trained_policy_kind_in_the_registry_besides_the_library_adapters() -> None:
+    """The house plays trained policies of one kind (``compact:``, the batched trainer's);
+    the others are the rule-based and search players and the adapters of other libraries'
+    policies (``agents/adapters/``). A second trained-policy stack would show here."""
+    from agents import registry
+
+    registry.available()
+    by_module = {name: factory.__module__
+                 for name, (factory, _) in registry._FACTORIES.items()}
+    adapters = {n for n, m in by_module.items() if m.startswith("agents.adapters.")}
+    played = {"random", "greedy", "threshold", "expert", "ismcts"}
+    trained = set(by_module) - played - adapters
+    assert trained == {"compact"}, by_module
+    assert adapters == {"sb3", "rllib"}, by_module

@@ -304,11 +304,11 @@ def test_a_short_run_checkpoints_exports_and_its_policy_plays_as_rllib_spec(tmp_
         assert rec.winner in (0, 1, 2)
 
 
-def test_the_readme_rllib_example_runs(tmp_path, monkeypatch, ray_local):
-    blocks = _blocks(ROOT / "README.md", "### RLlib", "py")
+def test_the_documented_rllib_example_runs(tmp_path, monkeypatch, ray_local):
+    blocks = _blocks(ROOT / "docs" / "LIBRARIES.md", "### From Python", "py")
     assert len(blocks) == 1 and "rllib:" in blocks[0]
     monkeypatch.chdir(tmp_path)  # it writes runs/ where it runs
-    exec(compile(blocks[0], str(ROOT / "README.md"), "exec"), {"__name__": "readme_example"})
+    exec(compile(blocks[0], "docs/LIBRARIES.md", "exec"), {"__name__": "docs_example"})
     assert (tmp_path / "runs" / "rllib_demo" / "policy" / "weights.pt").is_file()
 
 

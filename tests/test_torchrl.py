@@ -334,13 +334,14 @@ def _blocks(path: Path, heading: str, fence: str) -> list[str]:
     return re.findall(rf"```{fence}\n(.*?)```", section, re.S)
 
 
-def test_the_readme_torchrl_example_runs(one_torch_thread):
-    """The README's block is fenced ``py``, not ``python``: tests/test_readme.py runs every
-    ``python`` block on the default install, which has no TorchRL."""
+def test_the_documented_torchrl_game_runs(one_torch_thread):
+    """docs/LIBRARIES.md's game through the wrapper runs. Its block is fenced ``py``, not
+    ``python``: ``python`` blocks of the docs run on the default install, which has no
+    TorchRL."""
     pytest.importorskip("torchrl")
-    blocks = _blocks(ROOT / "README.md", "### TorchRL", "py")
+    blocks = _blocks(ROOT / "docs" / "LIBRARIES.md", "### One game through the wrapper", "py")
     assert len(blocks) == 1 and 'infos="flat", eliminated="stay"' in blocks[0]
-    exec(compile(blocks[0], str(ROOT / "README.md"), "exec"), {"__name__": "readme_example"})
+    exec(compile(blocks[0], "docs/LIBRARIES.md", "exec"), {"__name__": "docs_example"})
 
 
 # MAPPO (the same loop with a centralised critic) in the slow tier: one training run is
