@@ -188,11 +188,17 @@ def test_one_trained_policy_kind_in_the_registry_besides_the_library_adapters() 
     """The house plays trained policies of one kind (``compact:``, the batched trainer's);
     the others are the rule-based and search players and the adapters of other libraries'
     policies (``agents/adapters/``). A second trained-policy stack would show here."""
-    from agents import registry
+    import json
+    import os
+    import subprocess
+    import sys
 
-    registry.available()
-    by_module = {name: factory.__module__
-                 for name, (factory, _) in registry._FACTORIES.items()}
+    # A fresh process: other test files register kinds of their own in the one they share.
+    code = ("import json; from agents import registry; registry.available(); "
+            "print(json.dumps({n: f.__module__ for n, (f, _) in registry._FACTORIES.items()}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    by_module = json.loads(out.stdout)
     adapters = {n for n, m in by_module.items() if m.startswith("agents.adapters.")}
     played = {"random", "greedy", "threshold", "expert", "ismcts"}
     trained = set(by_module) - played - adapters
