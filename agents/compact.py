@@ -335,8 +335,9 @@ class CompactSet:
 
     Why: the end of a game is a smaller game (``scat_env.active_view``), and it decides
     who wins: at ten players against ``expert``, handing the last two players' hands of
-    ``scat_batch_7_10`` to the policy that plays two-player tables best took it from 1.22x
-    to 1.30x its fair share on the same 2,000 games (``docs/EXPERIMENTS.md``). A member for
+    ``scat_batch_7_10`` to the policy that plays two-player tables best raised its score on
+    the same deals (``python -m training.batch_eval SET.yaml --against scat_batch_7_10``).
+    A member for
     ``k`` players plays every position with ``k`` players in, reading the smaller game's
     observation (:func:`scat_env.batch.active.active_observations`); ``default`` plays the
     other positions as the whole table. A list of files is one member: their logits

@@ -2,7 +2,7 @@
 
 Thread pools are pinned to one thread here, before any subcommand imports numpy or torch:
 everything scat does is many small matrix products spread over worker processes, where a
-multi-threaded BLAS on a 2-core machine measured up to 30x slower (oversubscription). A
+multi-threaded BLAS oversubscribes the cores and runs many times slower. A
 user who sets these variables keeps their own value.
 """
 

@@ -80,7 +80,7 @@ def prepare_run_folder(out: Path, resume: bool, overwrite: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # One BLAS/OpenMP thread: on a shared 2-core box, thread pools spinning against each
-    # other made batched inference ~30x slower (measured); torch threads come from the config.
+    # other made batched inference many times slower; torch threads come from the config.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     from training.config import load_config

@@ -1,10 +1,10 @@
 """Duplicate-deal evaluation of a compact policy on the batched engine: thousands of games
 against ``expert`` in the time the Python harness plays a few hundred.
 
-``python -m training.evaluate`` plays every game through the Python engine and agents: 200
-ten-player games against ``expert`` take 12 s on 2 cores, so the 2,000 games a size that
-tell 1.25x from 1.15x take two minutes a size. This plays the same games batched, 2,000 in
-12-20 s. Each part is the one the Python harness runs, checked by a test:
+``python -m training.evaluate`` plays every game through the Python engine and agents, a
+decision at a time; the 2,000 games a size that tell 1.25x from 1.15x take minutes a size.
+This plays the same games batched, about ten times faster (the README's speed section has
+the command). Each part is the one the Python harness runs, checked by a test:
 
 - the policy is the ``compact:`` player's own numpy forward pass
   (:class:`agents.compact.CompactPolicy`, or a :class:`agents.compact.CompactSet` handing

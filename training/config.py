@@ -231,8 +231,7 @@ class BatchPPOConfig:
     learns only positions it will play, and what reaching the smaller game is worth under
     the player who really plays it. ``numba_threads``: on a machine busy with other work,
     two threads (numba's and torch's) waited at their barriers for a core another process
-    held: 674 learner decisions/s against 12,353 with one thread each, the same 40-second
-    run (docs/TRAINING.md, "Threads").
+    held, many times slower than one thread each (docs/TRAINING.md, "Threads on a busy machine").
     """
 
     name: str = shared("name", "batch")

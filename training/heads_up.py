@@ -10,8 +10,8 @@ behind). Run the baseline itself as SPEC for the mirror (fair share: heads-up 2/
 
     python -m training.heads_up compact:scat_batch_set expert --players 3 --games 2000 --seed 777
 
-The shipped set's three-player edge over `expert` comes mostly from the heads-up phase, not
-from reaching it (docs/EXPERIMENTS.md).
+Why: to tell whether a policy's edge over a baseline comes from reaching the heads-up or from
+playing it.
 """
 
 from __future__ import annotations

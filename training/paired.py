@@ -4,10 +4,8 @@ Two runs of ``python -m training.evaluate`` with the same ``--seed`` deal the sa
 (deal, seating) of one run is game (deal, seating) of the other, only the evaluated seat's
 agent differs. Two policies that mostly agree play many of those games identically, so the
 *difference* of their win rates, taken game by game, is less noisy than the difference of two
-separate win rates. On 10,000 three-player games against `expert`, one win rate has a
-standard error of about 0.0045, so the difference of two has about 0.0064; paired game by game
-it was 0.003 for two policy sets that share members (docs/EXPERIMENTS.md). Half the noise
-is four times fewer games for the same certainty about a +0.01 change.
+separate win rates: for two policy sets that share members, pairing halves the standard error
+of the difference, which is four times fewer games for the same certainty about a change.
 
     python -m training.evaluate SPEC_A --opponents expert --players 3 --games 10000 --out eval_a
     python -m training.evaluate SPEC_B --opponents expert --players 3 --games 10000 --out eval_b

@@ -39,10 +39,8 @@ import numpy as np
 #: The most entries a ``.npz`` policy file may have: a network of the deepest architecture
 #: (16 layers) has at most 42 weights besides the metadata.
 MAX_POLICY_ENTRIES = 256
-#: The most entries a torch file may have (one per tensor). A native checkpoint of the
-#: shipped configs (128 parallel games, 8 snapshots) holds about 155; this bound lets a
-#: checkpoint of some thousands of parallel games resume, and opening a directory this
-#: large costs about 0.3 s.
+#: The most entries a torch file may have (one per tensor): far above any checkpoint a
+#: shipped config writes, and small enough that opening a directory this large stays cheap.
 MAX_TORCH_ENTRIES = 1 << 16
 #: Directory bytes allowed per entry on average (a policy's are 60; torch's about 70).
 MAX_ENTRY_BYTES = 512
