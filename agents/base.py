@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 from scat_env import PlayerView, Rules
 
@@ -49,3 +50,19 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec or ''}>".replace(" >", ">")
+
+
+def likeliest_moves_text(name: str, view: PlayerView, logits: Sequence[float]) -> str:
+    """A policy's three likeliest legal moves in ``view`` with their probabilities, in words
+    ("name: draw from the stock 61%, ..."): the hint every trained player gives, whatever
+    network wrote ``logits`` (one per action id)."""
+    import numpy as np
+
+    from scat_env import action_str
+
+    legal = list(view.legal_actions)
+    z = np.asarray(logits, dtype=np.float64)[legal]
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    order = np.argsort(-p)[:3]
+    return f"{name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)

@@ -42,7 +42,7 @@ from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
 from scat_env.yamlfile import one_line
 
-from .base import Agent
+from .base import Agent, likeliest_moves_text
 from .expert import ExpertAgent
 from .neural.archive import (
     MAX_POLICY_BYTES,
@@ -477,14 +477,7 @@ class CompactAgent(Agent):
 
     def explain(self, view: PlayerView) -> str:
         """Its three likeliest legal moves with their probabilities, in words."""
-        from scat_env import action_str
-
-        legal = list(view.legal_actions)
-        logits = self.logits(view)[legal]
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        order = np.argsort(-p)[:3]
-        return f"{self.name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)
+        return likeliest_moves_text(self.name, view, self.logits(view))
 
 
 def _make_compact(arg: str | None, seed: int | None) -> Agent:

@@ -24,7 +24,7 @@ from scat_env import PlayerView, Rules
 from scat_env.actions import CORE_ACTIONS, NUM_ACTIONS, PLACE_SLOT
 from scat_env.observation import extra_pieces
 
-from ..base import Agent
+from ..base import Agent, likeliest_moves_text
 from ..neural.encoding import PaddedEncoder, policy_view, symmetry_layout
 from ..neural.policy_file import shipped_path
 
@@ -158,14 +158,8 @@ class PolicyAgent(Agent):
         return self.rng.choices(legal, weights=weights)[0]
 
     def explain(self, view: PlayerView) -> str:
-        from scat_env import action_str
-
-        legal = list(view.legal_actions)
-        logits = self.logits(view)[legal]
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        order = np.argsort(-p)[:3]
-        return f"{self.name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)
+        """Its three likeliest legal moves with their probabilities, in words."""
+        return likeliest_moves_text(self.name, view, self.logits(view))
 
 
 #: Options after a policy: ``sample`` (sample instead of the most likely action), ``argmax``
