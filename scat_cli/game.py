@@ -44,7 +44,13 @@ from scat_session.humanio import (
 )
 from scat_session.lengths import preset_length_text
 from scat_session.savegame import SavedGame, SaveError, check_writable, replay_dir
-from scat_session.seating import HUMAN_SEAT, agent_label, build_agents
+from scat_session.seating import (
+    HUMAN_SEAT,
+    RETIRED_WHAT,
+    agent_label,
+    build_agents,
+    hand_over_retired,
+)
 from scat_session.turns import NoReplacement, Takeover, agent_move
 from scat_session.words import deal_text, golf_move_text, is_golf_move, takeover_text
 
@@ -90,6 +96,8 @@ class PlaySession:
         self.names = game.names
         self.human = game.human_seat if game.human_seat is not None else HUMAN_SEAT
         self.labels = [agent_label(p.agent) for p in game.players]
+        #: Seats whose agent kind was retired since the save, handed on (said at the start).
+        self._retired = [(seat, self.labels[seat]) for seat in hand_over_retired(game)]
         self.agents = build_agents(game)
         self.state = game.resimulate(agents=self.agents)
         for r in game.replacements:
@@ -202,6 +210,9 @@ class PlaySession:
             self.print(f"[dim]{escape(length)}[/]")
         opponents = [(p.name, p.agent) for s, p in enumerate(g.players) if s != self.human]
         self.print(f"Opponents: {seats_by_spec(opponents)}.", soft_wrap=True)
+        for seat, label in self._retired:
+            line = takeover_text(self.names[seat], label, g.agent_now(seat), RETIRED_WHAT)
+            self.print(f"[yellow]{escape(line)}[/]")
         self.print(f"[dim]Saved as you play to {self.save_path} · ? for help[/]",
                    soft_wrap=True)  # paths stay whole, to copy and paste
         try:

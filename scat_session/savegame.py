@@ -329,6 +329,14 @@ class Replacement:
     agent: str
 
 
+def retired(spec: str) -> bool:
+    """Whether ``spec`` names an agent kind this scat-env no longer has (it says which one
+    replaced it): saves made before still resume, the seat handed to its successor."""
+    from agents.registry import RETIRED
+
+    return spec.partition(":")[0] in RETIRED
+
+
 def make_replacement(spec: str, seed: int | None) -> Any:
     """The agent that takes over a broken seat, built the same way on every re-simulation:
     seeded with the seat's own seed, reset, and asked from the decision it took over."""
@@ -433,6 +441,30 @@ class SavedGame:
         """Note that ``spec`` plays ``seat`` from the next decision on."""
         self.replacements.append(Replacement(seat, len(self.actions), spec))
 
+    def agent_now(self, seat: int) -> str:
+        """The spec that plays ``seat`` from the next decision: its last takeover's, else
+        its own."""
+        spec = self.players[seat].agent
+        for r in self.replacements:
+            if r.seat == seat:
+                spec = r.agent
+        return spec
+
+    def hand_over_retired(self, successor: Callable[[int], str]) -> list[int]:
+        """Seats whose agent is of a retired kind (:data:`agents.registry.RETIRED`: a game
+        saved against the native ``ppo:`` policies) go to ``successor(seat)`` from the next
+        decision, recorded as a takeover like any other, so later resumes and replays build
+        the same agent at the same decision. Their moves so far stand as the sealed save has
+        them: a retired agent cannot be asked for them again (:func:`retired`). Returns the
+        seats handed over; a finished game has none (nobody moves again)."""
+        if self.status == "finished":
+            return []
+        seats = [seat for seat, p in enumerate(self.players)
+                 if p.agent != HUMAN and retired(self.agent_now(seat))]
+        for seat in seats:
+            self.replace_agent(seat, successor(seat))
+        return seats
+
     def next_replacement(self, seat: int) -> str | None:
         """The first of :data:`REPLACEMENT_AGENTS` not yet tried at ``seat`` (the seat's
         own agent counts as tried), or ``None`` when every one has broken there."""
@@ -495,6 +527,10 @@ class SavedGame:
                 on_step(state, seat, action)
         if upto is None:
             self._check_end(state, checked)
+            if agents is not None:  # a takeover saved before its agent's first move
+                for (i, seat), spec in takeovers.items():
+                    if i == len(actions):
+                        agents[seat] = make_replacement(spec, self.players[seat].seed)
         return state
 
     def _ask_again(self, agent: Any, state: GameState, seat: int, action: int,
@@ -789,6 +825,14 @@ def _shown_text(value: object, what: str, limit: int) -> str:
     return check_shown(value, what, limit, blank_ok=True)
 
 
+def _successors() -> tuple[str, ...]:
+    """The agents a seat of a retired kind is handed to: the default opponents
+    (:data:`agents.registry.DEFAULT_POLICIES`, else the fallback ``expert``)."""
+    from agents.registry import DEFAULT_POLICIES
+
+    return (*DEFAULT_POLICIES, "expert")
+
+
 def _replacement(r: Any, num_players: int, num_actions: int) -> Replacement:
     if not isinstance(r, dict):
         raise ValueError("a replacement must be an object")
@@ -797,7 +841,7 @@ def _replacement(r: Any, num_players: int, num_actions: int) -> Replacement:
         raise ValueError(f"replacement: bad seat {str(seat)[:20]!r}")
     if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start <= num_actions:
         raise ValueError(f"replacement: bad from_action {str(start)[:20]!r}")
-    if agent not in REPLACEMENT_AGENTS:
+    if agent not in REPLACEMENT_AGENTS and agent not in _successors():
         raise ValueError(f"replacement: agent {str(agent)[:30]!r} is not one scat puts in")
     return Replacement(seat, start, agent)
 

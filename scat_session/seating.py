@@ -181,13 +181,13 @@ def build_agents(game: SavedGame,
     """One agent per seat (``None`` for the person), seeded as in :mod:`agents.match`, each
     asked whether it can play this table before the first move (a policy trained for at
     most six players refuses a table of eight here, not mid-game): :class:`AgentError`."""
-    from .savegame import HUMAN
+    from .savegame import HUMAN, retired
 
     if factory is None:
         from agents.registry import make_agent as factory
     agents: list[Agent | None] = []
     for p in game.players:
-        if p.agent == HUMAN:
+        if p.agent == HUMAN or retired(p.agent):  # a retired agent is not asked again
             agents.append(None)
             continue
         try:
@@ -200,3 +200,15 @@ def build_agents(game: SavedGame,
         agent.reset(p.seed)
         agents.append(agent)
     return agents
+
+
+#: What the person is told of a seat whose agent kind was retired since the game was saved.
+RETIRED_WHAT = "played an agent that was retired since this game was saved"
+
+
+def hand_over_retired(game: SavedGame) -> list[int]:
+    """On resume: every seat whose agent kind was retired goes to today's default opponent
+    for the table (:func:`default_opponent`), from the next decision on
+    (:meth:`~scat_session.savegame.SavedGame.hand_over_retired`). Returns those seats, for
+    the front end to say so with :data:`RETIRED_WHAT`."""
+    return game.hand_over_retired(lambda seat: default_opponent(game.num_players, game.rules))

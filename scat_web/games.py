@@ -60,12 +60,14 @@ from scat_session.savegame import (
 from scat_session.seating import (
     FALLBACK_OPPONENT,
     HUMAN_SEAT,
+    RETIRED_WHAT,
     AgentError,
     agent_label,
     build_agents,
     default_candidates,
     default_names,
     first_to_play,
+    hand_over_retired,
     new_game,
 )
 from scat_session.turns import NoReplacement, Takeover, agent_move
@@ -397,12 +399,15 @@ class GameStore:
         except (ReplayError, keystore.SealError) as exc:
             raise WebError(409, f"cannot resume game {game_id}: {exc}") from None
         assert isinstance(save, WebSave)
+        retired = hand_over_retired(save)
         agents = self._build_agents(save)
         live = LiveGame(save, path, save.new_state(), agents, [p.agent for p in save.players])
         try:
             live.state = self._rebuild(live)
         except ReplayError as exc:
             raise WebError(409, f"cannot resume game {game_id}: {exc}") from None
+        for seat in retired:  # said before the seat's next move, like a takeover
+            live.pending[seat] = _Pending(save.agent_now(seat), RETIRED_WHAT)
         return live
 
     def _rebuild(self, live: LiveGame) -> GameState:
