@@ -142,7 +142,7 @@ def _play(policy: Player, expert: BatchExpert | None, opponent: str, n: int,
                 moves = acts if opponent == "expert" else expert.actions(env, advice)  # type: ignore[union-attr]
                 advised = moves[rows]
             logits = policy.play_logits(obs, feats, n, start_lives, out["action_mask"][rows],
-                                        advised)
+                                        advised, env.rules)
             acts[rows] = np.argmax(logits, axis=1)
         out = env.step(acts, skip=finished)
         ended = out["done"] & ~finished
