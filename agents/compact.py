@@ -279,7 +279,8 @@ def _check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
         raise ValueError(f"{where}: expert_advice {advice!r} is not true or false")
     pieces = meta.get("pieces", [])  # absent: written before the pieces, none read
     order = list(PIECE_WIDTHS)
-    if (not isinstance(pieces, list) or not all(p in PIECE_WIDTHS for p in pieces)
+    if (not isinstance(pieces, list)
+            or not all(isinstance(p, str) and p in PIECE_WIDTHS for p in pieces)
             or pieces != sorted(set(pieces), key=order.index)):
         raise ValueError(f"{where}: pieces {one_line(repr(pieces))[:80]} is not a list of "
                          f"{', '.join(order)} in that order")

@@ -211,6 +211,7 @@ def test_golf_slots_read_as_face_up_flags_and_ranks():
     (["phase", "phase"], "pieces .* in that order"),
     (["cards"], "pieces .* in that order"),
     ("phase", "pieces .* in that order"),
+    ([["phase"]], "pieces .* in that order"),  # not a name: refused, not a traceback
     (["phase"], r"piece_layer.weight.npy is float32\[32, 428\], expected float32\[32, 8\]"),
     ([], "weights do not fit"),  # a piece weight in a file that reads none
 ])
