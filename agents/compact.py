@@ -45,7 +45,7 @@ from scat_env.batch.reference import (
     compact_observation,
     observation_pieces,
 )
-from scat_env.cards import CARD_RANK
+from scat_env.cards import CARD_RANK, CARD_SUIT
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
 from scat_env.yamlfile import one_line
@@ -95,11 +95,15 @@ MAX_FILE_BYTES = MAX_POLICY_BYTES
 #: ``phase`` the phase code as a one-hot (7 codes: a code is a kind of decision, not a
 #: quantity) and the cards I see over 3; ``quiet`` the flag; ``points`` per relative seat,
 #: points over ``points_to_win`` (how near the race's end), padded to 10 seats; ``slots``
-#: per relative seat and slot, a face-up flag and the card's rank as a one-hot (golf scores
-#: by rank, and a column pairs equal ranks; the suit counts for nothing), padded to 10 seats.
+#: per relative seat and slot, a face-up flag, the card's rank and suit as one-hots (golf
+#: counts a suit's points or a rank's cards; the card codes already show a face-up card, as
+#: mine or as a known card, but not which slot it lies in, and a slot is what a golf move
+#: names), padded to 10 seats.
+SLOT_WIDTH = 1 + 13 + 4
 PIECE_WIDTHS = {"phase": len(PHASE_CODES) + 1, "quiet": 1, "points": MAX_PLAYERS,
-                "slots": 3 * MAX_PLAYERS * 14}
+                "slots": 3 * MAX_PLAYERS * SLOT_WIDTH}
 _CARD_RANKS = np.asarray(CARD_RANK, np.int64)
+_CARD_SUITS = np.asarray(CARD_SUIT, np.int64)
 
 
 def table_pieces(rules: Rules | None) -> tuple[str, ...]:
@@ -146,11 +150,13 @@ def piece_inputs(obs: np.ndarray, num_players: int, rules: Rules | None,
         elif name == "slots" and at is not None:
             codes = obs[:, at:at + 3 * n].astype(np.int64)
             up = codes > 0
-            slots = np.zeros((B, 3 * n, 14), np.float32)
+            slots = np.zeros((B, 3 * n, SLOT_WIDTH), np.float32)
             slots[..., 0] = up
             b, s = np.nonzero(up)
-            slots[b, s, 1 + _CARD_RANKS[codes[b, s] - 1]] = 1.0
-            part[:, :3 * n * 14] = slots.reshape(B, -1)
+            card = codes[b, s] - 1
+            slots[b, s, 1 + _CARD_RANKS[card]] = 1.0
+            slots[b, s, 14 + _CARD_SUITS[card]] = 1.0
+            part[:, :3 * n * SLOT_WIDTH] = slots.reshape(B, -1)
         parts.append(part)
     return np.concatenate(parts, axis=1) if parts else np.zeros((B, 0), np.float32)
 

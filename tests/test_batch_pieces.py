@@ -193,17 +193,18 @@ def test_a_piece_absent_from_a_table_reads_as_the_base_observation_says():
     assert not got[:, 8:].any()
 
 
-def test_golf_slots_read_as_face_up_flags_and_ranks():
+def test_golf_slots_read_as_face_up_flags_ranks_and_suits():
     env, out = _observations("golf", 3, steps=40)
     obs = out["observation"]
     at = 52 + 6 + 5 + observation_pieces(3, env.rules)["phase"]
     codes = obs[:, at:at + 9].astype(int)
-    slots = piece_inputs(obs, 3, env.rules, ("slots",)).reshape(64, 30, 14)
+    slots = piece_inputs(obs, 3, env.rules, ("slots",)).reshape(64, 30, 18)
     assert codes.any()
     assert np.array_equal(slots[:, :9, 0], codes > 0)
     b, s = np.nonzero(codes)
     assert (slots[b, s, 1 + (codes[b, s] - 1) % 13] == 1).all()
-    assert slots[:, :, 1:].sum() == len(b) and not slots[:, 9:].any()
+    assert (slots[b, s, 14 + (codes[b, s] - 1) // 13] == 1).all()
+    assert slots[:, :, 1:].sum() == 2 * len(b) and not slots[:, 9:].any()
 
 
 @pytest.mark.parametrize("meta_pieces, message", [
@@ -212,7 +213,7 @@ def test_golf_slots_read_as_face_up_flags_and_ranks():
     (["cards"], "pieces .* in that order"),
     ("phase", "pieces .* in that order"),
     ([["phase"]], "pieces .* in that order"),  # not a name: refused, not a traceback
-    (["phase"], r"piece_layer.weight.npy is float32\[32, 428\], expected float32\[32, 8\]"),
+    (["phase"], r"piece_layer.weight.npy is float32\[32, 548\], expected float32\[32, 8\]"),
     ([], "weights do not fit"),  # a piece weight in a file that reads none
 ])
 def test_a_file_whose_pieces_do_not_fit_is_one_line(tmp_path, meta_pieces, message):
