@@ -13,8 +13,10 @@ uint8 array of UTF-8 JSON): ``kind`` (:data:`COMPACT_KIND`), ``format_version``,
 ``layers``, ``num_codes``, ``num_actions``, ``rules`` (the preset name it was trained on),
 ``player_counts``, ``expert_advice`` (whether it reads ``expert``'s move: then the file
 holds ``advice_gain`` and the agent asks :class:`~agents.expert.ExpertAgent`; absent in
-files written before the option, meaning false), the run's ``metrics`` and ``sha256`` over
-everything else. Every shape is
+files written before the option, meaning false), ``pieces`` (the observation pieces it
+reads beyond the base observation, :data:`PIECE_WIDTHS`: then the file holds
+``piece_layer.weight``; absent in files written before the pieces, meaning none), the run's
+``metrics`` and ``sha256`` over everything else. Every shape is
 checked against the architecture and the hash against the content before a weight is used.
 
 ``compact:SET.yaml`` plays a *compact set* (:class:`CompactSet`): compact files by the
@@ -37,7 +39,13 @@ import numpy as np
 from scat_env import PlayerView, Rules
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch.active import active_observations, players_in
-from scat_env.batch.reference import C_KNOWN, compact_observation
+from scat_env.batch.reference import (
+    C_KNOWN,
+    PHASE_CODES,
+    compact_observation,
+    observation_pieces,
+)
+from scat_env.cards import CARD_RANK, CARD_SUIT
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_env.scoring import value_table
 from scat_env.yamlfile import one_line
@@ -82,11 +90,82 @@ POINT_SCALE = 1.0 / 41.0
 MAX_HIDDEN, MAX_LAYERS = 4096, 16
 MAX_FILE_BYTES = MAX_POLICY_BYTES
 
+#: What the network reads of each observation piece (:func:`piece_inputs`), in the
+#: observation's order, each as wide at every table size (one network for 2 to 10 players):
+#: ``phase`` the phase code as a one-hot (7 codes: a code is a kind of decision, not a
+#: quantity) and the cards I see over 3; ``quiet`` the flag; ``points`` per relative seat,
+#: points over ``points_to_win`` (how near the race's end), padded to 10 seats; ``slots``
+#: per relative seat and slot, a face-up flag, the card's rank and suit as one-hots (golf
+#: counts a suit's points or a rank's cards; the card codes already show a face-up card, as
+#: mine or as a known card, but not which slot it lies in, and a slot is what a golf move
+#: names), padded to 10 seats.
+SLOT_WIDTH = 1 + 13 + 4
+PIECE_WIDTHS = {"phase": len(PHASE_CODES) + 1, "quiet": 1, "points": MAX_PLAYERS,
+                "slots": 3 * MAX_PLAYERS * SLOT_WIDTH}
+_CARD_RANKS = np.asarray(CARD_RANK, np.int64)
+_CARD_SUITS = np.asarray(CARD_SUIT, np.int64)
+
+
+def table_pieces(rules: Rules | None) -> tuple[str, ...]:
+    """The observation pieces of ``rules``' tables (the same names at every size)."""
+    return tuple(observation_pieces(MIN_PLAYERS, rules))
+
+
+def pieces_width(pieces: tuple[str, ...] | list[str]) -> int:
+    """Width of :func:`piece_inputs` for ``pieces``."""
+    return sum(PIECE_WIDTHS[p] for p in pieces)
+
+
+def piece_inputs(obs: np.ndarray, num_players: int, rules: Rules | None,
+                 pieces: tuple[str, ...] | list[str]) -> np.ndarray:
+    """The ``pieces`` a network reads (:data:`PIECE_WIDTHS`) of compact observations [B, D]
+    of ``num_players``-seat tables under ``rules``, float32 [B, :func:`pieces_width`].
+
+    A piece the table does not have reads as the base observation says it is: the phase
+    from the base's draw/discard counter and the cards of mine it shows, no quiet 31, no
+    points, no face-up slot. So a network that reads a piece also plays tables without it
+    (a player refuses only the converse: :meth:`CompactAgent.check_table`)."""
+    B, n = obs.shape[0], num_players
+    have = observation_pieces(n, rules)
+    offsets, at = {}, 52 + 2 * n + 5
+    for name, size in have.items():
+        offsets[name] = at
+        at += size
+    parts = []
+    for name in pieces:
+        part = np.zeros((B, PIECE_WIDTHS[name]), np.float32)
+        at = offsets.get(name)
+        if name == "phase":
+            if at is None:
+                code = obs[:, 52 + 2 * n + 1].astype(np.int64)
+                seen = ((obs[:, :52] >= 1) & (obs[:, :52] <= 3)).sum(axis=1)
+            else:
+                code, seen = obs[:, at].astype(np.int64), obs[:, at + 1]
+            part[np.arange(B), code] = 1.0
+            part[:, -1] = seen / 3.0
+        elif name == "quiet" and at is not None:
+            part[:, 0] = obs[:, at]
+        elif name == "points" and at is not None:
+            part[:, :n] = obs[:, at:at + n] / float(rules.points_to_win)  # type: ignore[union-attr]
+        elif name == "slots" and at is not None:
+            codes = obs[:, at:at + 3 * n].astype(np.int64)
+            up = codes > 0
+            slots = np.zeros((B, 3 * n, SLOT_WIDTH), np.float32)
+            slots[..., 0] = up
+            b, s = np.nonzero(up)
+            card = codes[b, s] - 1
+            slots[b, s, 1 + _CARD_RANKS[card]] = 1.0
+            slots[b, s, 14 + _CARD_SUITS[card]] = 1.0
+            part[:, :3 * n * SLOT_WIDTH] = slots.reshape(B, -1)
+        parts.append(part)
+    return np.concatenate(parts, axis=1) if parts else np.zeros((B, 0), np.float32)
+
 
 def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS,
-                    advice: bool = False) -> dict[str, tuple[int, ...]]:
+                    advice: bool = False, pieces: tuple[str, ...] | list[str] = ()
+                    ) -> dict[str, tuple[int, ...]]:
     """Every weight of a :class:`training.batch_ppo.CompactNet` of this size (``advice``:
-    with its expert-advice bonus per action)."""
+    with its expert-advice bonus per action; ``pieces``: with the dense layer over them)."""
     shapes: dict[str, tuple[int, ...]] = {
         "cards.weight": (52 * NUM_CODES, hidden),
         "dense.weight": (hidden, DENSE_SIZE), "dense.bias": (hidden,),
@@ -100,6 +179,8 @@ def expected_shapes(hidden: int, layers: int, num_actions: int = NUM_ACTIONS,
         shapes[name] = ()
     if advice:
         shapes["advice_gain"] = (num_actions,)
+    if pieces:
+        shapes["piece_layer.weight"] = (hidden, pieces_width(pieces))
     return shapes
 
 
@@ -202,12 +283,32 @@ def _check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
     advice = meta.get("expert_advice", False)  # absent: written before the option
     if not isinstance(advice, bool):
         raise ValueError(f"{where}: expert_advice {advice!r} is not true or false")
-    return expected_shapes(hidden, layers, meta["num_actions"], advice)
+    pieces = meta.get("pieces", [])  # absent: written before the pieces, none read
+    order = list(PIECE_WIDTHS)
+    if (not isinstance(pieces, list)
+            or not all(isinstance(p, str) and p in PIECE_WIDTHS for p in pieces)
+            or pieces != sorted(set(pieces), key=order.index)):
+        raise ValueError(f"{where}: pieces {one_line(repr(pieces))[:80]} is not a list of "
+                         f"{', '.join(order)} in that order")
+    return expected_shapes(hidden, layers, meta["num_actions"], advice, pieces)
 
 
 def dense_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int,
-                 start_lives: int) -> np.ndarray:
-    """The numpy twin of :func:`training.batch_ppo.dense_inputs` (tested equal)."""
+                 start_lives: int, rules: Rules | None = None,
+                 pieces: tuple[str, ...] | list[str] = ()) -> np.ndarray:
+    """The numpy twin of :func:`training.batch_ppo.dense_inputs` (tested equal): the
+    seat counters, counters, table size and scoring features (:data:`DENSE_SIZE`), then
+    :func:`piece_inputs` of ``pieces`` when there are any (a network without pieces gets
+    exactly the columns it was trained on)."""
+    dense = _base_dense(obs, feats, num_players, start_lives)
+    if not pieces:
+        return dense
+    return np.concatenate([dense, piece_inputs(obs, num_players, rules, pieces)], axis=1)
+
+
+def _base_dense(obs: np.ndarray, feats: np.ndarray, num_players: int,
+                start_lives: int) -> np.ndarray:
+    """:func:`dense_inputs` without the pieces: :data:`DENSE_SIZE` columns."""
     B, n = obs.shape[0], num_players
     o = obs.astype(np.float32)
     flags = obs[:, 52 + n:52 + 2 * n].astype(np.int64)
@@ -251,11 +352,13 @@ def _dense_columns(max_players: int) -> np.ndarray:
 
 
 def vector_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int, start_lives: int,
-                  max_players: int) -> np.ndarray:
+                  max_players: int, rules: Rules | None = None) -> np.ndarray:
     """Compact observations [B, D] as one flat float32 vector each, for networks that take
     a plain vector (SB3's ``MlpPolicy`` on :class:`training.batch_vec_env.BatchVecEnv`, and
     the ``sb3:`` agent that plays what it trained): the one-hot of each card's code, then
-    :func:`dense_inputs` cut to ``max_players`` seats. One definition for the env that
+    :func:`dense_inputs` cut to ``max_players`` seats, then, for ``rules`` whose
+    observation has pieces, :func:`piece_inputs` of them (none without ``rules``: the
+    vector of the base observation, unchanged). One definition for the env that
     trains and the agent that plays, so the two cannot drift apart."""
     B = obs.shape[0]
     codes = C_KNOWN + max_players - 1
@@ -264,6 +367,9 @@ def vector_inputs(obs: np.ndarray, feats: np.ndarray, num_players: int, start_li
     out[np.repeat(np.arange(B), 52), cols.reshape(-1)] = 1.0
     dense = dense_inputs(obs, feats, num_players, start_lives)
     out[:, 52 * codes:] = dense[:, _dense_columns(max_players)]
+    pieces = table_pieces(rules)
+    if pieces:
+        out = np.concatenate([out, piece_inputs(obs, num_players, rules, pieces)], axis=1)
     return out
 
 
@@ -293,6 +399,7 @@ class CompactPolicy:
         self.advice = bool(meta.get("expert_advice", False))
         self.layers = int(meta["layers"])
         self.num_actions = int(meta["num_actions"])
+        self.pieces: tuple[str, ...] = tuple(meta.get("pieces", ()))
         self.offsets = np.arange(52) * NUM_CODES
 
     def logits(self, obs: np.ndarray, feats: np.ndarray, dense: np.ndarray,
@@ -301,7 +408,10 @@ class CompactPolicy:
         policy trained with ``expert_advice``."""
         w = self.w
         h = w["cards.weight"][obs[:, :52].astype(np.int64) + self.offsets].sum(axis=1)
-        h = np.maximum(h + dense @ w["dense.weight"].T + w["dense.bias"], 0.0)
+        h = h + dense[:, :DENSE_SIZE] @ w["dense.weight"].T + w["dense.bias"]
+        if self.pieces:  # a policy without pieces has no such weight: its sums as before
+            h = h + dense[:, DENSE_SIZE:] @ w["piece_layer.weight"].T
+        h = np.maximum(h, 0.0)
         for i in range(self.layers - 1):
             h = np.maximum(h @ w[f"trunk.{2 * i + 1}.weight"].T + w[f"trunk.{2 * i + 1}.bias"],
                            0.0)
@@ -320,12 +430,13 @@ class CompactPolicy:
         return np.where(mask, logits, np.float32(-1e9))
 
     def play_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
-                    start_lives: int, mask: np.ndarray,
-                    advice: np.ndarray | None = None) -> np.ndarray:
+                    start_lives: int, mask: np.ndarray, advice: np.ndarray | None = None,
+                    rules: Rules | None = None) -> np.ndarray:
         """Masked logits of a table's compact observations (what a player calls; a
-        :class:`CompactSet` answers the same call)."""
-        return self.logits(obs, feats, dense_inputs(obs, feats, num_players, start_lives),
-                           mask, advice)
+        :class:`CompactSet` answers the same call); ``rules``, the table's, locate the
+        pieces of its observation (needed by a policy that reads pieces)."""
+        dense = dense_inputs(obs, feats, num_players, start_lives, rules, self.pieces)
+        return self.logits(obs, feats, dense, mask, advice)
 
 
 class CompactSet:
@@ -355,6 +466,9 @@ class CompactSet:
         self.members, self.default, self.name = members, default, name
         self.meta: dict[str, Any] = {"rules": trained.pop()}
         self.advice = any(p.advice for p in every)
+        # what every member reads: a piece one member lacks is one the set cannot see
+        self.pieces = tuple(p for p in PIECE_WIDTHS
+                            if all(p in m.pieces for m in every))
 
     def plays(self, num_players: int) -> bool:
         """Whether every position of a ``num_players`` table has a member."""
@@ -362,8 +476,8 @@ class CompactSet:
             k in self.members for k in range(2, num_players + 1))
 
     def play_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
-                    start_lives: int, mask: np.ndarray,
-                    advice: np.ndarray | None = None) -> np.ndarray:
+                    start_lives: int, mask: np.ndarray, advice: np.ndarray | None = None,
+                    rules: Rules | None = None) -> np.ndarray:
         n = num_players
         out = np.empty(mask.shape, np.float32)
         ins = players_in(obs, n)
@@ -379,10 +493,11 @@ class CompactSet:
                 raise ValueError(f"{self.name} has no member for {k} players in and no "
                                  "default")
             adv = None if advice is None else advice[rows]
-            total = group[0].play_logits(o, feats[rows], size, start_lives, mask[rows], adv)
+            total = group[0].play_logits(o, feats[rows], size, start_lives, mask[rows], adv,
+                                         rules)
             for policy in group[1:]:
                 total = total + policy.play_logits(o, feats[rows], size, start_lives,
-                                                   mask[rows], adv)
+                                                   mask[rows], adv, rules)
             out[rows] = total / len(group)
         return out
 
@@ -432,17 +547,26 @@ class CompactAgent(Agent):
         self._expert = ExpertAgent() if policy.advice else None
 
     def check_table(self, num_players: int, rules: Rules) -> None:
-        """Refuse rules whose actions or cards mean something else than in training (the
-        batched engine's presets are the draw-and-discard game; a policy plays them all
-        through the table's own values), and calls it never learned."""
-        from scat_env.batch import beyond_base_observation
+        """Refuse rules whose actions or cards mean something else than in training (a
+        policy plays the others through the table's own values), and observation pieces
+        (calls, golf, points) it does not read: it never saw one."""
+        from scat_env.batch import beyond_base_observation, uncovered
 
         trained = self.policy.meta.get("rules")
-        why = beyond_base_observation(rules)
-        if why is not None:  # its observation has no word for it: it never saw one
-            raise ValueError(f"{self.name} does not play the {rules.name!r} rules: it plays "
-                             f"the draw-and-discard games, not {why}; it was trained on "
+        why = uncovered(rules)
+        if why is not None:
+            raise ValueError(f"{self.name} does not play the {rules.name!r} rules: the "
+                             f"batched engine does not play {why}")
+        unread = [p for p in table_pieces(rules) if p not in self.policy.pieces]
+        if unread:  # its observation has no word for them
+            raise ValueError(f"{self.name} does not play the {rules.name!r} rules: it does "
+                             f"not read their {', '.join(unread)} observation (they have "
+                             f"{beyond_base_observation(rules)}); it was trained on "
                              f"{trained!r}")
+        if (isinstance(self.policy, CompactSet) and self.policy.members
+                and table_pieces(rules)):
+            raise ValueError(f"{self.name} is a set whose members read smaller games, which "
+                             f"the {rules.name!r} rules' observation pieces do not have")
         if trained in PRESETS and rules.knock_mode != Rules.preset(trained).knock_mode:
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "
                              "something else")
@@ -462,7 +586,7 @@ class CompactAgent(Agent):
         if self._expert is not None:
             advice = np.array([self._expert.act(view)], np.int64)
         return self.policy.play_logits(obs, feats, view.num_players,
-                                       view.rules.start_lives, mask, advice)[0]
+                                       view.rules.start_lives, mask, advice, view.rules)[0]
 
     def act(self, view: PlayerView) -> int:
         logits = self.logits(view)

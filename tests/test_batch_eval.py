@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 import pytest
+from test_batch_pieces import random_policy
 from test_batch_training import _trained
 
 from agents.compact import CompactAgent, CompactSet, policy_path
@@ -63,17 +64,19 @@ def test_bad_deal_ids_are_one_line():
         BatchEnv(3, 2, deal_ids=[0, -1, 2])
 
 
-def _python_winner(policy, seat: int, n: int, seed: int, deal: int, greedy: bool) -> int:
-    """Deal ``deal`` played by ``GameState``: the policy's player in ``seat``, ``expert``
-    (or ``greedy``) elsewhere; the winner, -1 for a game cut at the turn cap."""
-    rules = Rules.preset("standard")
+def _python_winner(policy, seat: int, n: int, seed: int, deal: int, greedy: bool,
+                   preset: str = "standard") -> int:
+    """Deal ``deal`` played by ``GameState`` under ``preset``: the policy's player in
+    ``seat``, ``expert`` (or ``greedy``) elsewhere; the winner, -1 for a game cut at the
+    turn cap."""
+    rules = Rules.preset(preset)
     rng = SplitMixRandom(game_seed(seed, deal))
     state = GameState(n, rules, rng=rng)
     while state.is_terminal():  # decided by the deal alone: the engine deals again
         state = GameState(n, rules, rng=rng)
     me = CompactAgent(policy)
     other = ThresholdAgent(25) if greedy else ExpertAgent()
-    cap = BatchEnv(1, n).max_turns
+    cap = BatchEnv(1, n, preset).max_turns
     while not state.is_terminal():
         if state.turn >= cap:
             return -1
@@ -95,6 +98,24 @@ def test_every_evaluated_game_is_the_python_players_game(tmp_path, advice, n, op
             winner = _python_winner(policy, r, n, seed, d, opponent == "greedy")
             assert wins[d, r] == (winner == r), f"deal {d}, seat {r}"
     assert wins.sum() >= 1  # something was won: the comparison compared outcomes
+
+
+@pytest.mark.parametrize("preset, n", [("hammer", 3), ("undeclared_31", 2), ("golf", 3),
+                                       ("french_canadian", 3)])
+def test_a_policy_that_reads_the_pieces_plays_the_python_players_games(tmp_path, preset, n):
+    """A call, golf and a points race: the policy reads its rules' observation pieces
+    (random weights that they move, written through the trainer's save path) the same
+    way batched and from a view."""
+    path = tmp_path / "policy.npz"
+    random_policy(path, preset, seed=n)
+    policy = load_policy(str(path))
+    assert policy.pieces
+    deals, seed = 3, 5
+    wins = duplicate_wins([policy], n, deals, "expert", rules=preset, seed=seed)[0]
+    for d in range(deals):
+        for r in range(n):
+            winner = _python_winner(policy, r, n, seed, d, False, preset)
+            assert wins[d, r] == (winner == r), f"deal {d}, seat {r}"
 
 
 def compact_set(tmp_path) -> str:

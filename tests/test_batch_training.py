@@ -189,7 +189,7 @@ def test_a_preset_with_calls_is_refused_when_the_agent_is_built(tmp_path):
     _, path = _trained(tmp_path)
     agent = make_agent(f"compact:{path}")
     agent.check_table(3, Rules.preset("standard"))
-    with pytest.raises(ValueError, match="not the hammer call"):
+    with pytest.raises(ValueError, match="does not read their phase .*the hammer call"):
         agent.check_table(3, Rules.preset("hammer"))
 
 
@@ -337,13 +337,12 @@ def test_the_shipped_policies_play_every_table_and_are_the_default_past_six(tmp_
 
 
 @pytest.mark.parametrize("preset", ["golf", "hammer", "undeclared_31", "french_canadian"])
-def test_the_batched_trainer_refuses_rules_its_network_cannot_see(tmp_path, preset):
-    """The batched engine plays every preset, but the network reads the base compact
-    observation: training golf, a call or a points race on it would learn blind to the
-    pieces those rules append, so the config refuses them in one line."""
-    path = tmp_path / "bad.yaml"
-    path.write_text(f"trainer: batch\nrules: {preset}\n")
-    with pytest.raises(ValueError, match=f"rules '{preset}'.*no word for.*trainer: sb3"):
-        load_config(path)
+def test_the_batched_trainer_takes_rules_whose_observation_has_pieces(tmp_path, preset):
+    """The network reads the pieces golf, the calls and the points races append
+    (tests/test_batch_pieces.py), so the config takes them."""
+    path = tmp_path / "run.yaml"
+    path.write_text(f"trainer: batch\nrules: {preset}\nopponents: {{expert: 1.0}}\n"
+                    "eval_opponent: expert\n")
+    assert load_config(path)[1].rules == preset
     path.write_text("trainer: batch\nrules: moyer_second_knock\n")  # a knock the mask shows
     assert load_config(path)[1].rules == "moyer_second_knock"

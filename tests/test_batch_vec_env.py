@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from scat_env.batch.kernels import CUR
-from training.batch_vec_env import OBS_SIZE, BatchVecEnv
+from training.batch_vec_env import OBS_SIZE, BatchVecEnv, obs_size
 
 
 def _first_legal(masks: np.ndarray) -> np.ndarray:
@@ -214,7 +214,30 @@ def test_the_sb3_trainer_refuses_to_resume_from_a_vector_model(vec_model):
         read_checkpoint(path, cfg)
 
 
-def test_rules_beyond_the_base_observation_are_refused():
-    """The policy behind a ``BatchVecEnv`` reads the base compact observation."""
-    with pytest.raises(ValueError, match="no word for golf"):
+@pytest.mark.parametrize("rules, pieces", [("golf", ("phase", "slots")),
+                                           ("french_canadian", ("points",))])
+def test_rules_whose_observation_has_pieces_get_them_after_the_base_vector(rules, pieces):
+    from agents.compact import PIECE_WIDTHS, piece_inputs, vector_inputs
+
+    env = BatchVecEnv(8, 3, rules=rules, opponents=("expert", "random"), seed=2)
+    obs = env.reset()
+    assert env.obs_size == OBS_SIZE_3 + sum(PIECE_WIDTHS[p] for p in pieces)
+    assert obs.shape == (8, env.obs_size) and env.observation_space.shape == (env.obs_size,)
+    raw = env.env._obs
+    feats = env.env.hand_features(raw)
+    assert np.array_equal(obs[:, :OBS_SIZE_3], vector_inputs(raw, feats, 3, env.start_lives, 3))
+    assert np.array_equal(obs[:, OBS_SIZE_3:], piece_inputs(raw, 3, env.env.rules, pieces))
+    for _ in range(30):
+        env.step_async(_first_legal(np.stack(env.env_method("action_masks"))))
+        obs, _, _, _ = env.step_wait()
+        assert obs.shape == (8, env.obs_size) and np.isfinite(obs).all()
+
+
+def test_greedy_opponents_are_refused_where_the_batched_greedy_has_no_move():
+    with pytest.raises(ValueError, match="does not play golf"):
         BatchVecEnv(4, 3, rules="golf")
+    with pytest.raises(ValueError, match="does not play the throw-down call"):
+        BatchVecEnv(4, 3, rules="throw_down", opponents=("threshold:20",))
+
+
+OBS_SIZE_3 = obs_size(3)  # the 3-seat base vector

@@ -10,8 +10,9 @@ the command). Each part is the one the Python harness runs, checked by a test:
   (:class:`agents.compact.CompactPolicy`, or a :class:`agents.compact.CompactSet` handing
   each position to its member for the players still in), on the compact observation and
   hand features the batched engine gives (``tests/test_batch_training.py``: the same
-  logits as from a view; ``tests/test_batch_eval.py``: a set's games are the Python
-  players' games);
+  logits as from a view; ``tests/test_batch_eval.py``: a set's games, and those of a
+  policy that reads the observation pieces of a call, golf or a points race, are the
+  Python players' games);
 - its expert advice and the ``expert`` seats are :class:`agents.batch_expert.BatchExpert`,
   which makes :class:`agents.expert.ExpertAgent`'s move in every position
   (``tests/test_batch_expert.py``); ``greedy`` is the engine's threshold player at 25;
@@ -142,7 +143,7 @@ def _play(policy: Player, expert: BatchExpert | None, opponent: str, n: int,
                 moves = acts if opponent == "expert" else expert.actions(env, advice)  # type: ignore[union-attr]
                 advised = moves[rows]
             logits = policy.play_logits(obs, feats, n, start_lives, out["action_mask"][rows],
-                                        advised)
+                                        advised, env.rules)
             acts[rows] = np.argmax(logits, axis=1)
         out = env.step(acts, skip=finished)
         ended = out["done"] & ~finished

@@ -23,6 +23,14 @@ trunk and two heads. Three learned gains
 carry the scoring features straight to the actions they are about (the value kept by a
 discard, the gain of taking the top discard, the hand's value for a knock).
 
+The calls, golf and the points races append pieces to the observation
+(:func:`scat_env.batch.reference.observation_pieces`); a network trained on such rules reads
+them (:func:`agents.compact.piece_inputs`: the phase as a one-hot, the quiet flag, points
+over ``points_to_win``, golf's face-up slots by rank) through one more dense layer without a
+bias, added into the same first layer. A network of the draw-and-discard games without calls
+has no such layer, so its weights and decisions are those of a network from before the
+pieces.
+
 With ``expert_advice`` the network also reads ``expert``'s move in the position (computed
 batched, :mod:`agents.batch_expert`) as a learned bonus on that move's logit, one per
 action, starting at :data:`ADVICE_GAIN`: the untrained policy plays the expert's moves and
@@ -56,7 +64,15 @@ from torch import nn
 
 from agents import compact
 from agents.batch_expert import BatchExpert
-from agents.compact import DENSE_SIZE, NUM_CODES, POINT_SCALE, CompactPolicy, CompactSet
+from agents.compact import (
+    DENSE_SIZE,
+    NUM_CODES,
+    POINT_SCALE,
+    CompactPolicy,
+    CompactSet,
+    pieces_width,
+    table_pieces,
+)
 from scat_env import Rules
 from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch import BatchEnv
@@ -67,25 +83,30 @@ from .config import BatchPPOConfig
 
 
 def dense_inputs(obs: torch.Tensor, feats: torch.Tensor, num_players: int,
-                 start_lives: int) -> torch.Tensor:
+                 start_lives: int, rules: Rules | None = None,
+                 pieces: tuple[str, ...] = ()) -> torch.Tensor:
     """The non-card inputs (:func:`agents.compact.dense_inputs`, the one definition the
-    trainer and the playing agent share) as a tensor."""
+    trainer and the playing agent share: the pieces' columns after the base ones) as a
+    tensor."""
     return torch.from_numpy(compact.dense_inputs(obs.numpy(), feats.numpy(), num_players,
-                                                 start_lives))
+                                                 start_lives, rules, pieces))
 
 
 class CompactNet(nn.Module):
     """Actor-critic over compact observations (module docstring)."""
 
     def __init__(self, hidden: int = 128, layers: int = 2, knock_at: float = 25.0,
-                 advice: bool = False) -> None:
+                 advice: bool = False, pieces: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.hidden, self.layers, self.advice = hidden, layers, advice
+        self.pieces = tuple(pieces)
         self.cards = nn.EmbeddingBag(52 * NUM_CODES, hidden, mode="sum")
         nn.init.normal_(self.cards.weight, std=0.05)
         with torch.no_grad():  # an unseen card adds nothing (module docstring)
             self.cards.weight.view(52, NUM_CODES, hidden)[:, C_UNSEEN] = 0.0
         self.dense = nn.Linear(DENSE_SIZE, hidden)
+        if self.pieces:  # the observation's pieces (module docstring)
+            self.piece_layer = nn.Linear(pieces_width(self.pieces), hidden, bias=False)
         trunk: list[nn.Module] = [nn.ReLU()]
         for _ in range(layers - 1):
             trunk += [nn.Linear(hidden, hidden), nn.ReLU()]
@@ -116,7 +137,10 @@ class CompactNet(nn.Module):
         seen = cards != C_UNSEEN
         codes = (cards.to(torch.int64) + self._offsets)[seen]  # row by row: one bag a row
         counts = seen.sum(1)
-        h = self.cards(codes, torch.cumsum(counts, 0) - counts) + self.dense(dense)
+        h = (self.cards(codes, torch.cumsum(counts, 0) - counts)
+             + self.dense(dense[:, :DENSE_SIZE]))
+        if self.pieces:
+            h = h + self.piece_layer(dense[:, DENSE_SIZE:])
         h = self.trunk(h)
         logits = self.pi(h)
         skip = torch.zeros_like(logits)
@@ -210,7 +234,8 @@ class Handoff:
             advice = self.expert.actions(env)
         return self.policy.play_logits(
             obs, env.hand_features(obs), env.num_players, env.rules.start_lives,
-            out["action_mask"][rows], None if advice is None else advice[rows]).argmax(-1)
+            out["action_mask"][rows], None if advice is None else advice[rows],
+            env.rules).argmax(-1)
 
 
 def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -270,7 +295,9 @@ def _tensors(table: Table, obs: np.ndarray) -> tuple[torch.Tensor, ...]:
     feats = table.env.hand_features(obs)
     obs_t = torch.from_numpy(obs)
     feats_t = torch.from_numpy(feats)
-    dense_t = dense_inputs(obs_t, feats_t, table.n, table.start_lives)
+    rules = table.env.rules
+    dense_t = dense_inputs(obs_t, feats_t, table.n, table.start_lives, rules,
+                           table_pieces(rules))
     return obs_t[:, :52], feats_t, dense_t
 
 
@@ -394,7 +421,7 @@ def evaluate_batched(net: CompactNet, cfg: BatchPPOConfig, n: int, games: int,
         obs = out["observation"]
         feats = env.hand_features(obs)
         obs_t, feats_t = torch.from_numpy(obs), torch.from_numpy(feats)
-        dense_t = dense_inputs(obs_t, feats_t, n, start_lives)
+        dense_t = dense_inputs(obs_t, feats_t, n, start_lives, env.rules, net.pieces)
         moves = None if expert is None else expert.actions(env)
         with torch.no_grad():
             logits, _ = net(obs_t[:, :52], feats_t, dense_t,
@@ -425,7 +452,7 @@ def export(net: CompactNet, path: str | Path, cfg: BatchPPOConfig,
     """Write ``net`` as a compact policy file (:mod:`agents.compact`): numpy only to play."""
     arrays = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     compact.save_compact(path, arrays, {"hidden": net.hidden, "layers": net.layers,
-                                "expert_advice": net.advice,
+                                "expert_advice": net.advice, "pieces": list(net.pieces),
                                 "num_codes": NUM_CODES, "num_actions": NUM_ACTIONS,
                                 "rules": cfg.rules, "player_counts": list(cfg.player_counts),
                                 "config": dataclasses.asdict(cfg), "metrics": metrics})
@@ -497,9 +524,10 @@ def warm_start(net: CompactNet, path: str) -> None:
     naming what differs."""
     arrays, meta = compact.load_compact(compact.policy_path(path))
     ours = {"hidden": net.hidden, "layers": net.layers, "expert_advice": net.advice,
-            "num_actions": NUM_ACTIONS}
+            "num_actions": NUM_ACTIONS, "pieces": list(net.pieces)}
+    absent = {"expert_advice": False, "pieces": []}  # files written before the field
     for key, want in ours.items():
-        have = meta.get(key, False if key == "expert_advice" else None)
+        have = meta.get(key, absent.get(key))
         if have != want:
             raise ValueError(f"init_from {path!r}: {key} is {have!r} in the file, {want!r} "
                              "in the config")
@@ -689,10 +717,11 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     from .progress import budget_progress
 
     gen = torch.Generator().manual_seed(cfg.seed)
-    net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
+    pieces = table_pieces(Rules.preset(cfg.rules))  # what the rules' observation appends
+    net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
     if cfg.init_from:
         warm_start(net, cfg.init_from)
-    snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice)
+    snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
     snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     tables = [Table(cfg, n, cfg.seed * 1000 + n) for n in cfg.player_counts]

@@ -10,7 +10,8 @@ move again in every game (games already there wait, :meth:`BatchEnv.step`'s ``sk
 - **Observation**: a float32 vector: the one-hot of each card's code in the compact
   observation followed by the dense inputs of :func:`agents.compact.dense_inputs` (seat
   counters, table size, scoring features), sized for ``max_players`` seats
-  (:func:`obs_size`). The default, the env's own table size, keeps the vector short: the
+  (:func:`obs_size`), then, for rules whose compact observation appends pieces (the
+  calls, golf, the points races), :func:`agents.compact.piece_inputs` of them. The default, the env's own table size, keeps the vector short: the
   first layer of SB3's ``MlpPolicy`` is the larger part of its training cost, and at 3
   players the vector is 497 wide instead of 889. ``max_players=10`` pads every table to
   the same vector, for one network trained on several table sizes in turn.
@@ -46,11 +47,13 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from agents.batch_expert import BatchExpert
-from agents.compact import vector_inputs, vector_size
+from agents.compact import pieces_width, table_pieces, vector_inputs, vector_size
 from scat_env.actions import NUM_ACTIONS
-from scat_env.batch import BatchEnv, beyond_base_observation
+from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import CUR
 from scat_env.rules import DEFAULT_MAX_TURNS, MAX_PLAYERS
+
+from .config import batched_greedy_gap
 
 OBS_SIZE = vector_size(MAX_PLAYERS)
 """The observation's width at ``max_players=10`` (every table size in one vector)."""
@@ -94,13 +97,13 @@ class BatchVecEnv(VecEnv):
             raise ValueError(f"max_players must be from num_players ({num_players}) to "
                              f"{MAX_PLAYERS}, got {max_players}")
         self.env = BatchEnv(num_envs, num_players, rules, seed, max_turns=max_turns)
-        beyond = beyond_base_observation(self.env.rules)
-        if beyond is not None:  # the policy's input is the base compact observation
-            raise ValueError(f"BatchVecEnv serves the base compact observation, which has no "
-                             f"word for {beyond} (rules {self.env.rules.name!r})")
         if not opponents:
             raise ValueError("BatchVecEnv needs at least one opponent spec")
         self.codes = np.array([_opponent_code(s) for s in opponents], np.int64)
+        gap = batched_greedy_gap(self.env.rules)
+        if gap is not None and (self.codes >= -1).any():  # greedy and threshold:K
+            raise ValueError(f"BatchVecEnv: the batched threshold player does not play {gap} "
+                             f"(rules {self.env.rules.name!r}); seat expert or random")
         self.expert = BatchExpert(self.env.rules) if _EXPERT in self.codes else None
         self.n = num_players
         self.start_lives = self.env.rules.start_lives
@@ -111,7 +114,8 @@ class BatchVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self._games = np.arange(num_envs)
         self.max_players = m
-        self.obs_size = obs_size(m)
+        # the rules' observation pieces (calls, golf, points), after the base vector
+        self.obs_size = obs_size(m) + pieces_width(table_pieces(self.env.rules))
         space = gym.spaces.Box(0.0, 1.0, (self.obs_size,), np.float32)
         self.render_mode = None  # nothing to draw: SB3 asks before it warns
         super().__init__(num_envs, space, gym.spaces.Discrete(NUM_ACTIONS))
@@ -119,7 +123,8 @@ class BatchVecEnv(VecEnv):
     # -- what the learner sees -----------------------------------------------------------
     def _encode(self, obs: np.ndarray) -> np.ndarray:
         feats = self.env.hand_features(obs)
-        return vector_inputs(obs, feats, self.n, self.start_lives, self.max_players)
+        return vector_inputs(obs, feats, self.n, self.start_lives, self.max_players,
+                             self.env.rules)
 
     def action_masks(self) -> np.ndarray:
         return self.env._mask.copy()

@@ -58,6 +58,20 @@ ROLES = ("self", "snapshot")
 BATCH_OPPONENTS = ("greedy", "random", "snapshot", "expert")
 
 
+def batched_greedy_gap(rules: Rules) -> str | None:
+    """What of ``rules`` the batched threshold player (``greedy``,
+    :meth:`scat_env.batch.BatchEnv.threshold_actions`) does not play, or ``None``: it
+    draws, discards and knocks, and has no move for a call it must answer or golf (it plays
+    illegal moves there), so a batched run or ``BatchVecEnv`` seats ``expert`` instead."""
+    if rules.play == "golf":
+        return "golf"
+    for call, words in (("throw_down", "the throw-down call"), ("sudden_death", "sudden death"),
+                        ("declare", "declaring 31 by choice")):
+        if call in rules.calls:
+            return words
+    return None
+
+
 @dataclass(frozen=True)
 class Spec:
     """How one config field is checked and documented.
@@ -298,33 +312,33 @@ class BatchPPOConfig:
         validate(self, "batch config")
 
     def relations(self, where: str) -> None:
-        """What relates fields: the handoff's table size, and whether the batched expert
-        and network can play the rules."""
+        """What relates fields: the handoff's table size, and whether the batched greedy
+        player and expert can play the rules."""
         if self.handoff is not None and (
                 type(self.handoff_players) is not int
                 or not 2 <= self.handoff_players < min(self.player_counts)):
             raise ValueError(f"{where}: handoff_players must be an int from 2 to one less "
                              f"than the smallest player count ({min(self.player_counts)}), "
                              f"got {self.handoff_players!r}")
-        self._check_observation(where)
+        self._check_greedy(where)
         if (self.opponents.get("expert") or self.expert_advice
                 or self.eval_opponent == "expert"):
             self._check_expert(where)
 
-    def _check_observation(self, where: str) -> None:
-        """The batched trainer's network reads the base compact observation: a preset whose
-        observation appends pieces (the calls, golf, the points races) would be trained
-        blind to them, so it is refused, naming what the network could not see."""
-        from scat_env.batch import beyond_base_observation
+    def _check_greedy(self, where: str) -> None:
+        """The batched greedy player plays no call it must answer and no golf
+        (:func:`batched_greedy_gap`): a run that seats it there is refused, naming the
+        field."""
         from scat_env.rules import PRESETS
 
-        if self.rules not in PRESETS:
-            return  # refused by name elsewhere: the batched trainer takes presets only
-        why = beyond_base_observation(Rules.preset(self.rules))
-        if why is not None:
-            raise ValueError(f"{where}: rules {self.rules!r}: the batched trainer's network "
-                             f"reads the base compact observation, which has no word for "
-                             f"{why}; train these rules with 'trainer: sb3'")
+        gap = batched_greedy_gap(Rules.preset(self.rules)) if self.rules in PRESETS else None
+        if gap is None:
+            return
+        for field_name, seats in (("opponents", bool(self.opponents.get("greedy"))),
+                                  ("eval_opponent", self.eval_opponent == "greedy")):
+            if seats:
+                raise ValueError(f"{where}: {field_name}: the batched greedy player does not "
+                                 f"play {gap} (rules {self.rules!r}); seat expert instead")
 
     def _check_expert(self, where: str) -> None:
         """The batched expert plays the draw-and-discard presets only."""
