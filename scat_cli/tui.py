@@ -4,7 +4,7 @@ Every function here turns game facts (a :class:`~scat_env.PlayerView`, a
 :class:`~scat_env.HandResult`) into rich renderables or markup strings; none of them reads
 input or touches the engine. The play and replay loops decide *when* to print, this module
 decides *how it looks*, so both commands show a game the same way. The words themselves are
-the session's (:mod:`scat_session.words`, :mod:`scat_session.seating`), the same the browser
+the play session's (:mod:`scat_session.words`, :mod:`scat_session.seating`), the same the browser
 shows; this module adds their colour.
 
 Colour is optional: :func:`make_console` with ``color=False`` (``--no-color``, or the
@@ -74,7 +74,7 @@ def _loud_markup(text: str) -> str:
     return f"[bold yellow]{text}[/]"
 
 
-#: The session's words as the terminal dresses them: cards in their suit's colour, names
+#: The play session's words as the terminal dresses them: cards in their suit's colour, names
 #: bold, a knock loud, any other text escaped from the markup.
 MARKUP = Marks(card=card_markup, name=_name_markup, loud=_loud_markup, text=escape)
 

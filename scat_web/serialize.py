@@ -10,7 +10,7 @@ Events (one per public decision, plus hand ends, deals and takeovers) are built 
 from the decision, the phase it was taken in, the card it took from the pile and, for a
 golf move, the cards that move turns face up (the card put in a slot or the slot turned
 up, and the card sent to the pile): public once the move is made, and the event is only
-sent after it. Texts are the session's plain words (:mod:`scat_session.words`,
+sent after it. Texts are the play session's plain words (:mod:`scat_session.words`,
 :mod:`scat_session.humanio`), the ones the terminal colours; the page lays them out.
 """
 
