@@ -30,6 +30,7 @@ from numba import njit, prange
 from scat_env import Rules
 from scat_env.batch import BatchEnv
 from scat_env.batch import uncovered as engine_uncovered
+from scat_env.batch.cachelock import lock_caches
 from scat_env.batch.kernels import (
     C_DRAWN,
     C_HAND,
@@ -748,3 +749,7 @@ def expert_actions(n, layout, obs, mask, cur, pub, T, EV, POT, in_deck, LT, LE, 
         else:
             out[g] = _draw(T, EV, hand, unseen, m_unseen, vals, g, top, can_stock, can_take,
                            knobs[5])
+
+
+# Every kernel above loads and saves its disk cache under a lock (scat_env.batch.cachelock).
+lock_caches(globals())

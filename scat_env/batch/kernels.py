@@ -66,6 +66,7 @@ from ..actions import (
     TURN_UP,
 )
 from ..cards import CARD_POINTS
+from .cachelock import lock_caches
 
 # -- scalar slots of sc[g] -------------------------------------------------------------------
 (DEALER, CUR, PHASE, KNOCKER, KNOCK_TURN, LAST_SEAT, TAKEN, DRAWN, TURN, HAND_NO, PENDING,
@@ -1529,3 +1530,8 @@ def threshold_actions(knock_at, T, obs, mask, out):
                 out[g] = DRAW_DISCARD
                 continue
         out[g] = DRAW_STOCK if mask[g, DRAW_STOCK] else END_PLAY
+
+
+# Every kernel above loads and saves its disk cache under a lock (a cold cache shared by
+# several processes at once otherwise ends in a crash: scat_env.batch.cachelock).
+lock_caches(globals())
