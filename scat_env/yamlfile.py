@@ -25,15 +25,34 @@ MAX_BYTES = 256 * 1024
 MAX_MESSAGE = 300
 
 
+#: The deepest nesting a file may have (ours are three levels deep at most).
+MAX_DEPTH = 64
+
+
+class _TooDeep(Exception):
+    """A file nested deeper than :data:`MAX_DEPTH`."""
+
+
 class _NoAliases(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing aliases before they are expanded."""
+    """PyYAML's safe loader, refusing aliases before they are expanded, and nesting deeper
+    than :data:`MAX_DEPTH` as it composes (the composer recurses once per level: counting
+    the levels, rather than waiting for Python's recursion limit, keeps a hostile file from
+    ever reaching that limit, which another library may have raised in this process)."""
+
+    _depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
             raise yaml.composer.ComposerError(
                 None, None, "aliases (*name) are not allowed in this file", mark)
-        return super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            raise _TooDeep
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
@@ -69,8 +88,9 @@ def read_yaml(path: str | Path, what: str) -> Any:
         first = str(exc).splitlines()
         detail = " ".join(line.strip() for line in first[:2]) if first else type(exc).__name__
         raise ValueError(f"{what} {str(p)!r} is not valid YAML: {one_line(detail)}") from None
-    except RecursionError:
-        raise ValueError(f"{what} {str(p)!r} is nested too deeply") from None
+    except (_TooDeep, RecursionError):
+        raise ValueError(f"{what} {str(p)!r} is nested too deeply (more than {MAX_DEPTH} "
+                         "levels)") from None
     finally:
         if loader is not None:
             loader.dispose()

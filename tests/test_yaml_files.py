@@ -88,6 +88,24 @@ def test_deep_nesting_is_a_clear_error(tmp_path):
         read_yaml(path, "rules file")
 
 
+def test_deep_nesting_is_refused_whatever_the_recursion_limit(tmp_path):
+    """The depth is counted, not left to Python's recursion limit: a library that raised
+    the limit in this process (hypothesis does, for its own tests) must not let a hostile
+    file recurse until the interpreter's stack gives out. A segfault in a test worker right
+    after the test above was that."""
+    import sys
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1_000_000)
+    try:
+        path = tmp_path / "deep.yaml"
+        path.write_text("pennies: " + "[" * 2_000 + "]" * 2_000 + "\n")
+        with pytest.raises(ValueError, match="nested too deeply"):
+            read_yaml(path, "rules file")
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def test_a_rules_file_whose_preset_names_itself_is_refused(tmp_path):
     path = tmp_path / "loop.yaml"
     path.write_text(f"preset: {path}\npennies: 2\n")
