@@ -100,8 +100,7 @@ class PlaySession:
         self._retired = [(seat, self.labels[seat]) for seat in hand_over_retired(game)]
         self.agents = build_agents(game)
         self.state = game.resimulate(agents=self.agents)
-        for r in game.replacements:
-            self.labels[r.seat] = agent_label(r.agent)
+        self.labels = [agent_label(game.agent_now(seat)) for seat in range(game.num_players)]
         self._hint_agent: Agent | None = None
         self._shown = len(game.results) if game.actions else 0
         self._hand_seen = self.state.hand_number if game.actions else 0

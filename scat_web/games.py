@@ -184,10 +184,7 @@ class LiveGame:
 
     def specs(self) -> list[str]:
         """Each seat's agent now (a replacement after a takeover)."""
-        specs = [p.agent for p in self.save.players]
-        for r in self.save.replacements:
-            specs[r.seat] = r.agent
-        return specs
+        return [self.save.agent_now(seat) for seat in range(self.save.num_players)]
 
     def shown_specs(self) -> list[str]:
         """Each seat's agent as the page shows it: a replacement from its announcement on."""

@@ -91,8 +91,8 @@ def test_deep_nesting_is_a_clear_error(tmp_path):
 def test_deep_nesting_is_refused_whatever_the_recursion_limit(tmp_path):
     """The depth is counted, not left to Python's recursion limit: a library that raised
     the limit in this process (hypothesis does, for its own tests) must not let a hostile
-    file recurse until the interpreter's stack gives out. A segfault in a test worker right
-    after the test above was that."""
+    file recurse until the interpreter's stack gives out (a test worker once crashed right
+    after the test above)."""
     import sys
 
     old = sys.getrecursionlimit()
