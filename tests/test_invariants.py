@@ -161,7 +161,10 @@ def check_hidden_information_in_env_infos(n: int, preset: str, seed: int, max_st
         agent = envs[0].agent_selection
         if agent != envs[1].agent_selection:
             break  # the games went apart
-        if envs[0].terminations[agent] or envs[0].truncations[agent]:
+        done = [e.terminations[agent] or e.truncations[agent] for e in envs]
+        if done[0] != done[1]:
+            break  # the swapped card put this seat out in one game only
+        if done[0]:
             action = None
         else:
             legal = envs[0].observe(agent)["action_mask"].nonzero()[0]
