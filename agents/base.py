@@ -38,6 +38,13 @@ class Agent(ABC):
         fails midway. Every rule-based agent plays every table: the default accepts."""
         return None
 
+    def trained_on(self, rules: Rules) -> bool:
+        """Whether this agent learned ``rules`` (a policy trained on them, not one that
+        only accepts them): a table's default opponent is the policy trained on its rules
+        where one is shipped (:func:`scat_session.seating.first_to_play`). Rule-based
+        agents learned nothing: the default says no."""
+        return False
+
     @abstractmethod
     def act(self, view: PlayerView) -> int:
         """A legal action for ``view.seat``; only called when ``view.legal_actions``."""

@@ -68,6 +68,7 @@ from .neural.policy_file import (
 )
 from .neural.policy_set import load_policy_set
 from .registry import register
+from .rules_inputs import RULES_WIDTH, rules_vector
 
 COMPACT_KIND = "scat-compact-policy"
 #: The batched trainer's first policy, one network for 2 to 10 players (policies/README.md):
@@ -98,10 +99,12 @@ MAX_FILE_BYTES = MAX_POLICY_BYTES
 #: per relative seat and slot, a face-up flag, the card's rank and suit as one-hots (golf
 #: counts a suit's points or a rank's cards; the card codes already show a face-up card, as
 #: mine or as a known card, but not which slot it lies in, and a slot is what a golf move
-#: names), padded to 10 seats.
+#: names), padded to 10 seats; ``rules`` the table's rule options
+#: (:mod:`agents.rules_inputs`), which no observation holds: a network that reads them
+#: learns every variation at once, and plays a table of any rules.
 SLOT_WIDTH = 1 + 13 + 4
 PIECE_WIDTHS = {"phase": len(PHASE_CODES) + 1, "quiet": 1, "points": MAX_PLAYERS,
-                "slots": 3 * MAX_PLAYERS * SLOT_WIDTH}
+                "slots": 3 * MAX_PLAYERS * SLOT_WIDTH, "rules": RULES_WIDTH}
 _CARD_RANKS = np.asarray(CARD_RANK, np.int64)
 _CARD_SUITS = np.asarray(CARD_SUIT, np.int64)
 
@@ -147,6 +150,8 @@ def piece_inputs(obs: np.ndarray, num_players: int, rules: Rules | None,
             part[:, 0] = obs[:, at]
         elif name == "points" and at is not None:
             part[:, :n] = obs[:, at:at + n] / float(rules.points_to_win)  # type: ignore[union-attr]
+        elif name == "rules":  # every row of a table reads the same rules
+            part[:] = rules_vector(rules if rules is not None else Rules())
         elif name == "slots" and at is not None:
             codes = obs[:, at:at + 3 * n].astype(np.int64)
             up = codes > 0
@@ -567,7 +572,8 @@ class CompactAgent(Agent):
                 and table_pieces(rules)):
             raise ValueError(f"{self.name} is a set whose members read smaller games, which "
                              f"the {rules.name!r} rules' observation pieces do not have")
-        if trained in PRESETS and rules.knock_mode != Rules.preset(trained).knock_mode:
+        if ("rules" not in self.policy.pieces and trained in PRESETS
+                and rules.knock_mode != Rules.preset(trained).knock_mode):
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "
                              "something else")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -575,6 +581,13 @@ class CompactAgent(Agent):
         if isinstance(self.policy, CompactSet) and not self.policy.plays(num_players):
             raise ValueError(f"{self.name} has no default member and none for some table "
                              f"of {num_players} players or fewer")
+
+    def trained_on(self, rules: Rules) -> bool:
+        """Whether ``rules`` (by their options, not their name) are a preset this policy
+        was trained on: its ``rules``, or one of its ``rules_mix``."""
+        meta = self.policy.meta
+        names = [meta.get("rules"), *(meta.get("rules_mix") or [])]
+        return any(name in PRESETS and Rules.preset(name) == rules for name in names)
 
     def logits(self, view: PlayerView) -> np.ndarray:
         """The policy's masked logits [NUM_ACTIONS] for ``view`` (illegal moves at -1e9):

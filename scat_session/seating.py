@@ -90,15 +90,21 @@ def default_candidates() -> tuple[str, ...]:
 
 def first_to_play(players: int, rules: Rules, candidates: Sequence[str],
                   factory: Callable[[str], Agent]) -> str | None:
-    """The first of ``candidates`` whose agent (built by ``factory``) can play ``players``
-    seats of ``rules``; ``None`` if none can. The one decision behind every default seat."""
+    """The first of ``candidates`` that was trained on ``rules`` and can play ``players``
+    seats of them, else the first that can play them (each agent built by ``factory``);
+    ``None`` if none can. The one decision behind every default seat: a policy that learned
+    the variation before one that only accepts it."""
+    playing = []
     for spec in candidates:
         try:
-            factory(spec).check_table(players, rules)
+            agent = factory(spec)
+            agent.check_table(players, rules)
         except ValueError:  # a table larger than it plays, or a game it never read
             continue
-        return spec
-    return None
+        if agent.trained_on(rules):
+            return spec
+        playing.append(spec)
+    return playing[0] if playing else None
 
 
 def default_opponent(players: int, rules: Rules | None = None) -> str:

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from agents.batch_expert import BatchExpert
-from agents.compact import NUM_CODES, CompactPolicy, load_compact, save_compact
+from agents.compact import NUM_CODES, CompactPolicy, load_compact, save_compact, table_pieces
 from agents.match import play_game
 from agents.registry import make_agent
 from scat_cli.main import main
@@ -60,6 +60,7 @@ class _Table:
 
     def __init__(self, env: BatchEnv) -> None:
         self.env, self.n, self.start_lives = env, env.num_players, env.rules.start_lives
+        self.pieces = table_pieces(env.rules)
 
 
 def test_the_numpy_forward_pass_gives_the_torch_logits(tmp_path):

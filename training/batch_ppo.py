@@ -169,9 +169,13 @@ _KINDS = {"greedy": GREEDY, "random": RANDOM, "snapshot": SNAPSHOT, "expert": EX
 class Table:
     """One table size: its batched env, seat roles and per-seat reward bookkeeping."""
 
-    def __init__(self, cfg: BatchPPOConfig, n: int, seed: int) -> None:
+    def __init__(self, cfg: BatchPPOConfig, n: int, seed: int, rules: str | None = None,
+                 pieces: tuple[str, ...] | None = None) -> None:
+        rules = cfg.rules if rules is None else rules
         self.n = n
-        self.env = BatchEnv(cfg.envs_per_table, n, cfg.rules, seed)
+        self.env = BatchEnv(cfg.envs_per_table, n, rules, seed)
+        # the pieces the network reads (a network of many rules reads them all)
+        self.pieces = table_pieces(self.env.rules) if pieces is None else pieces
         self.start_lives = self.env.rules.start_lives
         self.out = self.env.reset()
         self.rng = np.random.default_rng(seed)
@@ -183,7 +187,7 @@ class Table:
         self.self_play = cfg.self_play
         self.learner_seats = min(cfg.learner_seats, n - 1)
         # expert's moves, batched (agents.batch_expert): built only when it plays
-        self.expert = (BatchExpert(cfg.rules) if "expert" in cfg.opponents or cfg.expert_advice
+        self.expert = (BatchExpert(rules) if "expert" in cfg.opponents or cfg.expert_advice
                        else None)
         self._assign(np.arange(B))
         self.feats = np.zeros((B, 54), np.float32)
@@ -295,9 +299,8 @@ def _tensors(table: Table, obs: np.ndarray) -> tuple[torch.Tensor, ...]:
     feats = table.env.hand_features(obs)
     obs_t = torch.from_numpy(obs)
     feats_t = torch.from_numpy(feats)
-    rules = table.env.rules
-    dense_t = dense_inputs(obs_t, feats_t, table.n, table.start_lives, rules,
-                           table_pieces(rules))
+    dense_t = dense_inputs(obs_t, feats_t, table.n, table.start_lives, table.env.rules,
+                           table.pieces)
     return obs_t[:, :52], feats_t, dense_t
 
 
@@ -454,7 +457,8 @@ def export(net: CompactNet, path: str | Path, cfg: BatchPPOConfig,
     compact.save_compact(path, arrays, {"hidden": net.hidden, "layers": net.layers,
                                 "expert_advice": net.advice, "pieces": list(net.pieces),
                                 "num_codes": NUM_CODES, "num_actions": NUM_ACTIONS,
-                                "rules": cfg.rules, "player_counts": list(cfg.player_counts),
+                                "rules": cfg.rules, "rules_mix": list(cfg.rules_mix),
+                                "player_counts": list(cfg.player_counts),
                                 "config": dataclasses.asdict(cfg), "metrics": metrics})
 
 
@@ -518,19 +522,45 @@ def write_set(out: Path, cfg: BatchPPOConfig) -> None:
     (out / SET_FILE).write_text("\n".join(lines) + "\n")
 
 
+def network_pieces(cfg: BatchPPOConfig) -> tuple[str, ...]:
+    """The observation pieces a run's network reads: its rules' own, or, for a run of many
+    rules (``rules_mix``), every piece (the rules' options among them), so that one network
+    plays a table of any rules."""
+    if cfg.rules_mix:
+        return tuple(compact.PIECE_WIDTHS)
+    return table_pieces(Rules.preset(cfg.rules))
+
+
 def warm_start(net: CompactNet, path: str) -> None:
     """Load ``net``'s weights, critic included, from the compact policy file ``path`` (or a
     shipped one by name: ``scat_batch``); a file of another shape is refused in one line
-    naming what differs."""
+    naming what differs. A file that reads fewer observation pieces than ``net`` starts it
+    with zero weights on the others: the network plays as the file does until it learns
+    what they say (a policy of the standard game, continued on many rules)."""
     arrays, meta = compact.load_compact(compact.policy_path(path))
     ours = {"hidden": net.hidden, "layers": net.layers, "expert_advice": net.advice,
-            "num_actions": NUM_ACTIONS, "pieces": list(net.pieces)}
+            "num_actions": NUM_ACTIONS}
     absent = {"expert_advice": False, "pieces": []}  # files written before the field
     for key, want in ours.items():
         have = meta.get(key, absent.get(key))
         if have != want:
             raise ValueError(f"init_from {path!r}: {key} is {have!r} in the file, {want!r} "
                              "in the config")
+    have_pieces = list(meta.get("pieces", []))
+    if any(p not in net.pieces for p in have_pieces):
+        raise ValueError(f"init_from {path!r}: pieces is {have_pieces!r} in the file, "
+                         f"{list(net.pieces)!r} in the config")
+    if have_pieces != list(net.pieces):
+        arrays = dict(arrays)
+        layer = np.zeros((net.hidden, compact.pieces_width(net.pieces)), np.float32)
+        at, old = 0, 0
+        for piece in net.pieces:
+            width = compact.PIECE_WIDTHS[piece]
+            if piece in have_pieces:
+                layer[:, at:at + width] = arrays["piece_layer.weight"][:, old:old + width]
+                old += width
+            at += width
+        arrays["piece_layer.weight"] = layer
     rows = arrays["cards.weight"].reshape(52, NUM_CODES, -1)[:, C_UNSEEN]
     if rows.any():  # the network sums only seen cards: it would not play as the file does
         raise ValueError(f"init_from {path!r}: its unseen cards' rows are not zero (a file "
@@ -717,14 +747,16 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     from .progress import budget_progress
 
     gen = torch.Generator().manual_seed(cfg.seed)
-    pieces = table_pieces(Rules.preset(cfg.rules))  # what the rules' observation appends
+    pieces = network_pieces(cfg)
     net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
     if cfg.init_from:
         warm_start(net, cfg.init_from)
     snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
     snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    tables = [Table(cfg, n, cfg.seed * 1000 + n) for n in cfg.player_counts]
+    tables = [Table(cfg, n, cfg.seed * 1000 + n + 100_000 * i, rules, pieces)
+              for i, rules in enumerate(cfg.rules_mix or [cfg.rules])
+              for n in cfg.player_counts]
     handoff = (None if cfg.handoff is None
                else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
     samples = value_only = update = 0

@@ -250,7 +250,11 @@ class BatchPPOConfig:
 
     name: str = shared("name", "batch")
     seed: int = shared("seed", 1)
-    rules: str = declare("standard", Spec("any", "a preset the batched engine plays"))
+    rules: str = declare("standard", Spec("any", "a preset the batched engine plays (with "
+                                          "rules_mix: the in-training check's)"))
+    rules_mix: list[str] = declare([], Spec("any", "presets trained on together, a table of "
+                                            "each at each player count; the network reads "
+                                            "the rules and every observation piece"))
     player_counts: list[int] = declare([2, 3, 4], Spec("players", "table sizes trained on"))
     envs_per_table: int = declare(512, positive(1 << 16, "games of each table size stepped "
                                                 "at once", "games"))
@@ -320,37 +324,56 @@ class BatchPPOConfig:
             raise ValueError(f"{where}: handoff_players must be an int from 2 to one less "
                              f"than the smallest player count ({min(self.player_counts)}), "
                              f"got {self.handoff_players!r}")
-        self._check_greedy(where)
-        if (self.opponents.get("expert") or self.expert_advice
-                or self.eval_opponent == "expert"):
-            self._check_expert(where)
+        self._check_mix(where)
+        for rules in [self.rules, *self.rules_mix]:
+            self._check_greedy(where, rules, rules == self.rules)
+            if (self.opponents.get("expert") or self.expert_advice
+                    or self.eval_opponent == "expert"):
+                self._check_expert(where, rules)
 
-    def _check_greedy(self, where: str) -> None:
-        """The batched greedy player plays no call it must answer and no golf
-        (:func:`batched_greedy_gap`): a run that seats it there is refused, naming the
-        field."""
+    def _check_mix(self, where: str) -> None:
+        """``rules_mix``: preset names, each once, and no handoff (a set's members read
+        smaller games, which a table with observation pieces has not)."""
         from scat_env.rules import PRESETS
 
-        gap = batched_greedy_gap(Rules.preset(self.rules)) if self.rules in PRESETS else None
+        mix = self.rules_mix
+        if not isinstance(mix, list) or not all(isinstance(r, str) for r in mix):
+            raise ValueError(f"{where}: rules_mix must be a list of preset names, got "
+                             f"{mix!r}")
+        for rules in mix:
+            if rules not in PRESETS:
+                raise ValueError(f"{where}: rules_mix: {rules!r} is not a preset")
+        if len(set(mix)) != len(mix):
+            raise ValueError(f"{where}: rules_mix names a preset twice")
+        if mix and self.handoff is not None:
+            raise ValueError(f"{where}: handoff: a run of rules_mix has no handoff")
+
+    def _check_greedy(self, where: str, rules: str, checked: bool) -> None:
+        """The batched greedy player plays no call it must answer and no golf
+        (:func:`batched_greedy_gap`): a run that seats it there is refused, naming the
+        field (``checked``: these are the rules of the in-training check)."""
+        from scat_env.rules import PRESETS
+
+        gap = batched_greedy_gap(Rules.preset(rules)) if rules in PRESETS else None
         if gap is None:
             return
         for field_name, seats in (("opponents", bool(self.opponents.get("greedy"))),
-                                  ("eval_opponent", self.eval_opponent == "greedy")):
+                                  ("eval_opponent", checked and self.eval_opponent == "greedy")):
             if seats:
                 raise ValueError(f"{where}: {field_name}: the batched greedy player does not "
-                                 f"play {gap} (rules {self.rules!r}); seat expert instead")
+                                 f"play {gap} (rules {rules!r}); seat expert instead")
 
-    def _check_expert(self, where: str) -> None:
+    def _check_expert(self, where: str, rules: str) -> None:
         """The batched expert plays the draw-and-discard presets only."""
         from agents.batch_expert import uncovered
         from scat_env.rules import PRESETS
 
-        why = uncovered(Rules.preset(self.rules)) if self.rules in PRESETS else None
+        why = uncovered(Rules.preset(rules)) if rules in PRESETS else None
         if why is not None:
             field_name = ("expert_advice" if self.expert_advice else "opponents"
                           if self.opponents.get("expert") else "eval_opponent")
             raise ValueError(f"{where}: {field_name}: the batched expert does not play "
-                             f"rules {self.rules!r}: {why}")
+                             f"rules {rules!r}: {why}")
 
 
 @dataclass
