@@ -106,7 +106,7 @@ def test_the_default_opponent_is_the_first_candidate_that_plays_the_table():
         return _Refuses() if spec == "a" else _Plays()
 
     assert seating.first_to_play(8, Rules(), ["a", "b", "c"], factory) == "b"
-    assert calls == ["a", "b"]
+    assert calls == ["a", "b", "c"]  # none learned the rules: the first that plays them
     assert seating.first_to_play(8, Rules(), ["a"], factory) is None
     assert seating.default_opponent(3) in seating.default_candidates()
     assert seating.default_opponent(3, Rules.preset("golf")) == seating.FALLBACK_OPPONENT

@@ -1,0 +1,135 @@
+"""The model card's table of every preset: the policy a table of it seats by default, one
+seat against a field of ``expert``, at each table size.
+
+Each cell is what ``scat play --rules P`` and ``scat serve`` seat
+(:func:`scat_session.seating.default_opponent`), measured as every figure of the model card
+is: duplicate deals on the batched engine (``training.batch_eval``: each deal played once
+with the policy in each seat), win rate as a multiple of the fair share ``1/n``, and the 95%
+interval with each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
+
+    python scripts/preset_table.py --players 3,6 --games 4000 --seed 20261128 \
+        --json policies/presets.json --card policies/README.md
+
+``--card`` rewrites the table between the ``<!-- preset-table -->`` markers of the model
+card, so the card's figures are this command's output, never typed in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.registry import make_agent
+from scat_env import Rules
+from scat_env.rules import PRESETS
+from scat_env.variants import FAMILY_OF_PRESET
+from scat_session.seating import default_opponent
+from training.batch_eval import duplicate_wins, load_player, summarize
+
+BAR = 1.25
+MARK = "<!-- preset-table -->"
+
+
+def cell(spec: str, preset: str, n: int, games: int, seed: int) -> dict[str, Any]:
+    """One preset at one table size: ``spec`` against ``expert`` (module docstring)."""
+    t0 = time.perf_counter()
+    player = load_player(spec.removeprefix("compact:"), preset)
+    wins = duplicate_wins([player], n, -(-games // n), "expert", preset, seed)[0]
+    row = summarize(wins)
+    row.update(spec=spec, seconds=round(time.perf_counter() - t0, 1),
+               learned=make_agent(spec).trained_on(Rules.preset(preset)))
+    return row
+
+
+def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
+             command: str) -> str:
+    """The card's table: a row a preset, a column a size."""
+    head = "| preset | family | seated by default | " + " | ".join(
+        f"{n} players: x fair [95% CI]" for n in sizes) + " |"
+    lines = [head, "|" + " --- |" * (3 + len(sizes))]
+    for preset, row in table.items():
+        specs = sorted({row[str(n)]["spec"] for n in sizes})
+        learned = all(row[str(n)]["learned"] for n in sizes)
+        who = ", ".join(f"`{s}`" for s in specs) + ("" if learned else " (not trained on it)")
+        cells = []
+        for n in sizes:
+            c = row[str(n)]
+            lo, hi = c["x_fair_ci95"]
+            text = f"{c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}]"
+            cells.append(f"**{text}**" if lo > BAR else text)
+        lines.append(f"| `{preset}` | {FAMILY_OF_PRESET.get(preset, 'standard')} | {who} | "
+                     + " | ".join(cells) + " |")
+    passed = sum(row[str(n)]["x_fair_ci95"][0] > BAR for row in table.values() for n in sizes)
+    total = len(table) * len(sizes)
+    lines += ["", f"{passed} of {total} cells clear {BAR}x (bold). `{command}`"]
+    return "\n".join(lines)
+
+
+def write_card(path: Path, text: str) -> None:
+    """Replace what lies between the card's two markers with ``text``."""
+    card = path.read_text()
+    pattern = re.compile(re.escape(MARK) + r".*?" + re.escape(MARK), re.S)
+    if len(pattern.findall(card)) != 1:
+        raise ValueError(f"{path}: wants one pair of {MARK} markers")
+    path.write_text(pattern.sub(lambda _: f"{MARK}\n{text}\n{MARK}", card))
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or any(not 2 <= n <= 10 for n in sizes):
+        raise argparse.ArgumentTypeError(f"--players wants sizes 2..10 like 3,6, got {text!r}")
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python scripts/preset_table.py",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=_sizes, default=[3, 6])
+    ap.add_argument("--games", type=int, default=2000, help="games a cell, at least")
+    ap.add_argument("--seed", type=int, default=20261128)
+    ap.add_argument("--presets", help="comma-separated presets (default: every one)")
+    ap.add_argument("--spec", help="seat this player instead of each table's default")
+    ap.add_argument("--json", help="write every figure here")
+    ap.add_argument("--card", help="rewrite the table between this file's markers")
+    args = ap.parse_args(argv)
+    presets = args.presets.split(",") if args.presets else list(PRESETS)
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown or args.games < 1:
+        print(f"preset_table: {'unknown preset ' + repr(unknown[0]) if unknown else '--games must be >= 1'}",
+              file=sys.stderr)
+        return 2
+    table: dict[str, dict[str, dict[str, Any]]] = {}
+    for preset in presets:
+        table[preset] = {}
+        for n in args.players:
+            spec = args.spec or default_opponent(n, Rules.preset(preset))
+            try:
+                c = table[preset][str(n)] = cell(spec, preset, n, args.games, args.seed)
+            except ValueError as exc:
+                print(f"preset_table: {preset}, {n} players, {spec}: {exc}", file=sys.stderr)
+                return 2
+            lo, hi = c["x_fair_ci95"]
+            print(f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
+                  f"({c['games']} games, {c['seconds']:.0f} s)", flush=True)
+    command = "python scripts/preset_table.py " + " ".join(argv if argv is not None
+                                                           else sys.argv[1:])
+    text = markdown(table, args.players, command)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"command": command, "seed": args.seed,
+                                               "cells": table}, indent=1) + "\n")
+    if args.card:
+        write_card(Path(args.card), text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
