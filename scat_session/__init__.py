@@ -2,7 +2,8 @@
 browser game (``scat_web``).
 
 What a person's game is, whatever screen shows it, lives here once: who sits where and who
-plays by default (:mod:`~scat_session.seating`), the agents' moves with a broken agent
+plays by default (:mod:`~scat_session.seating`), how strong the model card measured each
+seated policy (:mod:`~scat_session.strength`), the agents' moves with a broken agent
 replaced (:mod:`~scat_session.turns`), the save, its seal and the ledger
 (:mod:`~scat_session.savegame`, :mod:`~scat_session.keystore`,
 :mod:`~scat_session.gamelock`), the moves a person may type (:mod:`~scat_session.humanio`),
