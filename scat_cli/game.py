@@ -61,6 +61,7 @@ from .tui import (
     help_view,
     make_console,
     menu_view,
+    opponents_markup,
     seats_by_spec,
     showdown_view,
     summary_view,
@@ -208,7 +209,10 @@ class PlaySession:
         if length:
             self.print(f"[dim]{escape(length)}[/]")
         opponents = [(p.name, p.agent) for s, p in enumerate(g.players) if s != self.human]
-        self.print(f"Opponents: {seats_by_spec(opponents)}.", soft_wrap=True)
+        line = opponents_markup(opponents, g.num_players, g.rules)
+        # The model card's figures are prose and wrap at words; the opponents alone stay one
+        # logical line, so a long policy path copies whole.
+        self.print(f"Opponents: {line}.", soft_wrap=line == seats_by_spec(opponents))
         for seat, label in self._retired:
             line = takeover_text(self.names[seat], label, g.agent_now(seat), RETIRED_WHAT)
             self.print(f"[yellow]{escape(line)}[/]")

@@ -31,6 +31,7 @@ from scat_env.cards import CARD_SUIT, card_str
 from scat_env.scoring import value_of
 from scat_session import seating
 from scat_session.humanio import MenuOption, value_text
+from scat_session.strength import strength_text
 from scat_session.words import (
     Marks,
     action_text,
@@ -88,6 +89,23 @@ def action_markup(seat: int, action: int, names: Sequence[str], top_before: int 
 def seats_by_spec(players: Sequence[tuple[str, str]]) -> str:
     """The opponents line (:func:`scat_session.seating.seats_by_spec`), escaped as markup."""
     return seating.seats_by_spec(players, escape)
+
+
+def opponents_markup(players: Sequence[tuple[str, str]], num_players: int, rules: Rules) -> str:
+    """The opponents line of a game's start (:func:`seats_by_spec`), each policy the model
+    card measured at this table followed by its figure
+    (:func:`scat_session.strength.strength_text`), so a person knows how strong the table is
+    before the first card: "Alice and Bob: trained AI (compact:scat_batch_set), wins 1.31x its
+    fair share against expert at 3 players (model card); Carol: expert"."""
+    by_spec: dict[str, list[tuple[str, str]]] = {}
+    for name, spec in players:
+        by_spec.setdefault(spec, []).append((name, spec))
+    parts = []
+    for spec, seats in by_spec.items():
+        figure = strength_text(spec, num_players, rules)
+        part = seats_by_spec(seats)
+        parts.append(part if figure is None else f"{part}, {escape(figure)}")
+    return "; ".join(parts)
 
 
 def cards_markup(cards: Sequence[int], mark: int | None = None) -> str:
