@@ -39,6 +39,7 @@ from scat_env.showdown import rule_text
 from scat_env.variants import describe
 from scat_session.humanio import menu_options
 from scat_session.seating import agent_label
+from scat_session.strength import strength_text
 from scat_session.words import (
     action_text,
     deal_text,
@@ -219,6 +220,8 @@ def state_payload(  # the STATE schema is one flat record; each line is one fiel
             "name": names[s],
             "agent": YOU if s == you else specs[s],
             "label": "" if s == you else agent_label(specs[s]),
+            # the model card's figure for this seat's policy at this table, if measured
+            "strength": None if s == you else strength_text(specs[s], view.num_players, rules),
             "lives": view.lives[s],
             "lives_text": standing_text(rules, view.lives[s]),
             "out": not view.active[s],

@@ -396,7 +396,10 @@ function render(state) {
         : `${p.known.length} known (from the pile)`));
     }
     const last = el("div", "last-action", page.lastAction[p.seat] || "");
-    box.append(head, lives, cards, known, last);
+    box.append(head);
+    // how strong this seat's policy is, as the model card measured it (null if it was not)
+    if (p.strength) box.append(el("div", "strength", p.strength));
+    box.append(lives, cards, known, last);
     opp.append(box);
   }
 
