@@ -52,12 +52,16 @@ MAX_MOVES = 200
 class Server:
     """``scat serve --port 0 --data HOME/web`` in a subprocess, on 127.0.0.1."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, strength_file: Path | None = None) -> None:
         self.home = home
         env = {**os.environ, "SCAT_HOME": str(home)}
+        run = ["-m", "scat_cli"]
+        if strength_file is not None:  # the model card's figures read from this file
+            run = ["-c", "import pathlib, sys; from scat_session import strength; "
+                   f"strength.strength_file = lambda: pathlib.Path({str(strength_file)!r}); "
+                   "from scat_cli.main import main; sys.exit(main(sys.argv[1:]))"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scat_cli", "serve", "--port", "0", "--data",
-             str(home / "web")],
+            [sys.executable, *run, "serve", "--port", "0", "--data", str(home / "web")],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline() if self.proc.stdout else ""  # type: ignore[union-attr]
         found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", line)
@@ -438,6 +442,30 @@ def test_opponents_default_to_the_servers_choice_and_may_be_chosen_per_seat(
     agents = [p["agent"] for p in server.get(f"/api/games/{game}")["game"]["players"]]
     assert agents == ["you", "random", "greedy"]
     assert "(greedy)" in page.inner_text("#opponents [data-seat='2']")
+
+
+def test_each_opponent_shows_how_strong_the_model_card_measured_it(
+        page: Any, tmp_path: Path) -> None:
+    """The seats of a policy the card measured at this table say its figure under the
+    name; a seat it did not measure says nothing. The table's picture is left in the
+    test's ``tmp_path`` (``strength.png``) to look at."""
+    figures = tmp_path / "presets.json"
+    cell = {"spec": "compact:scat_batch_set", "x_fair": 1.31, "x_fair_ci95": [1.27, 1.35],
+            "games": 4002, "learned": True}
+    figures.write_text(json.dumps({"command": "test", "seed": 1,
+                                   "cells": {"standard": {"3": cell}}}), encoding="utf-8")
+    srv = Server(tmp_path / "home", strength_file=figures)
+    try:
+        start(page, srv, players=3, opponents="")
+        said = "wins 1.31x its fair share against expert at 3 players (model card)"
+        for seat in (1, 2):
+            shown = page.locator(f"#opponents [data-seat='{seat}'] .strength")
+            assert shown.is_visible() and shown.inner_text() == said
+        page.screenshot(path=str(tmp_path / "strength.png"))
+        start(page, srv, players=3, opponents="random")
+        assert page.locator("#opponents .strength").count() == 0
+    finally:
+        srv.stop()
 
 
 def test_golf_puts_the_card_held_into_the_slot_clicked(page: Any, server: Server) -> None:
