@@ -371,11 +371,13 @@ class BatchEnv:
 
     def threshold_actions(self, knock_at: int | None = 25) -> np.ndarray:
         """The ``threshold:K`` agent's move in every game (``greedy`` at 25, ``None``
-        never knocks), from the observations: a batched opponent as cheap as the random
-        one."""
+        never knocks), from the observations and masks alone: a batched opponent as cheap
+        as the random one, that makes :class:`agents.greedy.ThresholdAgent`'s move under
+        every preset (its calls and golf included)."""
         out = np.empty(self.num_envs, np.int64)
+        phase_at, slots_at = _piece_starts(self.num_players, self.rules, ("phase", "slots"))
         K.threshold_actions(-1 if knock_at is None else knock_at, self._T, self._obs,
-                            self._mask, out)
+                            self._mask, phase_at, slots_at, out)
         return out
 
     def _out(self, first: bool = False) -> dict[str, np.ndarray]:
@@ -424,6 +426,16 @@ class BatchEnv:
             "pending": from_left(int(sc[K.PENDING])),
             "declared": from_left(int(sc[K.DECLARED])),
         }
+
+
+def _piece_starts(n: int, rules: Rules, names: tuple[str, ...]) -> tuple[int, ...]:
+    """Where each of the observation pieces ``names`` begins in an observation of ``n``
+    seats under ``rules``, ``-1`` for a piece those rules do not have."""
+    starts, at = {}, 52 + 2 * n + 5
+    for name, size in observation_pieces(n, rules).items():
+        starts[name] = at
+        at += size
+    return tuple(starts.get(name, -1) for name in names)
 
 
 def compile_kernels() -> None:

@@ -65,7 +65,7 @@ from ..actions import (
     THROW_DOWN,
     TURN_UP,
 )
-from ..cards import CARD_POINTS
+from ..cards import CARD_POINTS, CARD_RANK, CARD_SUIT
 from .cachelock import lock_caches
 
 # -- scalar slots of sc[g] -------------------------------------------------------------------
@@ -1498,38 +1498,181 @@ def hand_features_serial(obs, T, out):
         _features_row(obs, T, out, g)
 
 
+#: Golf: a card is worth keeping when it adds at least this many points to the face-up
+#: cards (:data:`agents.greedy.GOLF_GAIN`, whose batched twin this is; a test holds them
+#: equal, since the engine's package may not import the agents').
+GOLF_GAIN = 8
+_SUIT = np.array(CARD_SUIT, np.int64)
+_RANK = np.array(CARD_RANK, np.int64)
+
+
+@njit(cache=True, inline="always")
+def _v3(T, a, b, c):
+    """The value of the three cards ``a``, ``b``, ``c`` (``T`` is symmetric)."""
+    return T[a * 2704 + b * 52 + c]
+
+
+@njit(cache=True, inline="always")
+def _threshold_discard(T, c0, c1, c2, c3, taken):
+    """The discard that keeps the best three of four cards, never ``taken``; ties go to the
+    card of fewest points, then the lowest id (``agents.knowledge.best_discard``)."""
+    best_v = -1.0
+    best_c = -1
+    best_key = 1 << 30
+    for i in range(4):
+        d = c0 if i == 0 else c1 if i == 1 else c2 if i == 2 else c3
+        if d == taken:
+            continue
+        if i == 0:
+            v = _v3(T, c1, c2, c3)
+        elif i == 1:
+            v = _v3(T, c0, c2, c3)
+        elif i == 2:
+            v = _v3(T, c0, c1, c3)
+        else:
+            v = _v3(T, c0, c1, c2)
+        key = _POINTS[d] * 64 + d
+        if v > best_v or (v == best_v and key < best_key):
+            best_v, best_c, best_key = v, d, key
+    return best_c
+
+
+@njit(cache=True, inline="always")
+def _threshold_draw(knock_at, T, mask, g, k, c0, c1, c2, top):
+    """The threshold player's move at the start of its turn: a hammer (else a knock) when
+    its hand is worth ``knock_at``+, else the top discard when keeping it raises the hand,
+    else the stock, else the end of the play."""
+    value = _v3(T, c0, c1, c2) if k == 3 else 0.0  # three cards once looked at
+    if knock_at >= 0 and k == 3 and value >= knock_at:
+        if mask[g, HAMMER]:
+            return HAMMER
+        if mask[g, KNOCK]:
+            return KNOCK
+    if mask[g, DRAW_DISCARD] and top >= 0 and k == 3:
+        take = max(_v3(T, top, c1, c2), _v3(T, c0, top, c2), _v3(T, c0, c1, top))
+        if take > value:
+            return DRAW_DISCARD
+    return DRAW_STOCK if mask[g, DRAW_STOCK] else END_PLAY
+
+
+@njit(cache=True, inline="always")
+def _golf_value(c0, c1, c2, k):
+    """Golf's value of the first ``k`` (at most three) of ``c0, c1, c2``: the best total of
+    one suit or of one rank (``scoring.value_of`` under golf)."""
+    best = 0
+    for i in range(k):
+        ci = c0 if i == 0 else c1 if i == 1 else c2
+        suit = 0
+        rank = 0
+        for j in range(k):
+            cj = c0 if j == 0 else c1 if j == 1 else c2
+            if _SUIT[cj] == _SUIT[ci]:
+                suit += _POINTS[cj]
+            if _RANK[cj] == _RANK[ci]:
+                rank += _POINTS[cj]
+        best = max(best, suit, rank)
+    return best
+
+
+@njit(cache=True, inline="always")
+def _golf_gain(u0, u1, k, card):
+    """Golf: the points ``card`` adds to my ``k`` face-up cards ``u0, u1`` (by suit or by
+    rank; at most two are face up while a slot is face down)."""
+    if k == 0:
+        return _golf_value(card, -1, -1, 1)
+    if k == 1:
+        return _golf_value(u0, card, -1, 2) - _golf_value(u0, -1, -1, 1)
+    return _golf_value(u0, u1, card, 3) - _golf_value(u0, u1, -1, 2)
+
+
+@njit(cache=True, inline="always")
+def _threshold_golf(obs, mask, g, phase_at, slots_at):
+    """The threshold player's golf move: keep the top discard or the drawn card when it adds
+    :data:`GOLF_GAIN`+ points to my face-up cards, else draw, or discard the drawn card and
+    turn a slot up; slots fill left to right. My face-up cards are my slots of the
+    ``slots`` piece; the card to place is the card of my hand that is in none of them."""
+    u0 = u1 = -1
+    k = 0
+    slot = -1
+    for i in range(GOLF_SLOTS):
+        c = np.int64(obs[g, slots_at + i]) - 1
+        if c < 0:
+            if slot < 0:
+                slot = i
+        else:
+            if k == 0:
+                u0 = c
+            elif k == 1:
+                u1 = c
+            k += 1
+    if obs[g, phase_at] == _phase_code(PH_GOLF_DRAW):
+        top = -1
+        for c in range(52):
+            if obs[g, c] == C_TOP:
+                top = c
+        if not mask[g, DRAW_STOCK] or (top >= 0 and _golf_gain(u0, u1, k, top) >= GOLF_GAIN):
+            return DRAW_DISCARD
+        return DRAW_STOCK
+    drawn = -1
+    for c in range(52):
+        if obs[g, c] == C_HAND:
+            face_up = False
+            for i in range(GOLF_SLOTS):
+                face_up = face_up or obs[g, slots_at + i] == c + 1
+            if not face_up:
+                drawn = c
+    if mask[g, TURN_UP + slot] and _golf_gain(u0, u1, k, drawn) < GOLF_GAIN:
+        return TURN_UP + slot
+    return PLACE_SLOT + slot
+
+
+@njit(cache=True, inline="always")
+def _threshold_move(knock_at, T, obs, mask, g, phase_at, slots_at):
+    """Row ``g`` of :func:`threshold_actions`."""
+    if slots_at >= 0:
+        return _threshold_golf(obs, mask, g, phase_at, slots_at)
+    if mask[g, DECLARE]:  # a 31 is always declared
+        return DECLARE
+    if mask[g, PASS]:  # no throw-down before looking, no sudden death
+        return PASS
+    k = 0
+    c0 = c1 = c2 = c3 = -1
+    top = -1
+    taken = -1
+    for c in range(52):
+        code = obs[g, c]
+        if code == C_HAND or code == C_DRAWN or code == C_TAKEN:
+            if k == 0:
+                c0 = c
+            elif k == 1:
+                c1 = c
+            elif k == 2:
+                c2 = c
+            else:
+                c3 = c
+            k += 1
+            if code == C_TAKEN:
+                taken = c
+        elif code == C_TOP:
+            top = c
+    if k == 4:
+        return _threshold_discard(T, c0, c1, c2, c3, taken)
+    return _threshold_draw(knock_at, T, mask, g, k, c0, c1, c2, top)
+
+
 @njit(cache=True, parallel=True)
-def threshold_actions(knock_at, T, obs, mask, out):
-    """The ``threshold:K`` (``greedy`` at 25) agent's move from each compact observation:
-    take the top discard when it improves the hand, else draw; knock at ``knock_at``+;
-    discard to keep the best three (ties: fewest points, then lowest id). ``knock_at`` <
-    0 never knocks. The same moves as :class:`agents.greedy.ThresholdAgent`."""
+def threshold_actions(knock_at, T, obs, mask, phase_at, slots_at, out):
+    """The ``threshold:K`` (``greedy`` at 25) agent's move from each compact observation,
+    the moves of :class:`agents.greedy.ThresholdAgent` under every preset: take the top
+    discard when it improves the hand, else draw; a hammer, else a knock, at ``knock_at``+
+    (``knock_at`` < 0 never knocks); discard to keep the best three (ties: fewest points,
+    then lowest id); always declare a 31, pass every other call; golf's
+    :data:`GOLF_GAIN` rule. ``phase_at`` and ``slots_at`` are where the observation's
+    ``phase`` and ``slots`` pieces begin, ``-1`` where the rules have none
+    (:func:`scat_env.batch.reference.observation_pieces`). Nothing is allocated per game:
+    the cards are read into scalars."""
     for g in prange(obs.shape[0]):
-        cards = np.empty(4, np.int64)
-        k, top, taken = _read_hand(obs, g, cards)
-        if k == 4:  # discard phase
-            best_v = -1.0
-            best_c = -1
-            best_key = 1 << 30
-            for i in range(4):
-                d = cards[i]
-                if d == taken:
-                    continue
-                v = _best_without(T, cards, 4, i)
-                key = _POINTS[d] * 64 + d
-                if v > best_v or (v == best_v and key < best_key):
-                    best_v, best_c, best_key = v, d, key
-            out[g] = best_c
-            continue
-        value = T[cards[0] * 2704 + cards[1] * 52 + cards[2]]
-        if knock_at >= 0 and value >= knock_at and mask[g, KNOCK]:
-            out[g] = KNOCK
-            continue
-        if mask[g, DRAW_DISCARD] and top >= 0:
-            if _best_with(T, cards, top) > value:
-                out[g] = DRAW_DISCARD
-                continue
-        out[g] = DRAW_STOCK if mask[g, DRAW_STOCK] else END_PLAY
+        out[g] = _threshold_move(knock_at, T, obs, mask, g, phase_at, slots_at)
 
 
 # Every kernel above loads and saves its disk cache under a lock (a cold cache shared by
