@@ -8,8 +8,8 @@
 - The player refuses, in one line, a table whose pieces it does not read, and plays one
   whose pieces it reads (from its views, whole games).
 - A file whose pieces or piece weights are wrong is refused in one line.
-- The batched greedy player, which has no move for a call it must answer or for golf, is
-  refused there by the config and ``BatchVecEnv``.
+- The batched greedy player makes a legal move under every preset, so a run may seat it
+  anywhere.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from scat_env.batch import BatchEnv
 from scat_env.batch.reference import observation_pieces
 from scat_env.rules import PRESETS
 from training.batch_ppo import CompactNet, _tensors, export, train_network, warm_start
-from training.config import BatchPPOConfig, batched_greedy_gap, load_config
+from training.config import BatchPPOConfig, load_config
 
 #: One preset of each family that appends pieces, and what it appends.
 FAMILIES = {"hammer": ("phase",), "undeclared_31": ("phase", "quiet"),
@@ -259,33 +259,21 @@ def test_every_preset_is_a_batched_run_with_opponents_that_play_it(tmp_path):
         assert load_config(path)[1].rules == preset
 
 
-@pytest.mark.parametrize("preset, gap", [("golf", "golf"), ("throw_down", "the throw-down call"),
-                                         ("sudden_death", "sudden death"),
-                                         ("undeclared_31", "declaring 31")])
-def test_greedy_is_refused_where_the_batched_greedy_player_has_no_move(tmp_path, preset, gap):
+def test_greedy_may_be_seated_under_every_preset(tmp_path):
     path = tmp_path / "run.yaml"
-    path.write_text(f"trainer: batch\nrules: {preset}\n")
-    with pytest.raises(ValueError, match=f"opponents: .*does not play {gap}") as err:
-        load_config(path)
-    assert "\n" not in str(err.value)
-    path.write_text(f"trainer: batch\nrules: {preset}\nopponents: {{expert: 1.0}}\n")
-    with pytest.raises(ValueError, match=f"eval_opponent: .*does not play {gap}"):
-        load_config(path)
+    for preset in ("golf", "throw_down", "sudden_death", "undeclared_31"):
+        path.write_text(f"trainer: batch\nrules: {preset}\neval_opponent: greedy\n")
+        assert load_config(path)[1].opponents.get("greedy")
 
 
-def test_the_batched_greedy_player_plays_legal_moves_wherever_it_is_seated():
-    """Where :func:`batched_greedy_gap` finds nothing, every move of the threshold kernel
-    is legal; where it names a gap, some are not (the reason for the refusal)."""
+def test_the_batched_greedy_player_plays_legal_moves_under_every_preset():
     for preset in PRESETS:
         env = BatchEnv(64, 3, preset, seed=3)
         out = env.reset()
-        illegal = 0
         for _ in range(120):
             acts = env.threshold_actions(25)
-            legal = out["action_mask"][np.arange(64), acts]
-            illegal += int((~legal).sum())
-            out = env.step(np.where(legal, acts, env.random_actions()))
-        assert (illegal > 0) == (batched_greedy_gap(Rules.preset(preset)) is not None), preset
+            assert out["action_mask"][np.arange(64), acts].all(), preset
+            out = env.step(acts)
 
 
 def test_the_dense_inputs_of_a_network_without_pieces_are_the_base_columns():

@@ -233,11 +233,14 @@ def test_rules_whose_observation_has_pieces_get_them_after_the_base_vector(rules
         assert obs.shape == (8, env.obs_size) and np.isfinite(obs).all()
 
 
-def test_greedy_opponents_are_refused_where_the_batched_greedy_has_no_move():
-    with pytest.raises(ValueError, match="does not play golf"):
-        BatchVecEnv(4, 3, rules="golf")
-    with pytest.raises(ValueError, match="does not play the throw-down call"):
-        BatchVecEnv(4, 3, rules="throw_down", opponents=("threshold:20",))
+def test_greedy_opponents_play_every_preset():
+    """The batched threshold player makes a legal move under calls and golf too."""
+    for rules in ("golf", "throw_down", "undeclared_31"):
+        env = BatchVecEnv(8, 3, rules=rules, opponents=("greedy", "threshold:20"), seed=1)
+        env.reset()
+        for _ in range(30):
+            env.step_async(_first_legal(np.stack(env.env_method("action_masks"))))
+            env.step_wait()
 
 
 OBS_SIZE_3 = obs_size(3)  # the 3-seat base vector

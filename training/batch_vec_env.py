@@ -53,8 +53,6 @@ from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import CUR
 from scat_env.rules import DEFAULT_MAX_TURNS, MAX_PLAYERS
 
-from .config import batched_greedy_gap
-
 OBS_SIZE = vector_size(MAX_PLAYERS)
 """The observation's width at ``max_players=10`` (every table size in one vector)."""
 
@@ -100,10 +98,6 @@ class BatchVecEnv(VecEnv):
         if not opponents:
             raise ValueError("BatchVecEnv needs at least one opponent spec")
         self.codes = np.array([_opponent_code(s) for s in opponents], np.int64)
-        gap = batched_greedy_gap(self.env.rules)
-        if gap is not None and (self.codes >= -1).any():  # greedy and threshold:K
-            raise ValueError(f"BatchVecEnv: the batched threshold player does not play {gap} "
-                             f"(rules {self.env.rules.name!r}); seat expert or random")
         self.expert = BatchExpert(self.env.rules) if _EXPERT in self.codes else None
         self.n = num_players
         self.start_lives = self.env.rules.start_lives

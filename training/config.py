@@ -58,20 +58,6 @@ ROLES = ("self", "snapshot")
 BATCH_OPPONENTS = ("greedy", "random", "snapshot", "expert")
 
 
-def batched_greedy_gap(rules: Rules) -> str | None:
-    """What of ``rules`` the batched threshold player (``greedy``,
-    :meth:`scat_env.batch.BatchEnv.threshold_actions`) does not play, or ``None``: it
-    draws, discards and knocks, and has no move for a call it must answer or golf (it plays
-    illegal moves there), so a batched run or ``BatchVecEnv`` seats ``expert`` instead."""
-    if rules.play == "golf":
-        return "golf"
-    for call, words in (("throw_down", "the throw-down call"), ("sudden_death", "sudden death"),
-                        ("declare", "declaring 31 by choice")):
-        if call in rules.calls:
-            return words
-    return None
-
-
 @dataclass(frozen=True)
 class Spec:
     """How one config field is checked and documented.
@@ -316,8 +302,8 @@ class BatchPPOConfig:
         validate(self, "batch config")
 
     def relations(self, where: str) -> None:
-        """What relates fields: the handoff's table size, and whether the batched greedy
-        player and expert can play the rules."""
+        """What relates fields: the handoff's table size, the mix of rules, and whether the
+        batched expert can play the rules."""
         if self.handoff is not None and (
                 type(self.handoff_players) is not int
                 or not 2 <= self.handoff_players < min(self.player_counts)):
@@ -326,7 +312,6 @@ class BatchPPOConfig:
                              f"got {self.handoff_players!r}")
         self._check_mix(where)
         for rules in [self.rules, *self.rules_mix]:
-            self._check_greedy(where, rules, rules == self.rules)
             if (self.opponents.get("expert") or self.expert_advice
                     or self.eval_opponent == "expert"):
                 self._check_expert(where, rules)
@@ -347,21 +332,6 @@ class BatchPPOConfig:
             raise ValueError(f"{where}: rules_mix names a preset twice")
         if mix and self.handoff is not None:
             raise ValueError(f"{where}: handoff: a run of rules_mix has no handoff")
-
-    def _check_greedy(self, where: str, rules: str, checked: bool) -> None:
-        """The batched greedy player plays no call it must answer and no golf
-        (:func:`batched_greedy_gap`): a run that seats it there is refused, naming the
-        field (``checked``: these are the rules of the in-training check)."""
-        from scat_env.rules import PRESETS
-
-        gap = batched_greedy_gap(Rules.preset(rules)) if rules in PRESETS else None
-        if gap is None:
-            return
-        for field_name, seats in (("opponents", bool(self.opponents.get("greedy"))),
-                                  ("eval_opponent", checked and self.eval_opponent == "greedy")):
-            if seats:
-                raise ValueError(f"{where}: {field_name}: the batched greedy player does not "
-                                 f"play {gap} (rules {rules!r}); seat expert instead")
 
     def _check_expert(self, where: str, rules: str) -> None:
         """The batched expert plays the draw-and-discard presets only."""
