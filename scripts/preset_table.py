@@ -7,22 +7,31 @@ is: duplicate deals on the batched engine (``training.batch_eval``: each deal pl
 with the policy in each seat), win rate as a multiple of the fair share ``1/n``, and the 95%
 interval with each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
-    python scripts/preset_table.py --players 3,6 --games 4000 --seed 20261128 \
-        --json policies/presets.json --card policies/README.md
+    python scripts/preset_table.py --players 3,6 --games 10000 --seed 20261128 \
+        --workers 2 --json policies/presets.json --card policies/README.md
+
+``--workers N`` measures N cells at once, each in its own process on one thread: the
+figures are the same for any N (every cell's deals come from the seed alone).
 
 ``--card`` rewrites the table between the ``<!-- preset-table -->`` markers of the model
-card, so the card's figures are this command's output, never typed in.
+card (``--marker`` names others), so the card's figures are this command's output, never
+typed in. ``--spec expert --opponent greedy --marker yardstick`` writes the yardstick's own
+check: ``expert`` in one seat against a field of ``greedy``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import re
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import numba
 
 from agents.registry import make_agent
 from scat_env import Rules
@@ -32,51 +41,67 @@ from scat_session.seating import default_opponent
 from training.batch_eval import duplicate_wins, load_player, summarize
 
 BAR = 1.25
-MARK = "<!-- preset-table -->"
+MARKER = "preset-table"
 
 
-def cell(spec: str, preset: str, n: int, games: int, seed: int) -> dict[str, Any]:
-    """One preset at one table size: ``spec`` against ``expert`` (module docstring)."""
+def cell(spec: str, preset: str, n: int, games: int, seed: int,
+         opponent: str = "expert") -> dict[str, Any]:
+    """One preset at one table size: ``spec`` against a field of ``opponent`` (module
+    docstring)."""
     t0 = time.perf_counter()
     player = load_player(spec.removeprefix("compact:"), preset)
-    wins = duplicate_wins([player], n, -(-games // n), "expert", preset, seed)[0]
+    wins = duplicate_wins([player], n, -(-games // n), opponent, preset, seed)[0]
     row = summarize(wins)
     row.update(spec=spec, seconds=round(time.perf_counter() - t0, 1),
                learned=make_agent(spec).trained_on(Rules.preset(preset)))
     return row
 
 
+def _one_thread() -> None:
+    """A worker's numba on one thread: N workers share the cores, rather than each waiting
+    at its threads' barriers for cores the others hold."""
+    numba.set_num_threads(1)
+
+
+def _task(job: tuple[str, str, int, int, int, str]) -> dict[str, Any]:
+    return cell(*job)
+
+
 def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
-             command: str) -> str:
-    """The card's table: a row a preset, a column a size."""
-    head = "| preset | family | seated by default | " + " | ".join(
+             command: str, opponent: str = "expert") -> str:
+    """The card's table: a row a preset, a column a size; bold where the lower bound clears
+    the bar (1.25x against ``expert``; against ``greedy``, the yardstick's check: 1x)."""
+    bar = BAR if opponent == "expert" else 1.0
+    head = f"| preset | family | seated (against {opponent}) | " + " | ".join(
         f"{n} players: x fair [95% CI]" for n in sizes) + " |"
     lines = [head, "|" + " --- |" * (3 + len(sizes))]
     for preset, row in table.items():
         specs = sorted({row[str(n)]["spec"] for n in sizes})
-        learned = all(row[str(n)]["learned"] for n in sizes)
-        who = ", ".join(f"`{s}`" for s in specs) + ("" if learned else " (not trained on it)")
+        unlearned = any(not c["learned"] and c["spec"].startswith("compact:")
+                        for c in row.values())
+        who = ", ".join(f"`{s}`" for s in specs) + (" (not trained on it)" if unlearned else "")
         cells = []
         for n in sizes:
             c = row[str(n)]
             lo, hi = c["x_fair_ci95"]
             text = f"{c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}]"
-            cells.append(f"**{text}**" if lo > BAR else text)
+            cells.append(f"**{text}**" if lo > bar else text)
         lines.append(f"| `{preset}` | {FAMILY_OF_PRESET.get(preset, 'standard')} | {who} | "
                      + " | ".join(cells) + " |")
-    passed = sum(row[str(n)]["x_fair_ci95"][0] > BAR for row in table.values() for n in sizes)
+    passed = sum(row[str(n)]["x_fair_ci95"][0] > bar for row in table.values() for n in sizes)
     total = len(table) * len(sizes)
-    lines += ["", f"{passed} of {total} cells clear {BAR}x (bold). `{command}`"]
+    lines += ["", f"{passed} of {total} cells clear {bar}x (bold). `{command}`"]
     return "\n".join(lines)
 
 
-def write_card(path: Path, text: str) -> None:
-    """Replace what lies between the card's two markers with ``text``."""
+def write_card(path: Path, text: str, marker: str = MARKER) -> None:
+    """Replace what lies between the card's two ``<!-- marker -->`` lines with ``text``."""
+    mark = f"<!-- {marker} -->"
     card = path.read_text()
-    pattern = re.compile(re.escape(MARK) + r".*?" + re.escape(MARK), re.S)
+    pattern = re.compile(re.escape(mark) + r".*?" + re.escape(mark), re.S)
     if len(pattern.findall(card)) != 1:
-        raise ValueError(f"{path}: wants one pair of {MARK} markers")
-    path.write_text(pattern.sub(lambda _: f"{MARK}\n{text}\n{MARK}", card))
+        raise ValueError(f"{path}: wants one pair of {mark} markers")
+    path.write_text(pattern.sub(lambda _: f"{mark}\n{text}\n{mark}", card))
 
 
 def _sizes(text: str) -> list[int]:
@@ -97,37 +122,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261128)
     ap.add_argument("--presets", help="comma-separated presets (default: every one)")
     ap.add_argument("--spec", help="seat this player instead of each table's default")
+    ap.add_argument("--opponent", choices=("expert", "greedy"), default="expert",
+                    help="the field every other seat holds")
+    ap.add_argument("--workers", type=int, default=1, help="cells measured at once")
+    ap.add_argument("--marker", default=MARKER, help="the card's markers to write between")
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--card", help="rewrite the table between this file's markers")
     args = ap.parse_args(argv)
     presets = args.presets.split(",") if args.presets else list(PRESETS)
     unknown = [p for p in presets if p not in PRESETS]
-    if unknown or args.games < 1:
-        print(f"preset_table: {'unknown preset ' + repr(unknown[0]) if unknown else '--games must be >= 1'}",
-              file=sys.stderr)
+    if unknown or args.games < 1 or args.workers < 1:
+        what = (f"unknown preset {unknown[0]!r}" if unknown
+                else "--games and --workers must be at least 1")
+        print(f"preset_table: {what}", file=sys.stderr)
+        return 2
+    jobs = [(args.spec or default_opponent(n, Rules.preset(p)), p, n, args.games, args.seed,
+             args.opponent) for p in presets for n in args.players]
+    try:
+        if args.workers > 1:
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(args.workers, ctx, initializer=_one_thread) as pool:
+                # the last presets (golf) take longest: started first, they end with the rest
+                futures = [pool.submit(_task, job) for job in reversed(jobs)][::-1]
+                cells = [f.result() for f in futures]
+        else:
+            cells = [cell(*job) for job in jobs]
+    except ValueError as exc:
+        print(f"preset_table: {exc}", file=sys.stderr)
         return 2
     table: dict[str, dict[str, dict[str, Any]]] = {}
-    for preset in presets:
-        table[preset] = {}
-        for n in args.players:
-            spec = args.spec or default_opponent(n, Rules.preset(preset))
-            try:
-                c = table[preset][str(n)] = cell(spec, preset, n, args.games, args.seed)
-            except ValueError as exc:
-                print(f"preset_table: {preset}, {n} players, {spec}: {exc}", file=sys.stderr)
-                return 2
-            lo, hi = c["x_fair_ci95"]
-            print(f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
-                  f"({c['games']} games, {c['seconds']:.0f} s)", flush=True)
+    for (spec, preset, n, *_), c in zip(jobs, cells, strict=True):
+        table.setdefault(preset, {})[str(n)] = c
+        lo, hi = c["x_fair_ci95"]
+        print(f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
+              f"({c['games']} games, {c['seconds']:.0f} s)")
     command = "python scripts/preset_table.py " + " ".join(argv if argv is not None
                                                            else sys.argv[1:])
-    text = markdown(table, args.players, command)
+    text = markdown(table, args.players, command, args.opponent)
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps({"command": command, "seed": args.seed,
                                                "cells": table}, indent=1) + "\n")
     if args.card:
-        write_card(Path(args.card), text)
+        write_card(Path(args.card), text, args.marker)
     return 0
 
 
