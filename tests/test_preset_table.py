@@ -1,0 +1,65 @@
+"""``scripts/preset_table.py``: the model card's preset table is the script's output.
+
+- A cell is the batched duplicate-deal evaluation of the seated player; any worker count
+  gives the same figures.
+- The card's table is replaced between its markers, the rest of the card kept; a card
+  without the markers is refused.
+- Bad arguments are one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("preset_table", REPO / "scripts" /
+                                                  "preset_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_table_is_written_between_the_cards_markers(tmp_path, capsys):
+    script = _script()
+    card = tmp_path / "card.md"
+    card.write_text("# Card\n\n<!-- preset-table -->\nSTALE\n<!-- preset-table -->\n\nkept\n")
+    out = tmp_path / "cells.json"
+    args = ["--presets", "standard,golf", "--players", "3", "--games", "12", "--spec",
+            "expert", "--opponent", "greedy", "--json", str(out), "--card", str(card)]
+    assert script.main(args) == 0
+    text = card.read_text()
+    assert "STALE" not in text and text.endswith("\n\nkept\n")
+    assert "| `golf` | golf | `expert` |" in text and "of 2 cells clear 1.0x" in text
+    cells = json.loads(out.read_text())["cells"]
+    assert set(cells) == {"standard", "golf"} and cells["golf"]["3"]["games"] == 12
+    assert cells["golf"]["3"]["spec"] == "expert" and not cells["golf"]["3"]["learned"]
+    capsys.readouterr()
+    # the same cells from two worker processes
+    assert script.main([*args[:-2], "--workers", "2"]) == 0
+    again = json.loads(out.read_text())["cells"]
+    assert again["golf"]["3"]["win_rate"] == cells["golf"]["3"]["win_rate"]
+    assert again["standard"]["3"]["win_rate"] == cells["standard"]["3"]["win_rate"]
+
+
+def test_a_card_without_markers_is_refused(tmp_path):
+    card = tmp_path / "card.md"
+    card.write_text("# Card\n")
+    with pytest.raises(ValueError, match="wants one pair of <!-- preset-table --> markers"):
+        _script().write_card(card, "table")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--presets", "no_such"], "unknown preset 'no_such'"),
+    (["--games", "0"], "--games and --workers must be at least 1"),
+])
+def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
+    assert _script().main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
