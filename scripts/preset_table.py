@@ -23,48 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import re
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numba
-
-from agents.registry import make_agent
 from scat_env import Rules
 from scat_env.rules import PRESETS
 from scat_env.variants import FAMILY_OF_PRESET
 from scat_session.seating import default_opponent
-from training.batch_eval import duplicate_wins, load_player, summarize
+from training.batch_eval import measure_cells
 
 BAR = 1.25
 MARKER = "preset-table"
-
-
-def cell(spec: str, preset: str, n: int, games: int, seed: int,
-         opponent: str = "expert") -> dict[str, Any]:
-    """One preset at one table size: ``spec`` against a field of ``opponent`` (module
-    docstring)."""
-    t0 = time.perf_counter()
-    player = load_player(spec.removeprefix("compact:"), preset)
-    wins = duplicate_wins([player], n, -(-games // n), opponent, preset, seed)[0]
-    row = summarize(wins)
-    row.update(spec=spec, seconds=round(time.perf_counter() - t0, 1),
-               learned=make_agent(spec).trained_on(Rules.preset(preset)))
-    return row
-
-
-def _one_thread() -> None:
-    """A worker's numba on one thread: N workers share the cores, rather than each waiting
-    at its threads' barriers for cores the others hold."""
-    numba.set_num_threads(1)
-
-
-def _task(job: tuple[str, str, int, int, int, str]) -> dict[str, Any]:
-    return cell(*job)
 
 
 def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
@@ -139,14 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(args.spec or default_opponent(n, Rules.preset(p)), p, n, args.games, args.seed,
              args.opponent) for p in presets for n in args.players]
     try:
-        if args.workers > 1:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(args.workers, ctx, initializer=_one_thread) as pool:
-                # the last presets (golf) take longest: started first, they end with the rest
-                futures = [pool.submit(_task, job) for job in reversed(jobs)][::-1]
-                cells = [f.result() for f in futures]
-        else:
-            cells = [cell(*job) for job in jobs]
+        cells = measure_cells(jobs, args.workers)
     except ValueError as exc:
         print(f"preset_table: {exc}", file=sys.stderr)
         return 2

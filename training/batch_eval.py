@@ -43,11 +43,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+import numba
 import numpy as np
 
 from agents.batch_expert import BatchExpert
@@ -150,6 +153,48 @@ def _play(policy: Player, expert: BatchExpert | None, opponent: str, n: int,
         won[ended] = out["winner"][ended] == learner[ended]
         finished |= ended
     return won.reshape(len(deals), n)
+
+
+def cell(spec: str, rules: str, n: int, games: int, seed: int,
+         opponent: str = "expert") -> dict[str, Any]:
+    """One player at one table: ``spec`` (a compact policy or ``expert``) in one seat of
+    ``n`` against ``opponent`` in the others, over at least ``games`` duplicate-deal games
+    under ``rules``: :func:`summarize`'s figures, the seconds it took and whether the player
+    learned these rules (``trained_on``)."""
+    from agents.registry import make_agent
+
+    t0 = time.perf_counter()
+    player = load_player(spec.removeprefix("compact:"), rules)
+    wins = duplicate_wins([player], n, -(-games // n), opponent, rules, seed)[0]
+    row = summarize(wins)
+    row.update(spec=spec, seconds=round(time.perf_counter() - t0, 1),
+               learned=make_agent(spec).trained_on(Rules.preset(rules)))
+    return row
+
+
+def _one_thread() -> None:
+    """A worker's numba on one thread: N workers share the cores, rather than each waiting
+    at its threads' barriers for cores the others hold."""
+    numba.set_num_threads(1)
+
+
+def _cell(job: tuple[str, str, int, int, int, str]) -> dict[str, Any]:
+    return cell(*job)
+
+
+def measure_cells(jobs: Sequence[tuple[str, str, int, int, int, str]],
+                  workers: int = 1) -> list[dict[str, Any]]:
+    """:func:`cell` of each ``(spec, rules, n, games, seed, opponent)``, in order, ``workers``
+    at once in their own processes: the same figures for any count (each cell's deals come
+    from its seed alone)."""
+    if workers <= 1:
+        return [cell(*job) for job in jobs]
+    ctx = multiprocessing.get_context("spawn")  # torch's OpenMP and numba's pool do not fork
+    with ProcessPoolExecutor(workers, ctx, initializer=_one_thread) as pool:
+        # the last jobs (golf, the largest tables) take longest: started first, they end
+        # with the rest
+        futures = [pool.submit(_cell, job) for job in reversed(jobs)][::-1]
+        return [f.result() for f in futures]
 
 
 def summarize(wins: np.ndarray) -> dict[str, Any]:
