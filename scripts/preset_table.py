@@ -10,8 +10,8 @@ interval with each deal a cluster. A cell whose lower bound clears 1.25x is in b
     python scripts/preset_table.py --players 3,6 --games 10000 --seed 20261128 \
         --workers 2 --json policies/presets.json --card policies/README.md
 
-``--workers N`` measures N cells at once, each in its own process on one thread: the
-figures are the same for any N (every cell's deals come from the seed alone).
+``--workers N`` measures N cells at once, each in its own process on its share of the
+cores: the figures are the same for any N (every cell's deals come from the seed alone).
 
 ``--card`` rewrites the table between the ``<!-- preset-table -->`` markers of the model
 card (``--marker`` names others), so the card's figures are this command's output, never

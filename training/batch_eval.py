@@ -44,6 +44,7 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -172,10 +173,10 @@ def cell(spec: str, rules: str, n: int, games: int, seed: int,
     return row
 
 
-def _one_thread() -> None:
-    """A worker's numba on one thread: N workers share the cores, rather than each waiting
-    at its threads' barriers for cores the others hold."""
-    numba.set_num_threads(1)
+def _threads(count: int) -> None:
+    """A worker's numba threads: the workers share the cores (``cores // workers`` each),
+    rather than each waiting at its threads' barriers for cores the others hold."""
+    numba.set_num_threads(max(1, min(count, numba.config.NUMBA_NUM_THREADS)))
 
 
 def _cell(job: tuple[str, str, int, int, int, str]) -> dict[str, Any]:
@@ -190,7 +191,8 @@ def measure_cells(jobs: Sequence[tuple[str, str, int, int, int, str]],
     if workers <= 1:
         return [cell(*job) for job in jobs]
     ctx = multiprocessing.get_context("spawn")  # torch's OpenMP and numba's pool do not fork
-    with ProcessPoolExecutor(workers, ctx, initializer=_one_thread) as pool:
+    threads = (os.cpu_count() or 1) // workers
+    with ProcessPoolExecutor(workers, ctx, initializer=_threads, initargs=(threads,)) as pool:
         # the last jobs (golf, the largest tables) take longest: started first, they end
         # with the rest
         futures = [pool.submit(_cell, job) for job in reversed(jobs)][::-1]
