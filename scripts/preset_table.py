@@ -75,6 +75,33 @@ def write_card(path: Path, text: str, marker: str = MARKER) -> None:
     path.write_text(pattern.sub(lambda _: f"{mark}\n{text}\n{mark}", card))
 
 
+def measuring_command(args: argparse.Namespace) -> str:
+    """The command that measures these figures, without the options that only say where
+    they go or how many processes share the work (the figures do not depend on them)."""
+    parts = ["python scripts/preset_table.py", "--players", ",".join(map(str, args.players)),
+             "--games", str(args.games), "--seed", str(args.seed)]
+    for flag, value in (("--presets", args.presets), ("--spec", args.spec)):
+        if value:
+            parts += [flag, value]
+    if args.opponent != "expert":
+        parts += ["--opponent", args.opponent]
+    return " ".join(parts)
+
+
+def _from_json(path: Path, card: str | None, marker: str) -> int:
+    """The table of a figures file written by ``--json``, printed and written to ``card``."""
+    try:
+        data = json.loads(path.read_text())
+        text = markdown(data["cells"], data["players"], data["command"], data["opponent"])
+        if card:
+            write_card(Path(card), text, marker)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"preset_table: {path}: {exc!r}"[:300], file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
 def _sizes(text: str) -> list[int]:
     try:
         sizes = [int(x) for x in text.split(",")]
@@ -99,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--marker", default=MARKER, help="the card's markers to write between")
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--card", help="rewrite the table between this file's markers")
+    ap.add_argument("--from-json", help="measure nothing: the table of this --json file")
     args = ap.parse_args(argv)
+    if args.from_json:
+        return _from_json(Path(args.from_json), args.card, args.marker)
     presets = args.presets.split(",") if args.presets else list(PRESETS)
     unknown = [p for p in presets if p not in PRESETS]
     if unknown or args.games < 1 or args.workers < 1:
@@ -120,13 +150,13 @@ def main(argv: list[str] | None = None) -> int:
         lo, hi = c["x_fair_ci95"]
         print(f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
               f"({c['games']} games, {c['seconds']:.0f} s)")
-    command = "python scripts/preset_table.py " + " ".join(argv if argv is not None
-                                                           else sys.argv[1:])
+    command = measuring_command(args)
     text = markdown(table, args.players, command, args.opponent)
     print(text)
     if args.json:
-        Path(args.json).write_text(json.dumps({"command": command, "seed": args.seed,
-                                               "cells": table}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps({
+            "command": command, "seed": args.seed, "opponent": args.opponent,
+            "players": args.players, "cells": table}, indent=1) + "\n")
     if args.card:
         write_card(Path(args.card), text, args.marker)
     return 0

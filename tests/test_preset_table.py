@@ -40,6 +40,12 @@ def test_the_table_is_written_between_the_cards_markers(tmp_path, capsys):
     cells = json.loads(out.read_text())["cells"]
     assert set(cells) == {"standard", "golf"} and cells["golf"]["3"]["games"] == 12
     assert cells["golf"]["3"]["spec"] == "expert" and not cells["golf"]["3"]["learned"]
+    # the card again from the figures file alone, measuring nothing
+    card.write_text("<!-- preset-table -->\n<!-- preset-table -->\n")
+    assert script.main(["--from-json", str(out), "--card", str(card)]) == 0
+    assert card.read_text().strip("\n").split("\n")[1:-1] == text.split("\n")[3:-4]
+    assert "--seed 20261128 --presets standard,golf --spec expert --opponent greedy`" in text
+    assert script.main(["--from-json", str(card)]) == 2
     capsys.readouterr()
     # the same cells from two worker processes
     assert script.main([*args[:-2], "--workers", "2"]) == 0
