@@ -576,6 +576,12 @@ class CompactAgent(Agent):
                 and rules.knock_mode != Rules.preset(trained).knock_mode):
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "
                              "something else")
+        if "rules" in self.policy.pieces:  # an option value it never read: refused now
+            try:
+                rules_vector(rules)
+            except ValueError as exc:
+                raise ValueError(f"{self.name} does not play the {rules.name!r} rules: "
+                                 f"{exc}") from None
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"{self.name} plays {MIN_PLAYERS}..{MAX_PLAYERS} players")
         if isinstance(self.policy, CompactSet) and not self.policy.plays(num_players):

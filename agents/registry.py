@@ -19,10 +19,12 @@ from .neural.policy_file import RETIRED as RETIRED_NATIVE
 Factory = Callable[[str | None, int | None], Agent]
 
 #: The shipped policies a table gets when nobody names its opponents, in order of preference:
-#: ``scat play`` and ``scat serve`` seat the first one that plays the table (the set hands
-#: its positions to its members, so it plays every size, 2 to 10 players). One list, here, so
-#: that the front ends and the trainers never disagree on who the default is.
-DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set",)
+#: ``scat play`` and ``scat serve`` seat the first one trained on the table's rules, else the
+#: first that plays them (:func:`scat_session.seating.first_to_play`): the standard game's
+#: set (each position to its member for the players in, 2 to 10 players), then the policy
+#: that learned every preset and reads the rules. One list, here, so that the front ends and
+#: the trainers never disagree on who the default is.
+DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set", "compact:scat_rules")
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 #: Agent kinds no longer played, by what their specs are told instead: the replacement, in

@@ -108,17 +108,35 @@ def first_to_play(players: int, rules: Rules, candidates: Sequence[str],
 
 
 def default_opponent(players: int, rules: Rules | None = None) -> str:
-    """The first of :data:`agents.registry.DEFAULT_POLICIES` that plays the table (the
-    shipped ``compact:scat_batch_set`` at 2-10 players of the draw-and-discard presets),
-    else :data:`FALLBACK_OPPONENT`.
-    Why a fallback: the policies read only the game they were trained on, and ``scat play
-    --rules golf`` must still seat someone."""
+    """Who sits at a table nobody chose opponents for (:func:`default_choice` over
+    :data:`agents.registry.DEFAULT_POLICIES`), else :data:`FALLBACK_OPPONENT`: a table of
+    rules no policy plays must still seat someone."""
     from agents.registry import make_agent
     from scat_env import Rules
 
     table = rules if rules is not None else Rules()
-    found = first_to_play(players, table, default_candidates(), make_agent)
+    found = default_choice(players, table, default_candidates(), make_agent)
     return found if found is not None else FALLBACK_OPPONENT
+
+
+def default_choice(players: int, rules: Rules, candidates: Sequence[str],
+                   factory: Callable[[str], Agent]) -> str | None:
+    """The model card's seat for this table where it measured one
+    (:func:`scat_session.strength.card_seat`: the best measured of the shipped policies
+    against a field of ``expert``, or ``expert`` itself where none beats its fair share)
+    and it is one of ``candidates`` or the fallback and plays the table; else
+    :func:`first_to_play`. Both front ends decide by this, each over the agents it offers."""
+    from .strength import card_seat
+
+    seat = card_seat(players, rules)
+    if seat is not None and (seat in candidates or seat == FALLBACK_OPPONENT):
+        try:
+            factory(seat).check_table(players, rules)
+        except ValueError:  # the card names a player this install cannot seat here
+            pass
+        else:
+            return seat
+    return first_to_play(players, rules, candidates, factory)
 
 
 def default_opponents_text(rules: Rules | None = None) -> str:

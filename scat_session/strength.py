@@ -116,6 +116,20 @@ def measured(spec: str, players: int, rules: Rules,
     return min(found, key=lambda c: (abs(c[0] - players), c[0]))
 
 
+def card_seat(players: int, rules: Rules, path: Path | None = None) -> str | None:
+    """Who the model card seats at a table of ``rules``: the spec of its cell at
+    ``players`` seats, else at the nearest size measured (the smaller on a tie); ``None``
+    where the card measured no table of these rules. ``scripts/preset_table.py
+    --candidates`` wrote that cell's spec as the best measured player there."""
+    preset = _preset(rules)
+    if preset is None:
+        return None
+    cells = load(path if path is not None else strength_file()).get(preset, [])
+    if not cells:
+        return None
+    return min(cells, key=lambda c: (abs(c[1] - players), c[1]))[0]
+
+
 def strength_text(spec: str, players: int, rules: Rules, path: Path | None = None) -> str | None:
     """The model card's figure for ``spec`` at this table, in words: "wins 1.31x its fair
     share against expert at 3 players (model card)"; ``None`` where it was not measured.
@@ -127,4 +141,5 @@ def strength_text(spec: str, players: int, rules: Rules, path: Path | None = Non
     return f"wins {x_fair:.2f}x its fair share against expert at {n} players (model card)"
 
 
-__all__ = ["STRENGTH_FILE", "load", "measured", "parse", "strength_file", "strength_text"]
+__all__ = ["STRENGTH_FILE", "card_seat", "load", "measured", "parse", "strength_file",
+           "strength_text"]

@@ -65,8 +65,8 @@ from scat_session.seating import (
     agent_label,
     build_agents,
     default_candidates,
+    default_choice,
     default_names,
-    first_to_play,
     hand_over_retired,
     new_game,
 )
@@ -79,6 +79,8 @@ from . import serialize
 #: files or spend minutes per move.
 AGENTS: tuple[tuple[str, str], ...] = (
     ("compact:scat_batch_set", "Trained policy set (batched PPO, 2-10 players, reads expert)"),
+    ("compact:scat_rules", "Trained policy for every preset (batched PPO, reads the rules "
+                           "and expert)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),
@@ -236,15 +238,18 @@ class GameStore:
 
     # -- options -------------------------------------------------------------------------
     def default_opponent(self, players: int, rules: Rules) -> str:
-        """The first shipped policy that can play the table (the policy set at 2-6 players,
-        the batched trainer's policy at 7-10), else the expert."""
+        """The terminal's default opponent for this table
+        (:func:`scat_session.seating.default_choice`) among the agents this server offers,
+        else the expert."""
         allowed = {spec for spec, _ in self.agents}
         key = (players, rules)
         found = self._defaults.get(key)
         if found is None:
-            found = first_to_play(players, rules,
-                                  [s for s in default_candidates() if s in allowed],
-                                  lambda spec: self.agent_factory(spec, 0))
+            found = default_choice(players, rules,
+                                   [s for s in default_candidates() if s in allowed],
+                                   lambda spec: self.agent_factory(spec, 0))
+            if found == FALLBACK_OPPONENT and found not in allowed:
+                found = None
             if found is None:
                 found = FALLBACK_OPPONENT if FALLBACK_OPPONENT in allowed else self.agents[0][0]
             self._defaults[key] = found

@@ -1,14 +1,23 @@
-"""The model card's table of every preset: the policy a table of it seats by default, one
-seat against a field of ``expert``, at each table size.
+"""The model card's table of every preset, and who sits at each table by default: the
+shipped policies, each measured in one seat against a field of ``expert``.
 
-Each cell is what ``scat play --rules P`` and ``scat serve`` seat
-(:func:`scat_session.seating.default_opponent`), measured as every figure of the model card
-is: duplicate deals on the batched engine (``training.batch_eval``: each deal played once
-with the policy in each seat), win rate as a multiple of the fair share ``1/n``, and the 95%
-interval with each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
+``--candidates A,B`` measures each candidate that plays the table, and seats the one with
+the highest figure, or ``expert`` where none beats its fair share (``expert`` against
+itself is 1x by construction). The figures file this writes (``--json
+policies/presets.json``, shipped beside the policies) is what
+:func:`scat_session.seating.default_opponent` seats by and what the front ends show beside
+each seat: the default opponent is chosen by measurement, and the choice is regenerated
+with the figures. Every figure is measured as the model card's others are: duplicate deals
+on the batched engine (``training.batch_eval``: each deal played once with the player in
+each seat), win rate as a multiple of the fair share ``1/n``, and the 95% interval with
+each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
     python scripts/preset_table.py --players 3,6 --games 10000 --seed 20261128 \
-        --workers 2 --json policies/presets.json --card policies/README.md
+        --candidates compact:scat_batch_set,compact:scat_rules --workers 2 \
+        --json policies/presets.json --card policies/README.md
+
+Without ``--candidates``, each table's current default opponent is measured; ``--spec``
+measures one player everywhere.
 
 ``--workers N`` measures N cells at once, each in its own process on its share of the
 cores: the figures are the same for any N (every cell's deals come from the seed alone).
@@ -28,6 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.registry import make_agent
 from scat_env import Rules
 from scat_env.rules import PRESETS
 from scat_env.variants import FAMILY_OF_PRESET
@@ -38,31 +48,56 @@ BAR = 1.25
 MARKER = "preset-table"
 
 
+def _short(spec: str) -> str:
+    return spec.removeprefix("compact:")
+
+
 def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
              command: str, opponent: str = "expert") -> str:
-    """The card's table: a row a preset, a column a size; bold where the lower bound clears
-    the bar (1.25x against ``expert``; against ``greedy``, the yardstick's check: 1x)."""
+    """The card's table: a row a preset, a column a size, each cell the seated player and
+    its figure; bold where the lower bound clears the bar (1.25x against ``expert``;
+    against ``greedy``, the yardstick's check: 1x). The last column: the other candidates'
+    figures, where several were measured."""
     bar = BAR if opponent == "expert" else 1.0
-    head = f"| preset | family | seated (against {opponent}) | " + " | ".join(
-        f"{n} players: x fair [95% CI]" for n in sizes) + " |"
+    head = ("| preset | family | " + " | ".join(f"{n} players: seated, x fair [95% CI]"
+                                                 for n in sizes) + " | other candidates |")
     lines = [head, "|" + " --- |" * (3 + len(sizes))]
     for preset, row in table.items():
-        specs = sorted({row[str(n)]["spec"] for n in sizes})
-        unlearned = any(not c["learned"] and c["spec"].startswith("compact:")
-                        for c in row.values())
-        who = ", ".join(f"`{s}`" for s in specs) + (" (not trained on it)" if unlearned else "")
-        cells = []
+        cells, others = [], []
         for n in sizes:
             c = row[str(n)]
             lo, hi = c["x_fair_ci95"]
-            text = f"{c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}]"
-            cells.append(f"**{text}**" if lo > bar else text)
-        lines.append(f"| `{preset}` | {FAMILY_OF_PRESET.get(preset, 'standard')} | {who} | "
-                     + " | ".join(cells) + " |")
-    passed = sum(row[str(n)]["x_fair_ci95"][0] > bar for row in table.values() for n in sizes)
-    total = len(table) * len(sizes)
-    lines += ["", f"{passed} of {total} cells clear {bar}x (bold). `{command}`"]
+            figure = f"{c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}]"
+            unlearned = c["spec"].startswith("compact:") and not c["learned"]
+            note = " (not trained on it)" if unlearned else ""
+            if c.get("games"):
+                figure = f"**{figure}**" if lo > bar else figure
+            else:
+                figure = "1x (itself)"
+            cells.append(f"`{_short(c['spec'])}`{note} {figure}")
+            others += [f"{n}p `{_short(s)}` {o['x_fair']:.2f}x"
+                       for s, o in c.get("candidates", {}).items() if s != c["spec"]]
+        lines.append(f"| `{preset}` | {FAMILY_OF_PRESET.get(preset, 'standard')} | "
+                     + " | ".join(cells) + f" | {', '.join(others)} |")
+    measured = [c for row in table.values() for c in row.values() if c.get("games")]
+    passed = sum(c["x_fair_ci95"][0] > bar for c in measured)
+    lines += ["", f"{passed} of {len(measured)} measured cells clear {bar}x (bold). "
+              f"`{command}`"]
     return "\n".join(lines)
+
+
+def seat_best(cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The seat of one table from its candidates' figures: the highest ``x_fair``, or
+    ``expert`` where none beats its fair share against ``expert`` (the expert's own figure
+    against itself, 1x by construction, not measured)."""
+    best = max(cells.values(), key=lambda c: c["x_fair"])
+    if best["x_fair"] < 1.0:
+        best = {"x_fair": 1.0, "x_fair_ci95": [1.0, 1.0], "games": 0,
+                                "spec": "expert", "learned": False}
+    seat = dict(best)
+    seat["candidates"] = {s: {k: c[k] for k in ("x_fair", "x_fair_ci95", "games")}
+                          for s, c in cells.items()}
+    return seat
 
 
 def write_card(path: Path, text: str, marker: str = MARKER) -> None:
@@ -75,12 +110,33 @@ def write_card(path: Path, text: str, marker: str = MARKER) -> None:
     path.write_text(pattern.sub(lambda _: f"{mark}\n{text}\n{mark}", card))
 
 
+def _players(args: argparse.Namespace, preset: str, n: int) -> list[str]:
+    """Who is measured at one table: ``--spec``, else each of ``--candidates`` that plays
+    it, else the seat :func:`~scat_session.seating.default_opponent` gives it."""
+    rules = Rules.preset(preset)
+    if args.spec:
+        return [args.spec]
+    if not args.candidates:
+        return [default_opponent(n, rules)]
+    playing = []
+    for spec in args.candidates.split(","):
+        try:
+            make_agent(spec).check_table(n, rules)
+        except ValueError:
+            continue
+        playing.append(spec)
+    if not playing:
+        raise ValueError(f"no candidate plays {preset} at {n} players")
+    return playing
+
+
 def measuring_command(args: argparse.Namespace) -> str:
     """The command that measures these figures, without the options that only say where
     they go or how many processes share the work (the figures do not depend on them)."""
     parts = ["python scripts/preset_table.py", "--players", ",".join(map(str, args.players)),
              "--games", str(args.games), "--seed", str(args.seed)]
-    for flag, value in (("--presets", args.presets), ("--spec", args.spec)):
+    for flag, value in (("--presets", args.presets), ("--spec", args.spec),
+                        ("--candidates", args.candidates)):
         if value:
             parts += [flag, value]
     if args.opponent != "expert":
@@ -120,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261128)
     ap.add_argument("--presets", help="comma-separated presets (default: every one)")
     ap.add_argument("--spec", help="seat this player instead of each table's default")
+    ap.add_argument("--candidates", help="comma-separated players: measure each where it "
+                    "plays the table, and seat the best (module docstring)")
     ap.add_argument("--opponent", choices=("expert", "greedy"), default="expert",
                     help="the field every other seat holds")
     ap.add_argument("--workers", type=int, default=1, help="cells measured at once")
@@ -137,19 +195,23 @@ def main(argv: list[str] | None = None) -> int:
                 else "--games and --workers must be at least 1")
         print(f"preset_table: {what}", file=sys.stderr)
         return 2
-    jobs = [(args.spec or default_opponent(n, Rules.preset(p)), p, n, args.games, args.seed,
-             args.opponent) for p in presets for n in args.players]
     try:
+        jobs = [(spec, p, n, args.games, args.seed, args.opponent)
+                for p in presets for n in args.players for spec in _players(args, p, n)]
         cells = measure_cells(jobs, args.workers)
     except ValueError as exc:
         print(f"preset_table: {exc}", file=sys.stderr)
         return 2
-    table: dict[str, dict[str, dict[str, Any]]] = {}
+    measured: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
     for (spec, preset, n, *_), c in zip(jobs, cells, strict=True):
-        table.setdefault(preset, {})[str(n)] = c
+        measured.setdefault((preset, n), {})[spec] = c
         lo, hi = c["x_fair_ci95"]
         print(f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
               f"({c['games']} games, {c['seconds']:.0f} s)")
+    table: dict[str, dict[str, dict[str, Any]]] = {}
+    for (preset, n), found in measured.items():
+        table.setdefault(preset, {})[str(n)] = (seat_best(found) if args.candidates
+                                                else next(iter(found.values())))
     command = measuring_command(args)
     text = markdown(table, args.players, command, args.opponent)
     print(text)

@@ -26,6 +26,7 @@ from scat_env import (
     make_view,
     parse_card,
 )
+from scat_env.rules import PRESETS
 from scat_session.humanio import HELP, HINT, QUIT, InputError, menu_options, parse_command
 from scat_session.savegame import SavedGame, portable_spec
 from scat_session.seating import new_game
@@ -185,17 +186,22 @@ def test_the_default_opponent_is_the_shipped_policy_set():
     assert opponent_specs(3, None) == (3, [DEFAULT_POLICIES[0]] * 2)
 
 
-@pytest.mark.parametrize("preset", ["golf", "french_canadian", "moyer", "undeclared_31"])
-def test_rules_no_shipped_policy_reads_get_the_expert_as_the_default_opponent(preset):
-    """The policies read only the game they were trained on: ``scat play --rules golf``
-    without ``--opponents`` seats the expert rather than refusing the game."""
+@pytest.mark.parametrize("preset", PRESETS)
+def test_without_the_cards_figures_every_preset_seats_a_policy_trained_on_it(preset,
+                                                                             monkeypatch):
+    """``scat play --rules P`` without ``--opponents``, where the model card measured nothing,
+    seats the shipped policy that learned P: the standard game's set for the standard rules,
+    the policy of every preset for the rest."""
     from agents.registry import make_agent
-    from scat_session.seating import FALLBACK_OPPONENT
+    from scat_session import strength
 
+    monkeypatch.setattr(strength, "strength_file", lambda: None)
     rules = Rules.preset(preset)
-    assert opponent_specs(3, None, rules) == (3, [FALLBACK_OPPONENT] * 2)
-    make_agent(FALLBACK_OPPONENT).check_table(3, rules)
-    assert opponent_specs(3, None, Rules.preset("no_county"))[1][0] == "compact:scat_batch_set"
+    for n in (3, 6):
+        _, specs = opponent_specs(n, None, rules)
+        assert specs[0] == ("compact:scat_batch_set" if rules == Rules()
+                            else "compact:scat_rules")
+        assert make_agent(specs[0]).trained_on(rules)
 
 
 def test_saved_specs_name_their_files_from_any_folder(tmp_path):

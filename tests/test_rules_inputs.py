@@ -39,6 +39,16 @@ def test_every_option_that_changes_play_is_read():
     assert sorted(read + list(NOT_READ)) == sorted(f.name for f in FIELDS)
 
 
+def test_every_value_an_option_may_take_is_read():
+    """A one-hot knows every choice; a scaled option's whole range maps onto 0..1."""
+    for name, how in RULES_INPUTS:
+        field = next(f for f in FIELDS if f.name == name)
+        if how[0] == "onehot":
+            assert set(how[1]) == set(field.choices), name
+        elif how[0] in ("scale", "optional") and not field.choices:
+            assert how[1] <= field.low and field.high <= how[2], name
+
+
 def test_presets_that_play_differently_read_differently():
     seen: dict[bytes, Rules] = {}
     for name in PRESETS:

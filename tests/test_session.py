@@ -4,6 +4,8 @@ agent, one default opponent, and one set of words that the terminal only colours
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from rich.text import Text
 
@@ -109,7 +111,7 @@ def test_the_default_opponent_is_the_first_candidate_that_plays_the_table():
     assert calls == ["a", "b", "c"]  # none learned the rules: the first that plays them
     assert seating.first_to_play(8, Rules(), ["a"], factory) is None
     assert seating.default_opponent(3) in seating.default_candidates()
-    assert seating.default_opponent(3, Rules.preset("golf")) == seating.FALLBACK_OPPONENT
+    assert seating.default_opponent(3, Rules.preset("golf")) == "compact:scat_rules"
 
 
 def test_a_new_game_seats_the_person_first_and_names_the_others():
@@ -152,3 +154,24 @@ def test_both_summaries_count_the_same_game(preset):
         assert f"scored in {page['hands'] - page['your_hands_lost']} of" in panel
     if page["place"]:
         assert f"finished {page['place']}" in panel
+
+
+def test_the_default_opponent_is_the_model_cards_measured_seat(tmp_path, monkeypatch):
+    """Where the card measured a preset, its seat sits there (the best measured player, or
+    expert where none beat it); a seat this install does not offer falls back to the first
+    candidate trained on the rules."""
+    from scat_session import strength
+
+    card = tmp_path / "presets.json"
+    cell = {"x_fair": 1.1, "x_fair_ci95": [1.0, 1.2], "games": 100, "learned": True}
+    card.write_text(json.dumps({"cells": {
+        "gin": {"3": {**cell, "spec": "compact:scat_rules"}, "6": {**cell, "spec": "expert"}},
+        "hammer": {"3": {**cell, "spec": "compact:elsewhere"}}}}))
+    monkeypatch.setattr(strength, "strength_file", lambda: card)
+    gin, hammer = Rules.preset("gin"), Rules.preset("hammer")
+    assert seating.default_opponent(3, gin) == "compact:scat_rules"
+    assert seating.default_opponent(4, gin) == "compact:scat_rules"  # nearest measured: 3
+    assert seating.default_opponent(6, gin) == "expert"
+    assert seating.default_opponent(9, gin) == "expert"
+    assert seating.default_opponent(3, hammer) == "compact:scat_rules"  # not offered here
+    assert seating.default_opponent(3, gin.replace(knocker_loss=1)) == "compact:scat_rules"
