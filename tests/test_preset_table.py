@@ -69,3 +69,22 @@ def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
     assert _script().main(args) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_the_shipped_figures_seat_the_best_measured_player_and_the_game_seats_it():
+    """``policies/presets.json``: each table's seat is its best measured candidate (or
+    ``expert`` where none beat its fair share), and that is who ``scat play`` seats."""
+    from scat_env import Rules
+    from scat_env.rules import PRESETS
+    from scat_session.seating import default_opponent
+
+    data = json.loads((REPO / "policies" / "presets.json").read_text())
+    assert set(data["cells"]) == set(PRESETS) and data["opponent"] == "expert"
+    for preset, row in data["cells"].items():
+        for size, cell in row.items():
+            found = cell["candidates"]
+            best = max(found, key=lambda s: found[s]["x_fair"])
+            want = best if found[best]["x_fair"] >= 1.0 else "expert"
+            assert cell["spec"] == want, (preset, size)
+            assert min(c["games"] for c in found.values()) >= 2000
+            assert default_opponent(int(size), Rules.preset(preset)) == want, (preset, size)
