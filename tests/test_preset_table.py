@@ -36,7 +36,7 @@ def test_the_table_is_written_between_the_cards_markers(tmp_path, capsys):
     assert script.main(args) == 0
     text = card.read_text()
     assert "STALE" not in text and text.endswith("\n\nkept\n")
-    assert "| `golf` | golf | `expert` |" in text and "of 2 cells clear 1.0x" in text
+    assert "| `golf` | golf | `expert` " in text and "of 2 measured cells clear 1.0x" in text
     cells = json.loads(out.read_text())["cells"]
     assert set(cells) == {"standard", "golf"} and cells["golf"]["3"]["games"] == 12
     assert cells["golf"]["3"]["spec"] == "expert" and not cells["golf"]["3"]["learned"]

@@ -53,7 +53,7 @@ def test_a_torch_policy_file_given_to_compact_names_the_replacement(tmp_path):
 
 
 def test_the_default_policy_is_the_batched_set_and_plays_every_table_size():
-    assert DEFAULT_POLICIES == (REPLACEMENT,)
+    assert DEFAULT_POLICIES[0] == REPLACEMENT
     from scat_env import Rules
 
     agent = make_agent(DEFAULT_POLICIES[0], seed=1)
