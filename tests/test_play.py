@@ -311,7 +311,19 @@ def _spawn(args: list[str], tmp_path: Path):
            "SCAT_REPLAY_DIR": str(tmp_path / "replays"), "PYTHONPATH": str(REPO),
            "HOME": str(tmp_path), "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
     return pexpect.spawn(sys.executable, ["-m", "scat_cli", *args], cwd=str(REPO), env=env,
-                         encoding="utf-8", dimensions=(50, 110), timeout=hang_limit(180))
+                         encoding="utf-8", dimensions=(50, 110), timeout=hang_limit(180),
+                         preexec_fn=_ctrl_c_as_a_terminal_gives_it)
+
+
+def _ctrl_c_as_a_terminal_gives_it() -> None:
+    """In the game's process before it starts: Ctrl-C handled and not blocked, as in a
+    person's shell. A child inherits an ignored or blocked SIGINT from the process that
+    starts it, and a busy test worker's state is not a person's terminal: once, under
+    load, the game never saw the Ctrl-C this test sends."""
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _discard_options(text: str) -> list[str]:
