@@ -50,7 +50,7 @@ from scat_env.batch.kernels import (
     THROW_DOWN,
     TURN_UP,
 )
-from scat_env.batch.reference import PHASE_CODES, observation_pieces
+from scat_env.batch.reference import PHASE_CODES, piece_starts
 from scat_env.cards import CARD_POINTS, CARD_SUIT
 
 from .expert import ExpertParams, eval_tables
@@ -149,11 +149,7 @@ def _half_points(T: np.ndarray) -> bool:
 def _layout(n: int, rules: Rules) -> np.ndarray:
     """Where the pieces the expert reads start in an observation row: the phase code and the
     golf slots (-1 for a piece these rules do not append)."""
-    at = 52 + 2 * n + 5
-    where = {}
-    for name, size in observation_pieces(n, rules).items():
-        where[name] = at
-        at += size
+    where = piece_starts(n, rules)
     return np.array([where.get("phase", -1), where.get("slots", -1)], np.int64)
 
 

@@ -44,6 +44,7 @@ from scat_env.batch.reference import (
     PHASE_CODES,
     compact_observation,
     observation_pieces,
+    piece_starts,
 )
 from scat_env.cards import CARD_RANK, CARD_SUIT
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
@@ -129,11 +130,7 @@ def piece_inputs(obs: np.ndarray, num_players: int, rules: Rules | None,
     points, no face-up slot. So a network that reads a piece also plays tables without it
     (a player refuses only the converse: :meth:`CompactAgent.check_table`)."""
     B, n = obs.shape[0], num_players
-    have = observation_pieces(n, rules)
-    offsets, at = {}, 52 + 2 * n + 5
-    for name, size in have.items():
-        offsets[name] = at
-        at += size
+    offsets = piece_starts(n, rules)
     parts = []
     for name in pieces:
         part = np.zeros((B, PIECE_WIDTHS[name]), np.float32)

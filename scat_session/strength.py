@@ -110,10 +110,11 @@ def measured(spec: str, players: int, rules: Rules,
     if preset is None:
         return None
     table = load(path if path is not None else strength_file())
-    found = [(n, x) for s, n, x in table.get(preset, []) if s == spec]
+    found = [c for c in table.get(preset, []) if c[0] == spec]
     if not found:
         return None
-    return min(found, key=lambda c: (abs(c[0] - players), c[0]))
+    _, n, x_fair = _nearest(found, players)
+    return n, x_fair
 
 
 def card_seat(players: int, rules: Rules, path: Path | None = None) -> str | None:
@@ -125,9 +126,13 @@ def card_seat(players: int, rules: Rules, path: Path | None = None) -> str | Non
     if preset is None:
         return None
     cells = load(path if path is not None else strength_file()).get(preset, [])
-    if not cells:
-        return None
-    return min(cells, key=lambda c: (abs(c[1] - players), c[1]))[0]
+    return _nearest(cells, players)[0] if cells else None
+
+
+def _nearest(cells: list[Cell], players: int) -> Cell:
+    """The cell measured at ``players`` seats, else at the nearest size (the smaller on a
+    tie): what both the figure shown and the seat chosen read."""
+    return min(cells, key=lambda c: (abs(c[1] - players), c[1]))
 
 
 def strength_text(spec: str, players: int, rules: Rules, path: Path | None = None) -> str | None:

@@ -311,9 +311,8 @@ class BatchPPOConfig:
                              f"than the smallest player count ({min(self.player_counts)}), "
                              f"got {self.handoff_players!r}")
         self._check_mix(where)
-        for rules in [self.rules, *self.rules_mix]:
-            if (self.opponents.get("expert") or self.expert_advice
-                    or self.eval_opponent == "expert"):
+        if self.opponents.get("expert") or self.expert_advice or self.eval_opponent == "expert":
+            for rules in [self.rules, *self.rules_mix]:
                 self._check_expert(where, rules)
 
     def _check_mix(self, where: str) -> None:

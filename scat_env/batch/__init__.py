@@ -66,7 +66,7 @@ from ..actions import NUM_ACTIONS
 from ..rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 from ..scoring import value_table
 from . import kernels as K
-from .reference import game_seed, observation_pieces, observation_size
+from .reference import game_seed, observation_pieces, observation_size, piece_starts
 
 __all__ = ["BatchEnv", "BatchState", "beyond_base_observation", "compile_kernels",
            "covered_presets", "covers", "observation_size", "uncovered"]
@@ -375,7 +375,8 @@ class BatchEnv:
         as the random one, that makes :class:`agents.greedy.ThresholdAgent`'s move under
         every preset (its calls and golf included)."""
         out = np.empty(self.num_envs, np.int64)
-        phase_at, slots_at = _piece_starts(self.num_players, self.rules, ("phase", "slots"))
+        starts = piece_starts(self.num_players, self.rules)
+        phase_at, slots_at = starts.get("phase", -1), starts.get("slots", -1)
         K.threshold_actions(-1 if knock_at is None else knock_at, self._T, self._obs,
                             self._mask, phase_at, slots_at, out)
         return out
@@ -426,16 +427,6 @@ class BatchEnv:
             "pending": from_left(int(sc[K.PENDING])),
             "declared": from_left(int(sc[K.DECLARED])),
         }
-
-
-def _piece_starts(n: int, rules: Rules, names: tuple[str, ...]) -> tuple[int, ...]:
-    """Where each of the observation pieces ``names`` begins in an observation of ``n``
-    seats under ``rules``, ``-1`` for a piece those rules do not have."""
-    starts, at = {}, 52 + 2 * n + 5
-    for name, size in observation_pieces(n, rules).items():
-        starts[name] = at
-        at += size
-    return tuple(starts.get(name, -1) for name in names)
 
 
 def compile_kernels() -> None:

@@ -94,6 +94,17 @@ def observation_pieces(num_players: int, rules: Rules | None = None) -> dict[str
     return pieces
 
 
+def piece_starts(num_players: int, rules: Rules | None = None) -> dict[str, int]:
+    """Where each piece of :func:`observation_pieces` begins in an observation row: after
+    the base observation, in their order. The one layout every reader of the pieces uses
+    (the greedy and expert kernels, the compact policy's inputs)."""
+    starts, at = {}, 52 + 2 * num_players + 5
+    for name, size in observation_pieces(num_players, rules).items():
+        starts[name] = at
+        at += size
+    return starts
+
+
 def observation_size(num_players: int, rules: Rules | None = None) -> int:
     """52 card codes, lives and flags per relative seat, five counters; then the pieces of
     :func:`observation_pieces` that ``rules`` need (none without ``rules``)."""
