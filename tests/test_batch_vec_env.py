@@ -28,8 +28,8 @@ def test_every_game_waits_for_its_learner_with_the_learners_mask():
     episodes = 0
     total = 0.0
     for _ in range(300):
-        assert (env.env._sc[:, CUR] == env.learner).all()
-        assert (env.env._lives[np.arange(64), env.learner] > 0).all()
+        assert (env.env._sc[:, CUR] == env.core.learner).all()
+        assert (env.env._lives[np.arange(64), env.core.learner] > 0).all()
         masks = np.stack(env.env_method("action_masks"))
         assert (masks == env.env._mask).all() and masks.any(axis=1).all()
         env.step_async(_first_legal(masks))
@@ -54,7 +54,7 @@ def test_an_illegal_learner_move_is_refused_naming_the_game():
 
 
 def test_unknown_opponents_are_refused():
-    with pytest.raises(ValueError, match="greedy, expert, random or threshold:K"):
+    with pytest.raises(ValueError, match="greedy, expert, random, threshold:K"):
         BatchVecEnv(4, 3, opponents=("ismcts",))
 
 
@@ -73,7 +73,7 @@ def test_expert_opponents_play_the_batched_experts_moves():
         nonlocal played
         want = expert.actions(env.env)
         moving = ~skip if skip is not None else np.ones(len(actions), bool)
-        others = moving & (env.env._sc[:, CUR] != env.learner)
+        others = moving & (env.env._sc[:, CUR] != env.core.learner)
         assert (actions[others] == want[others]).all()
         played += int(others.sum())
         return real_step(actions, skip)
@@ -115,7 +115,7 @@ def test_the_short_observation_is_the_padded_one_without_its_empty_seats(players
     short.env.reset()
     for _ in range(40):
         obs = short.env.observe_all()[:, 0]
-        a, b = short._encode(obs), padded._encode(obs)
+        a, b = short.core.encode(obs), padded.core.encode(obs)
         codes = np.arange(52)[:, None] * (C_KNOWN + 9) + np.arange(C_KNOWN + players - 1)
         keep = np.concatenate([codes.reshape(-1), 52 * (C_KNOWN + 9) + _dense_columns(players)])
         np.testing.assert_array_equal(a, b[:, keep])
@@ -163,7 +163,7 @@ def test_an_sb3_model_trained_on_it_plays_as_an_agent_from_the_view(vec_model):
         def act(self, view):
             nonlocal checked
             mine = super().act(view)
-            x = env._encode(compact_observation(view)[None])  # BatchVecEnv's own encoding
+            x = env.core.encode(compact_observation(view)[None])  # BatchVecEnv's own encoding
             mask = np.zeros((1, 67), bool)
             mask[0, list(view.legal_actions)] = True
             theirs, _ = model.predict(x, action_masks=mask, deterministic=True)
@@ -225,7 +225,7 @@ def test_rules_whose_observation_has_pieces_get_them_after_the_base_vector(rules
     assert obs.shape == (8, env.obs_size) and env.observation_space.shape == (env.obs_size,)
     raw = env.env._obs
     feats = env.env.hand_features(raw)
-    assert np.array_equal(obs[:, :OBS_SIZE_3], vector_inputs(raw, feats, 3, env.start_lives, 3))
+    assert np.array_equal(obs[:, :OBS_SIZE_3], vector_inputs(raw, feats, 3, env.core.start_lives, 3))
     assert np.array_equal(obs[:, OBS_SIZE_3:], piece_inputs(raw, 3, env.env.rules, pieces))
     for _ in range(30):
         env.step_async(_first_legal(np.stack(env.env_method("action_masks"))))
@@ -244,3 +244,32 @@ def test_greedy_opponents_play_every_preset():
 
 
 OBS_SIZE_3 = obs_size(3)  # the 3-seat base vector
+
+
+def test_hand_reward_adds_the_batched_trainers_zero_sum_lives_shaping():
+    """With ``hand_reward`` the learner is paid, beside the game reward, ``coef * (mean
+    lives lost by the others - lives it lost)`` for each hand scored (the batched trainer's
+    shaping, scat_env.rewards.hand_shaping): the same games, the difference is exactly that."""
+    from scat_env.rewards import hand_shaping
+
+    plain = BatchVecEnv(32, 3, seed=3, opponents=("greedy", "random"))
+    shaped = BatchVecEnv(32, 3, seed=3, opponents=("greedy", "random"), hand_reward=0.5)
+    plain.reset()
+    shaped.reset()
+    rng = np.random.default_rng(1)
+    extra = 0.0
+    for _ in range(200):
+        mask = plain.action_masks()
+        assert np.array_equal(mask, shaped.action_masks())
+        act = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        plain.step_async(act)
+        shaped.step_async(act)
+        r0 = plain.step_wait()[1]
+        r1 = shaped.step_wait()[1]
+        extra += float(np.abs(r1 - r0).sum())
+    assert extra > 1.0  # hands were scored and paid
+    # one hand by hand: 3 seated, seat 0 lost 2, seat 1 lost 1
+    out = {"lives_lost": np.array([[2, 1, 0]]), "lives": np.array([[1, 2, 3]])}
+    from training.batch_learner import lives_shaping
+    want = hand_shaping({0: 2, 1: 1, 2: 0}, 0.5)
+    assert np.allclose(lives_shaping(out, 0.5)[0], [want[0], want[1], want[2]])

@@ -79,6 +79,7 @@ from scat_env.batch import BatchEnv
 from scat_env.batch.active import players_in
 from scat_env.batch.kernels import C_UNSEEN
 
+from .batch_learner import lives_shaping
 from .config import BatchPPOConfig
 
 
@@ -354,11 +355,7 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
         table.out = out = env.step(actions)
         rew = out["rewards"]
         if hand_reward:
-            lost = out["lives_lost"].astype(np.float32)
-            seated = (out["lives"] > 0) | (lost > 0)  # in the hand(s) that ended
-            k = np.maximum(seated.sum(axis=1, keepdims=True) - 1, 1)
-            others = (lost.sum(axis=1, keepdims=True) - lost) / k
-            rew = rew + hand_reward * (others - lost) * seated
+            rew = rew + lives_shaping(out, hand_reward)
         has = last >= 0
         gi, si = np.nonzero(has)
         np.add.at(ro.rew, (last[gi, si], gi), rew[gi, si])
