@@ -4,7 +4,7 @@ standard-library adapter over the batched engine.
 :class:`BatchLearnerEnv` is ``num_envs`` games of :class:`scat_env.batch.BatchEnv` seen from
 one seat each, the *learner* (a new random seat every game). The other seats are played
 inside it by batched baselines (``greedy``, ``expert``, ``random``, ``threshold:K``, one kind
-drawn per game), so a step takes one action per game and returns at the learner's next
+drawn per game, by weight when ``opponents`` is a mapping of spec to weight), so a step takes one action per game and returns at the learner's next
 decision in every game. It speaks numpy only: SB3's ``VecEnv``
 (:class:`training.batch_vec_env.BatchVecEnv`), TorchRL's ``EnvBase`` and RLlib's env runner
 wrap it, each in that library's conventions, and all of them train on the same games, the
@@ -29,7 +29,7 @@ same observation and the same rewards.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,12 +90,15 @@ class Transition:
     truncated: np.ndarray     # [B] bool: ended by the turn cap
     terminal_obs: np.ndarray  # [B, D] float32
 
+    FIELDS = ("obs", "rewards", "done", "truncated", "terminal_obs")
+
 
 class BatchLearnerEnv:
     """The module docstring's env."""
 
     def __init__(self, num_envs: int, num_players: int, rules: str = "standard", seed: int = 0,
-                 opponents: Sequence[str] = ("greedy",), max_turns: int = DEFAULT_MAX_TURNS,
+                 opponents: Sequence[str] | Mapping[str, float] = ("greedy",),
+                 max_turns: int = DEFAULT_MAX_TURNS,
                  max_players: int | None = None, hand_reward: float = 0.0) -> None:
         m = num_players if max_players is None else max_players
         if not num_players <= m <= MAX_PLAYERS:
@@ -104,6 +107,13 @@ class BatchLearnerEnv:
         if not opponents:
             raise ValueError("a batched learner env needs at least one opponent spec")
         self.codes = np.array([opponent_code(s) for s in opponents], np.int64)
+        weights = np.array(list(opponents.values()) if isinstance(opponents, Mapping)
+                           else [1.0] * len(self.codes), np.float64)
+        if not (np.isfinite(weights).all() and (weights >= 0).all() and weights.sum() > 0):
+            raise ValueError(f"opponent weights must be >= 0 with a positive sum, got "
+                             f"{dict(opponents) if isinstance(opponents, Mapping) else weights}")
+        #: The chance of each opponent kind in a new game (None: each alike).
+        self.odds = weights / weights.sum() if isinstance(opponents, Mapping) else None
         self.env = BatchEnv(num_envs, num_players, rules, seed, max_turns=max_turns)
         self.expert = BatchExpert(self.env.rules) if _EXPERT in self.codes else None
         self.num_envs = num_envs
@@ -134,7 +144,7 @@ class BatchLearnerEnv:
     # -- the games ------------------------------------------------------------------------
     def _new_seats(self, games: np.ndarray) -> None:
         self.learner[games] = self.rng.integers(self.n, size=len(games))
-        self.opponent[games] = self.rng.choice(self.codes, size=len(games))
+        self.opponent[games] = self.rng.choice(self.codes, size=len(games), p=self.odds)
 
     def _opponent_actions(self) -> np.ndarray:
         acts = self.env.random_actions()
@@ -148,6 +158,19 @@ class BatchLearnerEnv:
             sel = self.opponent == code
             acts[sel] = chosen[sel]
         return acts
+
+    def teacher_actions(self, spec: str) -> np.ndarray:
+        """The batched baseline ``spec``'s move for the learner in every game (each game
+        waits for its learner between steps): the teacher of an imitation warm start
+        (:mod:`training.imitation`)."""
+        code = opponent_code(spec)
+        if code == _RANDOM:
+            return self.env.random_actions()
+        if code == _EXPERT:
+            if self.expert is None:
+                self.expert = BatchExpert(self.rules)
+            return self.expert.actions(self.env)
+        return self.env.threshold_actions(None if code < 0 else int(code))
 
     def _rewards(self, out: dict[str, np.ndarray]) -> np.ndarray:
         r = out["rewards"][self._games, self.learner]

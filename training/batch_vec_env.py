@@ -13,9 +13,11 @@ they take SB3's shape:
 - **Infos**: ``info["terminal_observation"]`` where an episode ended (the learner's view at
   the end when it was knocked out, the next game's first view otherwise: the batched engine
   deals the next game at once), and ``info["truncated"]`` there.
-- ``max_players=10`` pads every table to the same vector, for one network trained on several
-  table sizes in turn; the default, the env's own table size, keeps the vector short (the
-  first layer of SB3's ``MlpPolicy`` is the larger part of its training cost).
+- **Table sizes**: ``num_players`` is one size or several; with several, the games are split
+  evenly among them (each size its own core), every vector padded to ``max_players`` seats
+  (by default the largest size): one network for every size. ``max_players=10`` pads every
+  table to the same vector; the default keeps the vector short (the first layer of SB3's
+  ``MlpPolicy`` is the larger part of its training cost).
 
 Nothing of the user's code changes but the env constructor::
 
@@ -29,7 +31,7 @@ Nothing of the user's code changes but the env constructor::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -39,7 +41,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from agents.compact import vector_size
 from scat_env.rules import DEFAULT_MAX_TURNS, MAX_PLAYERS
 
-from .batch_learner import BatchLearnerEnv
+from .batch_learner import BatchLearnerEnv, Transition
 
 OBS_SIZE = vector_size(MAX_PLAYERS)
 """The observation's width at ``max_players=10`` (every table size in one vector)."""
@@ -54,33 +56,46 @@ def obs_size(max_players: int) -> int:
 class BatchVecEnv(VecEnv):
     """The module docstring's ``VecEnv``."""
 
-    def __init__(self, num_envs: int, num_players: int, rules: str = "standard", seed: int = 0,
-                 opponents: Sequence[str] = ("greedy",), max_turns: int = DEFAULT_MAX_TURNS,
-                 max_players: int | None = None, hand_reward: float = 0.0) -> None:
-        self.core = BatchLearnerEnv(num_envs, num_players, rules, seed, opponents, max_turns,
-                                    max_players, hand_reward)
-        self.env = self.core.env  # the BatchEnv, for callers that inspect the games
-        self.n = num_players
-        self.max_players = self.core.max_players
+    def __init__(self, num_envs: int, num_players: int | Sequence[int], rules: str = "standard",
+                 seed: int = 0, opponents: Sequence[str] | Mapping[str, float] = ("greedy",),
+                 max_turns: int = DEFAULT_MAX_TURNS, max_players: int | None = None,
+                 hand_reward: float = 0.0) -> None:
+        sizes = [num_players] if isinstance(num_players, int) else list(num_players)
+        if not sizes or num_envs < len(sizes):
+            raise ValueError(f"BatchVecEnv needs at least one game per table size, got "
+                             f"{num_envs} games for table sizes {sizes}")
+        m = max(sizes) if max_players is None else max_players
+        # the games split across the table sizes, each a core of its own, one vector width
+        counts = [len(c) for c in np.array_split(np.arange(num_envs), len(sizes))]
+        self.cores = [BatchLearnerEnv(k, n, rules, seed + 7919 * i, opponents, max_turns, m,
+                                      hand_reward)
+                      for i, (k, n) in enumerate(zip(counts, sizes, strict=True))]
+        self.core = self.cores[0]
+        self.env = self.core.env  # the (first) BatchEnv, for callers that inspect the games
+        self.n = sizes[0]
+        self.max_players = m
         self.obs_size = self.core.obs_size
+        self._cuts = np.cumsum(counts)[:-1]
         self._actions: np.ndarray | None = None
         space = gym.spaces.Box(0.0, 1.0, (self.obs_size,), np.float32)
         self.render_mode = None  # nothing to draw: SB3 asks before it warns
         super().__init__(num_envs, space, gym.spaces.Discrete(self.core.num_actions))
 
     def action_masks(self) -> np.ndarray:
-        return self.core.action_masks()
+        return np.concatenate([c.action_masks() for c in self.cores])
 
     def reset(self) -> np.ndarray:
-        return self.core.reset()
+        return np.concatenate([c.reset() for c in self.cores])
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, np.int64)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         assert self._actions is not None, "step_async first"
-        t = self.core.step(self._actions)
+        parts = [c.step(a) for c, a in zip(self.cores, np.split(self._actions, self._cuts), strict=True)]
         self._actions = None
+        t = parts[0] if len(parts) == 1 else Transition(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in Transition.FIELDS))
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for g in np.flatnonzero(t.done):
             infos[g]["truncated"] = bool(t.truncated[g])

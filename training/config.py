@@ -180,9 +180,17 @@ class SB3Config:
     hand_reward: float = shared("hand_reward", 0.1)
     shaping: str = declare("lives", Spec("choice", "the per-hand shaping (scat_env.rewards)",
                                          choices=tuple(SHAPINGS)))
-    n_envs: int = declare(8, positive(1024, "parallel envs, one game each"))
-    vec_env: str = declare("subproc", Spec("choice", "subproc (a process per env) or dummy",
-                                           choices=("dummy", "subproc")))
+    n_envs: int = declare(8, positive(1 << 16, "parallel envs, one game each (at most 1024 "
+                                          "but for batch)"))
+    vec_env: str = declare("subproc", Spec(
+        "choice", "subproc (a process per env), dummy (all in this process) or batch (every "
+        "game stepped at once by the batched engine: training.batch_vec_env)",
+        choices=("dummy", "subproc", "batch")))
+    imitate: str | None = declare(None, Spec(
+        "text", "with vec_env: batch, a batched baseline (expert, greedy, ...) whose moves the "
+        "policy copies before PPO starts (training.imitation); null: none", optional=True))
+    imitate_samples: int = declare(0, count(10**10, "the teacher's decisions copied first",
+                                            "samples"))
     total_samples: int = shared("total_samples", 200_000)
     time_limit_s: float | None = shared("time_limit_s", None)
     rollout_samples_per_env: int = declare(512, positive(1 << 21, "SB3's n_steps", "samples"))
@@ -211,6 +219,47 @@ class SB3Config:
 
     def relations(self, where: str) -> None:
         _within_max_players(self, where)
+        if (self.imitate is None) != (self.imitate_samples == 0):
+            raise ValueError(f"{where}: imitate and imitate_samples go together (a teacher "
+                             f"and how many of its decisions), got {self.imitate!r} and "
+                             f"{self.imitate_samples}")
+        if self.vec_env != "batch":
+            if self.imitate is not None:
+                raise ValueError(f"{where}: imitate needs vec_env: batch (the teacher plays "
+                                 "batched)")
+            if self.n_envs > 1024:
+                raise ValueError(f"{where}: n_envs must be at most 1024 (one process or env "
+                                 f"object each) but with vec_env: batch, got {self.n_envs}")
+            return
+        _batched_sb3(self, where)
+
+
+def _batched_sb3(cfg: SB3Config, where: str) -> None:
+    """What ``vec_env: batch`` plays: batched opponents, the lives shaping, the base
+    observation (what ``sb3:`` plays from a view), at least one game per table size."""
+    from scat_env.batch import beyond_base_observation
+
+    from .batch_learner import opponent_code
+
+    for name, specs in (("opponents", list(cfg.opponents)), ("imitate", [cfg.imitate])):
+        for spec in specs:
+            try:
+                None if spec is None else opponent_code(spec)
+            except ValueError as exc:
+                raise ValueError(f"{where}: {name}: with vec_env: batch, {exc}") from None
+    if cfg.snapshot_every_samples:
+        raise ValueError(f"{where}: snapshot_every_samples must be 0 with vec_env: batch "
+                         "(its opponents are batched baselines, not SB3 models)")
+    if cfg.shaping != "lives":
+        raise ValueError(f"{where}: shaping must be 'lives' with vec_env: batch (the batched "
+                         f"shaping), got {cfg.shaping!r}")
+    why = beyond_base_observation(make_rules(cfg.rules))
+    if why is not None:
+        raise ValueError(f"{where}: rules: vec_env: batch trains the draw-and-discard "
+                         f"observation that sb3: plays, not {why}")
+    if cfg.n_envs < len(cfg.player_counts):
+        raise ValueError(f"{where}: n_envs must give each of player_counts a game, got "
+                         f"{cfg.n_envs} for {cfg.player_counts}")
 
 
 @dataclass

@@ -26,10 +26,20 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..config import SB3Config, make_rules
 
 
 def make_vec_env(cfg: SB3Config) -> Any:
+    """The config's ``VecEnv``: one :class:`training.batch_vec_env.BatchVecEnv` for
+    ``vec_env: batch``, else ``n_envs`` single-agent envs in processes or in this one."""
+    if cfg.vec_env == "batch":
+        from ..batch_vec_env import BatchVecEnv
+
+        return BatchVecEnv(cfg.n_envs, cfg.player_counts, cfg.rules, cfg.seed,
+                           dict(cfg.opponents), max_players=cfg.max_players,
+                           hand_reward=cfg.hand_reward)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from ..single_agent import ScatSingleAgentEnv
@@ -49,15 +59,63 @@ def make_vec_env(cfg: SB3Config) -> Any:
     return DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
 
 
+def imitate_teacher(model: Any, env: Any, cfg: SB3Config, log: Any) -> dict[str, float]:
+    """The imitation warm start (:mod:`training.imitation`): the policy's masked
+    cross-entropy against ``cfg.imitate``'s moves, two passes over each new chunk in
+    minibatches of a quarter of ``minibatch_samples``, with the model's own optimizer."""
+    import torch
+
+    from ..imitation import imitate
+
+    policy = model.policy
+    step = max(cfg.minibatch_samples // 4, 1)
+
+    def fit(obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> tuple[float, float]:
+        o, a = torch.as_tensor(obs), torch.as_tensor(act)
+        with torch.no_grad():
+            best = policy.get_distribution(o, action_masks=mask).distribution.logits.argmax(1)
+            agree = float((best == a).float().mean())
+        loss = torch.zeros(())
+        for _ in range(2):
+            order = torch.randperm(len(a))
+            for i in range(0, len(a), step):
+                rows = order[i:i + step]
+                dist = policy.get_distribution(o[rows], action_masks=mask[rows.numpy()])
+                loss = -dist.log_prob(a[rows]).mean()
+                policy.optimizer.zero_grad()
+                loss.backward()
+                policy.optimizer.step()
+        return float(loss.detach()), agree
+
+    return imitate(env.cores, cfg.imitate, cfg.imitate_samples, fit, log)
+
+
+def warm_start(model: Any, env: Any, cfg: SB3Config, state: dict[str, Any],
+               evaluate: Any, log: Any, t_start: float) -> None:
+    """The imitation warm start of a new run, recorded in ``state``; with in-training
+    evaluations on, its result is the learning curve's first point (samples 0)."""
+    from ..evaluate import fair_share_line
+
+    state["imitation"] = imitate_teacher(model, env, cfg, log)
+    if cfg.eval_every_samples:
+        ev = evaluate(cfg.eval_games, seed=10_000)
+        ev.update(samples=0, elapsed_s=time.perf_counter() - t_start)
+        state["history"].append(ev)
+        log(f"[eval] after imitating {cfg.imitate}: " + fair_share_line(ev))
+
+
 def read_checkpoint(path: Path, cfg: SB3Config) -> Any:
     """The weights, optimizer and counters of an SB3 checkpoint, read without SB3's loader
     (:func:`agents.adapters.sb3.read_sb3_zip`), and checked against the config's network."""
     from agents.adapters.sb3 import read_sb3_zip
 
     saved = read_sb3_zip(path, optimizer=True)
-    if saved.compact:
-        raise ValueError(f"{str(path)!r} was trained on BatchVecEnv's vector, not this "
-                         "trainer's observation: it plays as sb3:PATH but does not resume here")
+    batched = cfg.vec_env == "batch"
+    if saved.compact != batched:
+        reads = "BatchVecEnv's vector" if saved.compact else "the single-agent env's observation"
+        raise ValueError(f"{str(path)!r} was trained on {reads}, not this config's "
+                         f"(vec_env: {cfg.vec_env}): it plays as sb3:PATH but does not "
+                         "resume here")
     want = [cfg.hidden] * cfg.layers
     if (saved.pi_arch, saved.vf_arch, saved.max_players) != (want, want, cfg.max_players):
         raise ValueError(f"{str(path)!r} does not match the config: its network is "
@@ -145,7 +203,7 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
     from stable_baselines3.common.callbacks import BaseCallback
 
     from agents.adapters.padded import PolicyAgent
-    from agents.adapters.sb3 import SB3Policy
+    from agents.adapters.sb3 import SB3CompactAgent, SB3Policy
 
     from ..evaluate import evaluate_agent, fair_share_line, write_learning_curve
     from ..progress import BudgetBar
@@ -170,6 +228,7 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
         seed=cfg.seed, device="cpu", verbose=0,
         policy_kwargs={"net_arch": [cfg.hidden] * cfg.layers},
         tensorboard_log=str(out / "tb"))
+    t_start = time.perf_counter()  # the time limit counts the warm start too
     if saved is not None:
         restore(model, saved, ckpt)
         if state_path.exists():
@@ -181,15 +240,19 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
 
     def evaluate(games: int, seed: int) -> dict[str, Any]:
-        pol = SB3Policy(model.policy)
-        return evaluate_agent(lambda s: PolicyAgent(pol, cfg.max_players, seed=s), rules,
+        batched = cfg.vec_env == "batch"
+        pol = SB3Policy(model.policy, compact=batched)
+        kind = SB3CompactAgent if batched else PolicyAgent
+        return evaluate_agent(lambda s: kind(pol, cfg.max_players, seed=s), rules,
                               cfg.eval_opponents, cfg.eval_players, games, seed)
+
+    if saved is None and cfg.imitate is not None:
+        warm_start(model, env, cfg, state, evaluate, log, t_start)
 
     def save() -> None:
         write_atomically(ckpt, model.save)
         write_atomically(state_path, lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
 
-    t_start = time.perf_counter()
     elapsed0 = state["elapsed_s"]
     bar = BudgetBar(cfg.total_samples, cfg.time_limit_s, samples=model.num_timesteps,
                     elapsed_s=elapsed0, enabled=cfg.progress)
@@ -243,6 +306,8 @@ def _train(cfg: SB3Config, out_dir: str | Path, resume: bool, log: Any) -> dict[
         "samples": model.num_timesteps, "elapsed_s": state["elapsed_s"],
         "samples_per_s_since_start": (model.num_timesteps - steps0) / wall if wall else None,
     }
+    if "imitation" in state:
+        summary["imitation"] = state["imitation"]
     if cfg.final_eval_games:
         # The saved checkpoint is exactly the policy the tournament loads as ``sb3:PATH``.
         from ..evaluate import final_tournament_evaluation
