@@ -273,3 +273,33 @@ def test_hand_reward_adds_the_batched_trainers_zero_sum_lives_shaping():
     from training.batch_learner import lives_shaping
     want = hand_shaping({0: 2, 1: 1, 2: 0}, 0.5)
     assert np.allclose(lives_shaping(out, 0.5)[0], [want[0], want[1], want[2]])
+
+
+def test_several_table_sizes_share_one_vector_and_each_game_keeps_its_size():
+    """``num_players=[2, 3, 4]``: the games split evenly among the sizes, every vector
+    padded to the largest, and each block of games plays its own size to the end."""
+    env = BatchVecEnv(12, [2, 3, 4], seed=2, opponents={"greedy": 1.0, "random": 1.0})
+    obs = env.reset()
+    assert obs.shape == (12, obs_size(4)) and env.observation_space.shape == (obs_size(4),)
+    assert [c.n for c in env.cores] == [2, 3, 4] and [c.num_envs for c in env.cores] == [4] * 3
+    ended = 0
+    for _ in range(300):
+        env.step_async(_first_legal(env.action_masks()))
+        obs, _, dones, infos = env.step_wait()
+        ended += int(dones.sum())
+        for g in np.flatnonzero(dones):
+            assert infos[g]["terminal_observation"].shape == (obs_size(4),)
+    assert ended > 0
+    for core in env.cores:
+        assert core.env.num_players == core.n
+
+
+def test_opponent_weights_set_how_often_each_kind_sits():
+    """A mapping of spec to weight draws each game's opponents by weight; weight 0 never."""
+    env = BatchVecEnv(2000, 3, seed=1, opponents={"greedy": 3.0, "random": 1.0, "expert": 0.0})
+    env.reset()
+    kinds = env.core.opponent
+    assert not (kinds == -3).any()  # expert, weight 0
+    assert 0.7 < (kinds == 25).mean() < 0.8  # greedy, 3 of 4
+    with pytest.raises(ValueError, match="opponent weights"):
+        BatchVecEnv(8, 3, opponents={"greedy": -1.0})
