@@ -52,7 +52,8 @@ def _load_builtin() -> None:
         import importlib
 
         for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
-                    "agents.adapters.sb3", "agents.compact", "agents.adapters.rllib"):
+                    "agents.adapters.sb3", "agents.compact", "agents.adapters.rllib",
+                    "agents.adapters.torchrl"):
             importlib.import_module(mod)
         _LOADED = True
 

@@ -230,13 +230,20 @@ class BatchLearnerEnv:
         self.carry += rewards
         return self.encode(self.env._obs)
 
-    def step(self, actions: np.ndarray) -> Transition:
+    def step(self, actions: np.ndarray, skip: np.ndarray | None = None) -> Transition:
         """The learner's ``actions`` (one per game, legal), then the opponents' moves until
-        the learner is to move again everywhere."""
+        the learner is to move again everywhere. ``skip`` ([B] bool, optional): games that
+        wait this step (their action is not read; they return their current view, no reward
+        and no end): how an adapter with gymnasium's next-step autoreset returns a new
+        game's first view one step after the last one's end."""
         env = self.env
-        out = env.step(np.asarray(actions, np.int64))
-        rewards = self.carry + self._rewards(out)
-        self.carry[:] = 0.0
+        out = env.step(np.asarray(actions, np.int64), skip=skip)
+        if skip is None:
+            rewards = self.carry + self._rewards(out)
+            self.carry[:] = 0.0
+        else:  # a waiting game keeps what it carries for its learner's next move
+            rewards = np.where(skip, 0.0, self.carry + self._rewards(out)).astype(np.float32)
+            self.carry[~skip] = 0.0
         done = out["done"].copy()
         trunc = out["truncated"] & done
         for g in np.flatnonzero(done):

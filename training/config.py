@@ -6,6 +6,7 @@ A config names its trainer and holds that trainer's hyper-parameters at the top 
     trainer: batch           # a name of training.trainers: batch (training.batch_ppo,
                              # BatchPPOConfig) | sb3 (training.adapters.sb3, SB3Config)
                              # | rllib (training.adapters.rllib, RLlibConfig)
+                             # | torchrl (training.adapters.torchrl, TorchRLConfig)
     seed: 1
     total_samples: 2000000
     ...                      # any field of that trainer's config class
@@ -260,6 +261,82 @@ def _batched_sb3(cfg: SB3Config, where: str) -> None:
     if cfg.n_envs < len(cfg.player_counts):
         raise ValueError(f"{where}: n_envs must give each of player_counts a game, got "
                          f"{cfg.n_envs} for {cfg.player_counts}")
+
+
+@dataclass
+class TorchRLConfig:
+    """Every setting of a TorchRL run (:mod:`training.adapters.torchrl`; YAML
+    ``trainer: torchrl``): TorchRL's PPO pieces on :class:`training.adapters.torchrl.BatchEnvRL`,
+    the batched engine as a TorchRL env of batch size ``num_envs``.
+
+    A *sample* is one learner decision (one env step of one game). Each update collects
+    ``rollout_steps`` steps of every game.
+    """
+
+    name: str = shared("name", "torchrl")
+    seed: int = shared("seed", 1)
+    rules: str = shared("rules", "standard")
+    num_players: int = declare(3, Spec("table_size", "the one table size it plays"))
+    num_envs: int = declare(1024, positive(1 << 16, "games stepped at once", "games"))
+    opponents: dict[str, float] = declare(
+        {"greedy": 0.6, "expert": 0.2, "random": 0.2},
+        Spec("mix", "the other seats' batched opponents, by weight",
+             choices=("greedy", "expert", "random")))
+    hand_reward: float = shared("hand_reward", 0.25)
+    imitate: str | None = declare("expert", Spec(
+        "text", "a batched baseline whose moves the policy copies before PPO starts "
+        "(training.imitation); null: none", optional=True))
+    imitate_samples: int = declare(2_000_000, count(10**10, "the teacher's decisions copied "
+                                                    "first", "samples"))
+    total_samples: int = shared("total_samples", 5_000_000)
+    time_limit_s: float | None = shared("time_limit_s", 840.0)
+    rollout_steps: int = declare(32, positive(1 << 14, "steps of every game per update",
+                                              "steps"))
+    minibatch_samples: int = shared("minibatch_samples", 8192)
+    epochs: int = shared("epochs", 3)
+    lr: float = shared("lr", 2e-4)
+    gamma: float = shared("gamma", 0.995)
+    gae_lambda: float = shared("gae_lambda", 0.95)
+    clip: float = shared("clip", 0.2)
+    ent_coef: float = shared("ent_coef", 0.003)
+    vf_coef: float = shared("vf_coef", 0.5)
+    max_grad_norm: float = shared("max_grad_norm", 0.5)
+    hidden: int = shared("hidden", 128)
+    layers: int = shared("layers", 2)
+    torch_threads: int = shared("torch_threads", 2)
+    eval_every_samples: int = declare(1_000_000, count(10**12, "in-training evaluation this "
+                                                       "often; 0: only at the end", "samples"))
+    eval_games: int = shared("eval_games", 300)
+    eval_opponents: list[str] = shared("eval_opponents", ["greedy", "expert"])
+    final_eval_games: int = shared("final_eval_games", 2000)
+    progress: bool = shared("progress", True)
+
+    def __post_init__(self) -> None:
+        validate(self, "torchrl config")
+
+    def relations(self, where: str) -> None:
+        """The teacher and its budget together, a batched teacher, the minibatch within
+        the rollout, and the draw-and-discard observation that ``torchrl:`` plays."""
+        from scat_env.batch import beyond_base_observation
+
+        from .batch_learner import opponent_code
+
+        if (self.imitate is None) != (self.imitate_samples == 0):
+            raise ValueError(f"{where}: imitate and imitate_samples go together, got "
+                             f"{self.imitate!r} and {self.imitate_samples}")
+        if self.imitate is not None:
+            try:
+                opponent_code(self.imitate)
+            except ValueError as exc:
+                raise ValueError(f"{where}: imitate: {exc}") from None
+        if self.minibatch_samples > self.num_envs * self.rollout_steps:
+            raise ValueError(f"{where}: minibatch_samples ({self.minibatch_samples}) must be "
+                             f"at most num_envs x rollout_steps "
+                             f"({self.num_envs * self.rollout_steps})")
+        why = beyond_base_observation(make_rules(self.rules))
+        if why is not None:
+            raise ValueError(f"{where}: rules: the TorchRL trainer plays the draw-and-discard "
+                             f"observation, not {why}")
 
 
 @dataclass

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import BatchPPOConfig, RLlibConfig, SB3Config
+from .config import BatchPPOConfig, RLlibConfig, SB3Config, TorchRLConfig
 
 #: Trainers no longer offered, by what a config naming them is told instead.
 RETIRED: dict[str, str] = {
@@ -92,3 +92,7 @@ register_trainer("rllib", RLlibConfig, "training.adapters.rllib:train",
                  "RLlib PPO on the multi-agent env (training.adapters.rllib)",
                  lambda out: f"rllib:{out / 'policy'}", install="pip install -e '.[rllib]'",
                  needs=("torch", "ray.rllib"))
+register_trainer("torchrl", TorchRLConfig, "training.adapters.torchrl:train",
+                 "TorchRL PPO on the batched engine (training.adapters.torchrl)",
+                 lambda out: f"torchrl:{out / 'policy'}",
+                 install="pip install -e '.[torchrl]'", needs=("torch", "torchrl"))

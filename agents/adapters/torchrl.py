@@ -1,0 +1,230 @@
+"""``torchrl:PATH``: a policy trained with TorchRL (:mod:`training.adapters.torchrl`) as an agent.
+
+PATH is the exported policy folder (``runs/torchrl/policy``) or the run folder holding it
+under ``policy/``. The export is two plain files, as for ``rllib:``:
+
+- ``weights.pt``: the actor's and the critic's weights as a plain state dict (``pi.0.weight``
+  ... the ReLU MLP to 67 logits, ``vf.*`` to the value), read with
+  ``torch.load(weights_only=True)`` and checked name by name, shape by shape;
+- ``meta.json``: format, architecture, table size, rules.
+
+The policy reads the batched engine's learner vector (:func:`agents.compact.vector_inputs`
+of its table size), rebuilt here from the player's view (:func:`agents.compact.view_inputs`):
+the vector it was trained on, from what the seat may see and nothing else. It plays the
+draw-and-discard observation (rules whose observation has pieces are refused) at tables of
+at most the size it was trained for. Moves are the most likely legal action, or sampled
+with ``torchrl:PATH:sample``. Inference is numpy; loading needs torch, not TorchRL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scat_env import NUM_ACTIONS, PlayerView, Rules
+from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+from ..base import Agent
+from ..compact import vector_inputs, vector_size, view_inputs
+from ..registry import register
+from .rllib import MAX_HIDDEN, MAX_LAYERS, POLICY_PREFIX, RLlibPolicy, layer_shapes
+
+FORMAT = "scat-torchrl-policy"
+FORMAT_VERSION = 1
+WEIGHTS_FILE = "weights.pt"
+META_FILE = "meta.json"
+MAX_WEIGHTS_BYTES = 256 * 2**20
+MAX_META_BYTES = 2**20
+
+
+def write_export(weights: dict[str, Any], folder: str | os.PathLike[str],
+                 meta: dict[str, Any]) -> None:
+    """``weights`` (name -> tensor) to ``folder/weights.pt`` and ``meta`` (format added) to
+    ``folder/meta.json``, each through a temp file and a rename (a reader never sees half a
+    file); the weights are checked against the architecture first."""
+    import tempfile
+
+    import torch
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {"format": FORMAT, "version": FORMAT_VERSION, **meta}
+    state = {k: torch.as_tensor(v).detach().float().contiguous() for k, v in weights.items()}
+    arch = meta["architecture"]
+    want = layer_shapes(arch["observation_size"], arch["hidden"], arch["layers"], NUM_ACTIONS)
+    if {k: tuple(v.shape) for k, v in state.items()} != want:
+        raise ValueError(f"write_export: the weights do not fit the architecture {arch}")
+    for name, write in ((WEIGHTS_FILE, lambda tmp: torch.save(state, tmp)),
+                        (META_FILE, lambda tmp: Path(tmp).write_text(
+                            json.dumps(meta, indent=2), encoding="utf-8"))):
+        fd, tmp = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=folder)
+        os.close(fd)
+        try:
+            write(tmp)
+            os.replace(tmp, folder / name)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def resolve_export(path: str | os.PathLike[str]) -> Path:
+    """The export folder ``path`` names: itself when it holds ``meta.json``, else its
+    ``policy/`` (a run folder)."""
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"torchrl policy {str(path)!r} does not exist")
+    if p.is_file():
+        if p.name not in (META_FILE, WEIGHTS_FILE):
+            raise ValueError(f"torchrl policy {str(path)!r} is a file; expected the exported "
+                             "policy folder (meta.json, weights.pt) or a run folder")
+        p = p.parent
+    for candidate in (p, p / "policy"):
+        if (candidate / META_FILE).is_file():
+            return candidate
+    raise ValueError(f"torchrl policy {str(path)!r} holds no exported policy ({META_FILE}, "
+                     f"or policy/{META_FILE} in a run folder)")
+
+
+def _whole(table: dict[str, Any], key: str, low: int, high: int, where: str) -> int:
+    value = table.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"{where}: {key} must be a whole number from {low} to {high}, "
+                         f"got {str(value)[:40]!r}")
+    return value
+
+
+def read_meta(folder: Path) -> dict[str, Any]:
+    """``meta.json`` of an export, every field the loader uses checked."""
+    where = repr(str(folder / META_FILE))
+    if (folder / META_FILE).stat().st_size > MAX_META_BYTES:
+        raise ValueError(f"{where} is too large for a policy's metadata")
+    try:
+        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ValueError(f"{where} is not JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{where} is not a TorchRL policy export (format {FORMAT!r})")
+    if meta.get("version") != FORMAT_VERSION:
+        raise ValueError(f"{where}: format version {str(meta.get('version'))[:20]!r}; this "
+                         f"scat-env reads version {FORMAT_VERSION}")
+    arch = meta.get("architecture")
+    if not isinstance(arch, dict) or arch.get("kind") != "mlp" or arch.get("activation") != "relu":
+        raise ValueError(f"{where}: architecture must be a ReLU mlp, got {str(arch)[:80]}")
+    _whole(arch, "hidden", 1, MAX_HIDDEN, where)
+    _whole(arch, "layers", 1, MAX_LAYERS, where)
+    players = _whole(meta, "max_players", MIN_PLAYERS, MAX_PLAYERS, where)
+    if arch.get("observation_size") != vector_size(players):
+        raise ValueError(f"{where}: observation_size must be {vector_size(players)}, the "
+                         f"learner vector of {players} seats, got "
+                         f"{str(arch.get('observation_size'))[:20]!r}")
+    if not isinstance(meta.get("rules"), str):
+        raise ValueError(f"{where}: rules must name the rules it was trained with")
+    return meta
+
+
+def read_weights(folder: Path, meta: dict[str, Any]) -> dict[str, np.ndarray]:
+    """``weights.pt`` as numpy arrays, checked against the architecture ``meta`` declares."""
+    from ..neural.archive import check_parameters
+    from ..neural.policy_file import check_state_dict, safe_torch_load
+
+    path = folder / WEIGHTS_FILE
+    where = repr(str(path))
+    if not path.is_file():
+        raise ValueError(f"{where} does not exist")
+    if path.stat().st_size > MAX_WEIGHTS_BYTES:
+        raise ValueError(f"{where} is too large ({path.stat().st_size:,} bytes)")
+    arch = meta["architecture"]
+    want = layer_shapes(arch["observation_size"], arch["hidden"], arch["layers"], NUM_ACTIONS)
+    check_parameters(want, where)  # before torch allocates what the file holds
+    state = check_state_dict(safe_torch_load(path, where), where)
+    if set(state) != set(want):
+        missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
+        raise ValueError(f"{where} does not fit the architecture of {META_FILE} (missing "
+                         f"{missing[:3] or 'none'}, unexpected "
+                         f"{[e[:40] for e in extra[:3]] or 'none'})")
+    for name, shape in want.items():
+        if tuple(state[name].shape) != shape:
+            raise ValueError(f"{where}: {name} has shape {list(state[name].shape)}, expected "
+                             f"{list(shape)}")
+    return {name: state[name].numpy().copy() for name in want}
+
+
+class TorchRLAgent(Agent):
+    """Plays a TorchRL export from the view, on the batched engine's learner vector."""
+
+    def __init__(self, policy: RLlibPolicy, max_players: int, *, sample: bool = False,
+                 seed: int | None = None, name: str = "torchrl") -> None:
+        super().__init__(seed)
+        self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        from scat_env.batch import beyond_base_observation
+
+        why = beyond_base_observation(rules)
+        if why is not None:
+            raise ValueError(f"{self.name} does not play {why} (the {rules.name!r} rules): "
+                             "its observation is the draw-and-discard game's")
+        if num_players > self.max_players:
+            raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
+                             f"not {num_players}")
+
+    def act(self, view: PlayerView) -> int:
+        legal = list(view.legal_actions)
+        if len(legal) == 1:
+            return legal[0]
+        obs, feats = view_inputs(view)
+        x = vector_inputs(obs, feats, view.num_players, view.rules.start_lives,
+                          self.max_players)[0]
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[legal] = True
+        z = self.policy.logits(x, mask)
+        if not self.sample:
+            return int(np.argmax(z))
+        p = np.exp(np.where(mask, z - z.max(), -np.inf))
+        return int(self.rng.choices(range(NUM_ACTIONS), weights=(p / p.sum()).tolist())[0])
+
+
+def policy_of(weights: dict[str, np.ndarray], layers: int) -> RLlibPolicy:
+    """The numpy policy head of ``weights`` (the ``pi.*`` stack)."""
+    return RLlibPolicy({k: v for k, v in weights.items() if k.startswith(POLICY_PREFIX + ".")},
+                       layers)
+
+
+@lru_cache(maxsize=8)
+def _load(folder: str, stamp: tuple[int, int]) -> tuple[RLlibPolicy, int]:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ValueError(f"torchrl:{folder} needs torch (pip install torch)") from None
+    meta = read_meta(Path(folder))
+    weights = read_weights(Path(folder), meta)
+    return policy_of(weights, meta["architecture"]["layers"]), meta["max_players"]
+
+
+def load_export(path: str) -> tuple[RLlibPolicy, int]:
+    """(policy, table size) of the export at ``path``, cached by the weights file's time
+    and size (a run that writes a new export is read again)."""
+    folder = resolve_export(path)
+    st = (folder / WEIGHTS_FILE).stat() if (folder / WEIGHTS_FILE).is_file() else None
+    return _load(str(folder), (st.st_mtime_ns, st.st_size) if st else (0, 0))
+
+
+def _make_torchrl(arg: str | None, seed: int | None) -> Agent:
+    path, sample = arg or "", False
+    if path.endswith(":sample"):
+        path, sample = path[: -len(":sample")], True
+    if not path:
+        raise ValueError("torchrl: needs the exported policy, e.g. torchrl:runs/torchrl/policy")
+    policy, players = load_export(path)
+    return TorchRLAgent(policy, players, sample=sample, seed=seed, name=f"torchrl:{path}")
+
+
+register("torchrl", _make_torchrl, "policy trained with TorchRL (training.adapters.torchrl): "
+         "torchrl:PATH[:sample]")
+
+__all__ = ["TorchRLAgent", "load_export", "write_export"]
