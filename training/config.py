@@ -512,7 +512,17 @@ class RLlibConfig:
     torch_threads: int = shared("torch_threads", 1)
     num_env_runners: int = declare(0, count(1024, "remote sampling processes; 0: the driver "
                                             "samples"))
-    envs_per_env_runner: int = declare(1, positive(1024, "envs per sampling process"))
+    envs_per_env_runner: int = declare(1, positive(1 << 16, "envs per sampling process (at "
+                                                   "most 1024 but for env: batched)"))
+    env: str = declare("aec", Spec(
+        "choice", "aec: the multi-agent env over scat_env.env() (self-play, snapshots, any "
+        "agent spec); batched: one learner seat per game of the batched engine against "
+        "batched baselines (training.adapters.rllib_batch)", choices=("aec", "batched")))
+    imitate: str | None = declare(None, Spec(
+        "text", "with env: batched, a batched baseline whose moves the policy copies before "
+        "PPO starts (training.imitation); null: none", optional=True))
+    imitate_samples: int = declare(0, count(10**10, "the teacher's decisions copied first",
+                                            "samples"))
     num_learners: int = declare(0, count(1024, "remote learner processes; 0: the driver "
                                          "learns"))
     num_gpus_per_learner: float = declare(0.0, number(0, 64, "GPUs per learner"))
@@ -532,8 +542,39 @@ class RLlibConfig:
     def __post_init__(self) -> None:
         validate(self, "rllib config")
 
+    def _batched(self, where: str) -> None:
+        """``env: batched`` plays batched baselines and the draw-and-discard observation;
+        the warm start needs it; the aec env keeps its 1,024 envs per runner."""
+        if (self.imitate is None) != (self.imitate_samples == 0):
+            raise ValueError(f"{where}: imitate and imitate_samples go together, got "
+                             f"{self.imitate!r} and {self.imitate_samples}")
+        if self.env != "batched":
+            if self.imitate is not None:
+                raise ValueError(f"{where}: imitate needs env: batched (the teacher plays "
+                                 "batched)")
+            if self.envs_per_env_runner > 1024:
+                raise ValueError(f"{where}: envs_per_env_runner must be at most 1024 but with "
+                                 f"env: batched, got {self.envs_per_env_runner}")
+            return
+        from scat_env.batch import beyond_base_observation
+
+        from .batch_learner import opponent_code
+
+        for name, specs in (("opponents", list(self.opponents)), ("imitate", [self.imitate])):
+            for spec in specs:
+                try:
+                    None if spec is None else opponent_code(spec)
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {name}: with env: batched, {exc}") from None
+        why = beyond_base_observation(make_rules(self.rules))
+        if why is not None:
+            raise ValueError(f"{where}: rules: env: batched trains the draw-and-discard "
+                             f"observation, not {why}")
+
     def relations(self, where: str) -> None:
-        """The evaluation's table size, the minibatch within the batch, the address."""
+        """The evaluation's table size, the minibatch within the batch, the address, and
+        what the batched env plays."""
+        self._batched(where)
         if self.eval_players is None:
             self.eval_players = [self.num_players]
         if not isinstance(self.eval_players, list) or not self.eval_players or any(

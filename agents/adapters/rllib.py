@@ -15,7 +15,10 @@ Inference runs in numpy on the weights read (one decision: a few tens of microse
 
 The policy reads the env's own observation (``scat_env.env(num_players=n)``: the view of a
 table of exactly ``n`` seats, the seats put out included), so it plays tables of the size it
-was trained for; any other size is refused before the first move. Moves are the most
+was trained for; any other size is refused before the first move. An export trained on the
+batched engine (``meta.json`` ``"input": "batch_vector"``) reads the learner vector of
+:func:`agents.compact.vector_inputs` instead, rebuilt from the view, and plays the
+draw-and-discard rules at tables of up to its size. Moves are the most
 likely legal action (``rllib:PATH:sample`` samples from the masked policy instead).
 """
 
@@ -53,6 +56,21 @@ MAX_META_BYTES = 1 * 2**20
 #: Rules fields that change what an action does or what a card id means: a table whose
 #: rules differ from the training rules in one of them is refused.
 RULES_THE_POLICY_MUST_KNOW = ("deck", "knock_mode")
+#: What the policy reads, by the trainer config's ``env``: the env's own observation of a
+#: table of ``num_players`` seats (``aec``), or the batched engine's learner vector
+#: (:func:`agents.compact.vector_inputs`, ``batched``), rebuilt here from the view.
+INPUT_OF = {"aec": "env", "batched": "batch_vector"}
+
+
+def observation_size(reads: str, num_players: int, rules: Rules) -> int:
+    """The width of what a policy reading ``reads`` takes at ``num_players`` seats."""
+    if reads == "batch_vector":
+        from ..compact import vector_size
+
+        return vector_size(num_players)
+    from scat_env.observation import ObservationEncoder
+
+    return ObservationEncoder(num_players, rules).size
 
 
 def layer_shapes(observation_size: int, hidden: int, layers: int, actions: int
@@ -166,6 +184,9 @@ def read_meta(folder: Path) -> dict[str, Any]:
         raise ValueError(f"{where}: actions must be {NUM_ACTIONS}, got "
                          f"{str(arch.get('actions'))[:20]!r}")
     _whole(meta, "num_players", MIN_PLAYERS, MAX_PLAYERS, where)
+    if meta.setdefault("input", "env") not in INPUT_OF.values():
+        raise ValueError(f"{where}: input must be one of {', '.join(INPUT_OF.values())}, got "
+                         f"{str(meta.get('input'))[:30]!r}")
     if not isinstance(meta.get("rules"), str) or not isinstance(meta.get("rules_fields", {}), dict):
         raise ValueError(f"{where}: rules must name the rules it was trained with")
     return meta
@@ -226,6 +247,7 @@ class RLlibExport:
         self.policy = RLlibPolicy(self.weights, arch["layers"])
         self.num_players: int = self.meta["num_players"]
         self.observation_size: int = arch["observation_size"]
+        self.input: str = self.meta["input"]
 
 
 class RLlibAgent(Agent):
@@ -250,6 +272,17 @@ class RLlibAgent(Agent):
 
     def check_table(self, num_players: int, rules: Rules) -> None:
         trained = self.export.num_players
+        if getattr(self.export, "input", "env") == "batch_vector":
+            from scat_env.batch import beyond_base_observation
+
+            why = beyond_base_observation(rules)
+            if why is not None:
+                raise ValueError(f"{self.name} does not play {why} (the {rules.name!r} "
+                                 "rules): its observation is the draw-and-discard game's")
+            if num_players > trained:
+                raise ValueError(f"{self.name} was trained for at most {trained} players, "
+                                 f"not {num_players}")
+            return
         if num_players != trained:
             raise ValueError(f"{self.name} was trained for tables of {trained} players (it reads "
                              f"that table's observation); this table has {num_players}")
@@ -267,9 +300,16 @@ class RLlibAgent(Agent):
         legal = list(view.legal_actions)
         if len(legal) == 1:
             return legal[0]
-        if view.num_players != self.export.num_players:
-            self.check_table(view.num_players, view.rules)
-        obs = self._encoder(view.rules).encode(view)
+        if getattr(self.export, "input", "env") == "batch_vector":
+            from ..compact import vector_inputs, view_inputs
+
+            raw, feats = view_inputs(view)
+            obs = vector_inputs(raw, feats, view.num_players, view.rules.start_lives,
+                                self.export.num_players)[0]
+        else:
+            if view.num_players != self.export.num_players:
+                self.check_table(view.num_players, view.rules)
+            obs = self._encoder(view.rules).encode(view)
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
         mask[legal] = True
         z = self.export.policy.logits(obs, mask)[legal]

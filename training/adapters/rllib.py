@@ -45,7 +45,14 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.adapters.rllib import RULES_THE_POLICY_MUST_KNOW, RLlibPolicy, build_mlp, write_export
+from agents.adapters.rllib import (
+    INPUT_OF,
+    RULES_THE_POLICY_MUST_KNOW,
+    RLlibPolicy,
+    build_mlp,
+    observation_size,
+    write_export,
+)
 from agents.registry import make_agent
 from scat_env import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from scat_env.rewards import hand_shaping
@@ -277,12 +284,23 @@ def algorithm_config(cfg: RLlibConfig) -> Any:
 
     module = RLModuleSpec(module_class=ScatMaskedMLP,
                           model_config={"hidden": cfg.hidden, "layers": cfg.layers})
+    config = PPOConfig()
+    if cfg.env == "batched":  # one learner seat per game: a single-agent vector env
+        from ray.tune.registry import register_env
+
+        from .rllib_batch import ENV_ID, make_vector_env
+
+        register_env(ENV_ID, make_vector_env)  # RLlib takes a class or a registered name
+        config = (config.environment(ENV_ID, env_config={**env_config(cfg), "seed": cfg.seed})
+                  .rl_module(rl_module_spec=module)
+                  .env_runners(gym_env_vectorize_mode="vector_entry_point"))
+    else:
+        config = (config.environment(ScatMultiAgentEnv, env_config=env_config(cfg))
+                  .multi_agent(policies={MAIN}, policy_mapping_fn=_every_seat_main,
+                               policies_to_train=[MAIN])
+                  .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: module})))
     return (
-        PPOConfig()
-        .environment(ScatMultiAgentEnv, env_config=env_config(cfg))
-        .multi_agent(policies={MAIN}, policy_mapping_fn=_every_seat_main,
-                     policies_to_train=[MAIN])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: module}))
+        config
         .env_runners(num_env_runners=cfg.num_env_runners,
                      num_envs_per_env_runner=cfg.envs_per_env_runner,
                      rollout_fragment_length="auto")
@@ -300,9 +318,18 @@ def _every_seat_main(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
     return MAIN
 
 
+def module_id(algo: Any) -> str:
+    """The trained module's id: ``main`` in the multi-agent env, RLlib's default module in
+    the batched (single-agent) one."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    return MAIN if algo.config.is_multi_agent else DEFAULT_MODULE_ID
+
+
 def main_weights(algo: Any) -> dict[str, np.ndarray]:
     """The learner's current ``main`` weights as float32 numpy arrays."""
-    state = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+    mid = module_id(algo)
+    state = algo.learner_group.get_weights(module_ids=[mid])[mid]
     out = {}
     for k, v in state.items():
         if hasattr(v, "detach"):
@@ -334,6 +361,7 @@ def export_policy(weights: dict[str, np.ndarray], folder: Path, cfg: RLlibConfig
                          "hidden": cfg.hidden, "layers": cfg.layers, "actions": NUM_ACTIONS},
         "num_players": cfg.num_players, "rules": cfg.rules,
         "rules_fields": {k: getattr(rules, k) for k in RULES_THE_POLICY_MUST_KNOW},
+        "input": INPUT_OF[cfg.env],
         "trained": trained,
     })
 
@@ -405,11 +433,12 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
             write_atomically(out / "config.json", lambda tmp: Path(tmp).write_text(
                 json.dumps(dataclasses.asdict(cfg), indent=2)))
         rules = make_rules(cfg.rules)
-        size = ScatMultiAgentEnv({"num_players": cfg.num_players, "rules": cfg.rules}) \
-            .observation_spaces["player_0"]["observations"].shape[0]
+        size = observation_size(INPUT_OF[cfg.env], cfg.num_players, rules)
         if SNAPSHOT in cfg.opponents:
             state["snapshot_envs"] = push_snapshot(algo, main_weights(algo))  # as it starts
         t0, elapsed0, samples0 = time.perf_counter(), state["elapsed_s"], state["samples"]
+        if start is None and cfg.imitate is not None:  # within the time limit
+            state["imitation"] = warm_start(algo, cfg, log)
 
         def evaluate(games: int, seed: int) -> dict[str, Any]:
             from agents.adapters.rllib import RLlibAgent
@@ -427,17 +456,23 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
             write_atomically(state_path,
                              lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
 
+        if state["samples"] >= cfg.total_samples:
+            log(f"nothing to train: the run has {state['samples']:,} samples, total_samples "
+                f"is {cfg.total_samples:,} (raise it to train on)")
+        # time_limit_s counts this invocation: a resume gets the whole limit again
         while state["samples"] < cfg.total_samples and (
-                cfg.time_limit_s is None or state["elapsed_s"] < cfg.time_limit_s):
+                cfg.time_limit_s is None or time.perf_counter() - t0 < cfg.time_limit_s):
             result = algo.train()
             state["iterations"] += 1
             state["samples"] += _sampled(result)
             state["elapsed_s"] = elapsed0 + time.perf_counter() - t0
             it = state["iterations"]
             if cfg.progress:
-                ret = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+                runners = result.get("env_runners", {})
+                ret = (runners.get("agent_episode_returns_mean", {}).get("player_0")
+                       if cfg.env == "aec" else runners.get("episode_return_mean"))
                 log(f"[rllib] iteration {it}: {state['samples']:,} samples, "
-                    f"{state['elapsed_s']:.0f} s, mean return {_fmt(ret.get('player_0'))}")
+                    f"{state['elapsed_s']:.0f} s, mean return {_fmt(ret)}")
             if SNAPSHOT in cfg.opponents and it % cfg.snapshot_every_iterations == 0:
                 state["snapshot_envs"] = push_snapshot(algo, main_weights(algo))
                 state["snapshots"] += 1
@@ -457,6 +492,8 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
         "elapsed_s": state["elapsed_s"],
         "samples_per_s_since_start": (state["samples"] - samples0) / wall if wall else None,
     }
+    if "imitation" in state:
+        summary["imitation"] = state["imitation"]
     if cfg.final_eval_games:
         from ..evaluate import final_tournament_evaluation
 
@@ -473,11 +510,55 @@ def _train(cfg: RLlibConfig, out: Path, resume: bool, log: Any) -> dict[str, Any
     return summary
 
 
+def warm_start(algo: Any, cfg: RLlibConfig, log: Any) -> dict[str, float]:
+    """The imitation warm start (:mod:`training.imitation`) of ``env: batched``: the
+    policy MLP (``pi.*``) fitted to ``cfg.imitate``'s moves with a masked cross-entropy on
+    the driver, on games of its own, then put into the learner and every env runner (the
+    value head keeps its weights)."""
+    import torch
+
+    from ..batch_learner import BatchLearnerEnv
+    from ..imitation import imitate
+
+    weights = main_weights(algo)
+    size = weights["pi.0.weight"].shape[1]
+    pi = build_mlp(size, cfg.hidden, cfg.layers, NUM_ACTIONS)
+    pi.load_state_dict({k[3:]: torch.from_numpy(v) for k, v in weights.items()
+                        if k.startswith("pi.")})
+    opt = torch.optim.Adam(pi.parameters(), lr=cfg.lr)
+    step = max(cfg.minibatch_samples // 4, 1)
+
+    def fit(obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> tuple[float, float]:
+        o, m, a = torch.as_tensor(obs), torch.as_tensor(mask), torch.as_tensor(act)
+        with torch.no_grad():
+            agree = float((pi(o).masked_fill(~m, MASKED).argmax(1) == a).float().mean())
+        loss = torch.zeros(())
+        for _ in range(2):
+            order = torch.randperm(len(a))
+            for i in range(0, len(a), step):
+                rows = order[i:i + step]
+                logits = pi(o[rows]).masked_fill(~m[rows], MASKED)
+                loss = torch.nn.functional.cross_entropy(logits, a[rows])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        return float(loss.detach()), agree
+
+    core = BatchLearnerEnv(min(cfg.envs_per_env_runner, 1024), cfg.num_players, cfg.rules,
+                           cfg.seed + 1, dict(cfg.opponents), cfg.max_turns,
+                           hand_reward=cfg.hand_reward)
+    result = imitate([core], cfg.imitate or "expert", cfg.imitate_samples, fit, log)
+    weights.update({f"pi.{k}": v.detach().numpy().copy() for k, v in pi.state_dict().items()})
+    set_main_weights(algo, weights)
+    return result
+
+
 def set_main_weights(algo: Any, weights: dict[str, np.ndarray]) -> None:
     """Put ``weights`` into the learner's ``main`` module and every env runner's copy."""
     import torch
 
-    algo.learner_group.set_weights({MAIN: {k: torch.from_numpy(v) for k, v in weights.items()}})
+    algo.learner_group.set_weights({module_id(algo): {k: torch.from_numpy(v)
+                                                       for k, v in weights.items()}})
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
                                        inference_only=True)
 
@@ -532,7 +613,7 @@ def _export_in_memory(weights: dict[str, np.ndarray], cfg: RLlibConfig, size: in
     rules = make_rules(cfg.rules)
     return SimpleNamespace(
         policy=RLlibPolicy(weights, cfg.layers), num_players=cfg.num_players,
-        observation_size=size,
+        observation_size=size, input=INPUT_OF[cfg.env],
         meta={"rules_fields": {k: getattr(rules, k) for k in RULES_THE_POLICY_MUST_KNOW}})
 
 
