@@ -845,6 +845,7 @@ def _loop(cfg: BatchPPOConfig, log: Any, writer: Any, net: CompactNet, snapshot:
             say(check_line(history[-1], cfg.eval_opponent))
     last_eval = elapsed()
     last_update_s = 0.0
+    rollout_s = 0.0  # the part of the time spent collecting (the rest: updates, checks)
     while samples < cfg.total_samples and not out_of_time(elapsed(), last_update_s,
                                                           cfg.time_limit_s):
         t0 = elapsed()
@@ -852,6 +853,7 @@ def _loop(cfg: BatchPPOConfig, log: Any, writer: Any, net: CompactNet, snapshot:
         if cfg.hand_reward_decay_samples:
             coef *= max(0.0, 1.0 - samples / cfg.hand_reward_decay_samples)
         batches = rollouts.collect(net, snapshot, coef)
+        rollout_s += elapsed() - t0
         played, rows, update_stats = _update(net, opt, cfg, batches, gen)
         samples += played
         value_only += rows - played
@@ -874,5 +876,6 @@ def _loop(cfg: BatchPPOConfig, log: Any, writer: Any, net: CompactNet, snapshot:
     return net, {"samples": samples, "value_only_samples": value_only, "updates": update,
                  "elapsed_s": wall, "samples_per_s_since_start": samples / max(wall, 1e-9),
                  "last_update": losses[-1] if losses else {}, "losses": losses,
-                 "history": history, "rollout_workers": rollouts.workers,
+                 "history": history, "rollout_s": rollout_s,
+                 "rollout_workers": rollouts.workers,
                  "worker_restarts": rollouts.restarts}

@@ -84,6 +84,11 @@ class RolloutWorker:
         self.snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice,
                                    pieces=pieces)
 
+    def ready(self) -> bool:
+        """Answers once the actor is built (its imports and shards), so start-up is not
+        counted as the first rollout's time and a worker that cannot start fails at once."""
+        return True
+
     def collect(self, weights: tuple[dict[str, np.ndarray], dict[str, np.ndarray]],
                 hand_reward: float) -> dict[int, list[tuple[torch.Tensor, ...]]]:
         """One rollout of each hosted shard with the driver's (live, snapshot) weights."""
@@ -116,6 +121,7 @@ class RayRollouts:
         self.slot_restarts = [0] * self.workers
         try:
             self.actors = [self._start(k) for k in range(self.workers)]
+            ray.get([actor.ready.remote() for actor in self.actors])
         except BaseException:
             self.close()
             raise
