@@ -51,7 +51,7 @@ def start_ray(cfg: BatchPPOConfig) -> bool:
     from .tournament import init_ray
     from .tournament.ray_backend import require_ray
 
-    ray = require_ray()
+    ray = require_ray("ray_workers")
     if ray.is_initialized():
         if cfg.ray_address is not None:
             raise ValueError("Ray is already initialised in this process: leave ray_address "
@@ -121,10 +121,23 @@ class RayRollouts:
         self.slot_restarts = [0] * self.workers
         try:
             self.actors = [self._start(k) for k in range(self.workers)]
-            ray.get([actor.ready.remote() for actor in self.actors])
+            self._get([actor.ready.remote() for actor in self.actors])
         except BaseException:
             self.close()
             raise
+
+    def _get(self, refs: Any) -> Any:
+        """``ray.get``, with a worker that lacks a module reported in one line
+        (:func:`training.tournament.ray_backend.missing_on_worker`)."""
+        from .tournament.ray_backend import missing_on_worker
+
+        try:
+            return self._ray.get(refs)
+        except (self._ray.exceptions.RayTaskError, self._ray.exceptions.RayActorError) as exc:
+            missing = missing_on_worker(exc)
+            if missing is None:
+                raise
+            raise missing from None
 
     def _start(self, slot: int) -> Any:
         """A new actor for worker ``slot``'s shards (fresh games after a restart)."""
@@ -146,7 +159,7 @@ class RayRollouts:
             todo = []
             for slot, ref in refs.items():
                 try:
-                    got.update(ray.get(ref))
+                    got.update(self._get(ref))
                 except ray.exceptions.RayActorError as exc:
                     restarts += 1
                     if restarts > MAX_RESTARTS:
