@@ -70,20 +70,24 @@ def test_one_and_two_workers_give_the_same_samples_and_updates(ray_instance, tmp
             assert a[key] == pytest.approx(b[key], rel=1e-4, abs=1e-6)
 
 
-def test_a_killed_worker_is_replaced_and_the_run_goes_on(ray_instance):
+def test_a_killed_worker_is_replaced_and_the_run_goes_on(ray_instance, monkeypatch):
     """``ray.kill`` of a worker between rollouts: the next rollout replaces it (its shard
     starts from fresh games) and still returns every shard's batches; the other worker's
-    shard goes on where it was."""
-    from training.batch_ray import RayRollouts
+    shard goes on where it was. Workers that keep dying stop the run in one line."""
+    from training import batch_ray
 
     cfg = tiny(ray_workers=2)
     pieces = network_pieces(cfg)
     net = CompactNet(cfg.hidden, cfg.layers, pieces=pieces)
-    rollouts = RayRollouts(cfg, pieces)
+    rollouts = batch_ray.RayRollouts(cfg, pieces)
     try:
         first = rollouts.collect(net, net, 0.0)
         ray_instance.kill(rollouts.actors[0])
         second = rollouts.collect(net, net, 0.0)
+        monkeypatch.setattr(batch_ray, "MAX_RESTARTS", 0)
+        ray_instance.kill(rollouts.actors[1])
+        with pytest.raises(ValueError, match=r"^rollout workers died 1 times in one update "):
+            rollouts.collect(net, net, 0.0)
     finally:
         rollouts.close()
     assert len(first) == len(second) == cfg.rollout_shards * len(cfg.player_counts)

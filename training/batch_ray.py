@@ -15,8 +15,8 @@ only by float rounding (its forward passes use ``torch_threads``, a worker's one
 A worker that dies (its process killed, its node lost) is replaced by a new actor that hosts
 the same shards from fresh games: new deals from seeds that also count the restart, so a
 restarted shard never replays the games it already played. The update waits for the new
-worker's rollout; nothing the learner holds is lost. :data:`MAX_RESTARTS` replacements in
-one update stop the run with one line.
+worker's rollout; nothing the learner holds is lost. More than :data:`MAX_RESTARTS` deaths in
+one update stop the run with one line (``ValueError``).
 
 Where Ray runs (:func:`start_ray`): ``ray_address: null`` starts a Ray instance of the
 run's own on this machine (never a cluster ``ray start`` left here; ``auto`` joins that
@@ -163,9 +163,10 @@ class RayRollouts:
                 except ray.exceptions.RayActorError as exc:
                     restarts += 1
                     if restarts > MAX_RESTARTS:
-                        raise RuntimeError(
-                            f"rollout workers died {restarts} times in one update; the last: "
-                            f"{_first_line(exc)}") from None
+                        raise ValueError(
+                            f"rollout workers died {restarts} times in one update (a node "
+                            f"short of memory or CPU slots?); the last: {_first_line(exc)}"
+                        ) from None
                     self._replace(slot)
                     todo.append(slot)
         return [b for i in range(self.cfg.rollout_shards) for b in got[i]]
