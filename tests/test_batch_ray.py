@@ -130,3 +130,23 @@ def test_shards_in_this_process_are_the_games_the_workers_step():
     assert all(torch.equal(x, y) for ba, bb in zip(a, b, strict=True)
                for x, y in zip(ba, bb, strict=True))
     assert not np.array_equal(a[0][0].numpy(), a[1][0].numpy())  # two shards, two deals
+
+
+def test_a_worker_that_cannot_import_a_module_is_one_line(ray_instance):
+    """A rollout worker is an actor: a module missing on its node kills it while it is
+    built, and Ray's report is the constructor's traceback inside the actor's death."""
+    from training.tournament.ray_backend import missing_on_worker
+
+    class Worker:
+        def __init__(self) -> None:
+            import scat_missing_module_for_the_test  # noqa: F401  (absent on the worker)
+
+        def ready(self) -> bool:
+            return True
+
+    actor = ray_instance.remote(num_cpus=1, max_restarts=0)(Worker).remote()
+    with pytest.raises(ray_instance.exceptions.RayActorError) as err:
+        ray_instance.get(actor.ready.remote())
+    line = str(missing_on_worker(err.value))
+    assert line.startswith("a Ray worker on node ")
+    assert " cannot import 'scat_missing_module_for_the_test': install scat-env" in line

@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,19 +57,25 @@ def missing_on_worker(exc: BaseException) -> ValueError | None:
     """One line for a Ray worker that could not import a module (Ray's own report is the
     worker's whole traceback, in colour): what is missing, on which node, how to install;
     None for any other failure (its traceback is the report)."""
-    node = None
-    for _ in range(4):  # an actor's death wraps its constructor's task error
-        node = getattr(exc, "ip", None) or node
-        if isinstance(exc, ImportError) and type(exc).__module__ == "builtins":
-            name = exc.name or (str(exc).strip().splitlines() or ["a module"])[0]
-            return ValueError(f"a Ray worker on node {node or '(unknown)'} cannot import "
-                              f"{name!r}: install scat-env and its dependencies there as on "
-                              f"this machine, the same version on every node ({RAY_INSTALL})")
-        cause = getattr(exc, "cause", None)
-        if not isinstance(cause, BaseException):
+    node, name = getattr(exc, "ip", None), None
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, ImportError):  # a task's error carries the worker's exception
+        name = cause.name or (str(cause).strip().splitlines() or ["a module"])[0]
+    else:  # an actor that died while built carries only the text of its traceback
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+        last = (text.strip().splitlines() or [""])[-1]
+        found = re.match(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'",
+                         last)
+        if found is None:
             return None
-        exc = cause
-    return None
+        name = found.group(1)
+        where = re.search(r"\bip=([^,)\s]+)", text)
+        node = where.group(1) if where else node
+    if name is None:
+        return None
+    return ValueError(f"a Ray worker on node {node or '(unknown)'} cannot import {name!r}: "
+                      "install scat-env and its dependencies there as on this machine, the "
+                      f"same version on every node ({RAY_INSTALL})")
 
 
 def check_ray_address(address: str | None) -> None:
