@@ -8,16 +8,21 @@ cluster) as it does on a machine without one.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hang_limits import hang_limit
+from hang_limits import hang_guard, hang_limit
 
 from scat_cli.main import main
 from training.report import summarize, write_report
@@ -221,5 +226,118 @@ def test_ray_backend_without_ray_installed_is_one_line(tmp_path, capsys, monkeyp
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if absent
     assert main(["tournament", *CLI_CONFIG, "--backend", "ray", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"scat tournament: error: {RAY_MISSING}\n"
-    assert RAY_MISSING == "--backend ray needs Ray (pip install 'scat-env[ray]')"
+    # scat-env is not on a package index: `pip install 'scat-env[ray]'` finds nothing
+    assert RAY_MISSING == ('--backend ray needs Ray (pip install "ray>=2.40,<3", or pip '
+                           'install -e ".[ray]" in a scat-env checkout)')
     assert not (tmp_path / "games.jsonl").exists()
+
+
+@contextmanager
+def _http_server() -> Iterator[str]:
+    """A local port that accepts connections and answers, but not as a Ray head."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_port_that_answers_but_not_as_a_ray_head_is_refused_at_once():
+    """A TCP connection alone proved nothing (a proxy or another service accepts it), and
+    ``ray.init`` then retried for 20 s to minutes: the head's control service is asked."""
+    from training.tournament import check_ray_address
+
+    pytest.importorskip("ray")
+    with _http_server() as address, hang_guard(120, "the address check"):
+        start = time.monotonic()
+        with pytest.raises(ValueError) as err:
+            check_ray_address(address)
+        took = time.monotonic() - start
+    assert str(err.value).startswith(f"cannot reach a Ray cluster at {address}: no answer "
+                                     "from its control service within 5 s")
+    assert took < 15  # the probe's own 5 s, never Ray's retries
+
+
+def _gcs(ray: Any) -> str:
+    return ray.get_runtime_context().gcs_address
+
+
+def test_a_token_cluster_without_ray_auth_mode_is_one_line_naming_the_fix(
+        ray_instance, monkeypatch):
+    """Ray 2.60 sends its token only with RAY_AUTH_MODE=token, and said only "failed to
+    connect", after 20 s, when a cluster wanted one. A local ``ray.init`` (this module's
+    instance) turns token authentication on."""
+    from training.tournament import check_ray_address
+
+    address = _gcs(ray_instance)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with pytest.raises(ValueError) as err:
+        check_ray_address(address)
+    assert str(err.value) == (f"the Ray cluster at {address} uses token authentication: set "
+                              "RAY_AUTH_MODE=token and give this machine the head's token "
+                              "(~/.ray/auth_token or RAY_AUTH_TOKEN; docs/SCALING.md)")
+
+
+def test_a_missing_or_wrong_token_is_one_line_and_the_right_one_passes(
+        ray_instance, monkeypatch, tmp_path):
+    from training.tournament import check_ray_address
+    from training.tournament.ray_backend import ray_token
+
+    address = _gcs(ray_instance)
+    token = ray_token()
+    assert token, "a local ray.init writes ~/.ray/auth_token"
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(tmp_path / "none"))
+    with pytest.raises(ValueError, match="uses token authentication and this machine has no "
+                                         "token: copy the head's ~/.ray/auth_token here"):
+        check_ray_address(address)
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "0" * len(token))
+    with pytest.raises(ValueError, match="refuses this machine's token"):
+        check_ray_address(address)
+    monkeypatch.setenv("RAY_AUTH_TOKEN", token)
+    check_ray_address(address)
+
+
+def test_ray_auth_mode_token_without_a_token_is_one_line(monkeypatch):
+    """Joining a cluster without tokens with RAY_AUTH_MODE=token and no token: Ray raised
+    its AuthenticationError as a traceback."""
+    ray = pytest.importorskip("ray")
+    from training.tournament import init_ray, ray_backend
+
+    def refuse(*_: Any, **__: Any) -> None:
+        raise ray.exceptions.AuthenticationError("Token authentication is enabled but no "
+                                                 "authentication token was found. Ensure...")
+
+    monkeypatch.setattr(ray_backend, "_check_reachable", lambda address: None)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(ValueError) as err:
+        init_ray("10.0.0.5:6379", {}, "ERROR")
+    assert str(err.value) == ("cannot use the Ray cluster at 10.0.0.5:6379: RAY_AUTH_MODE=token "
+                              "but this machine has no Ray token: copy the head's "
+                              "~/.ray/auth_token here or set RAY_AUTH_TOKEN (docs/SCALING.md)")
+
+
+def test_a_worker_missing_a_module_is_one_line_naming_it_the_node_and_the_fix(
+        tmp_path, ray_instance, monkeypatch):
+    """Ray reported it as the worker's whole traceback, in colour."""
+    from training.tournament import ray_backend
+
+    def play_without_a_module(*_: Any) -> list[dict[str, Any]]:
+        import scat_missing_module_for_the_test  # noqa: F401  (absent on the worker)
+
+        return []
+
+    monkeypatch.setattr(ray_backend, "_ray_play_chunk", play_without_a_module)
+    with pytest.raises(ValueError) as err:
+        run_tournament(CONFIG, tmp_path / "out", workers=1, backend="ray", progress=False)
+    line = str(err.value)
+    assert "\n" not in line and "\x1b" not in line
+    assert line.startswith("a Ray worker on node ")
+    assert line.endswith(" cannot import 'scat_missing_module_for_the_test': install scat-env "
+                         "and its dependencies there as on this machine, the same version on "
+                         'every node (pip install "ray>=2.40,<3", or pip install -e ".[ray]" '
+                         "in a scat-env checkout)")

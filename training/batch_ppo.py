@@ -171,16 +171,16 @@ class Table:
     """One table size: its batched env, seat roles and per-seat reward bookkeeping."""
 
     def __init__(self, cfg: BatchPPOConfig, n: int, seed: int, rules: str | None = None,
-                 pieces: tuple[str, ...] | None = None) -> None:
+                 pieces: tuple[str, ...] | None = None, games: int | None = None) -> None:
         rules = cfg.rules if rules is None else rules
         self.n = n
-        self.env = BatchEnv(cfg.envs_per_table, n, rules, seed)
+        B = cfg.envs_per_table if games is None else games  # a shard's share (Shard)
+        self.env = BatchEnv(B, n, rules, seed)
         # the pieces the network reads (a network of many rules reads them all)
         self.pieces = table_pieces(self.env.rules) if pieces is None else pieces
         self.start_lives = self.env.rules.start_lives
         self.out = self.env.reset()
         self.rng = np.random.default_rng(seed)
-        B = cfg.envs_per_table
         self.roles = np.zeros((B, n), np.int64)
         self.kinds = np.array([_KINDS[k] for k in cfg.opponents], np.int64)
         w = np.array(list(cfg.opponents.values()), np.float64)
@@ -399,6 +399,71 @@ def advantages(ro: Rollout, boot: np.ndarray, gamma: float, lam: float
         next_val[games, s] = ro.val[t]
         next_adv[games, s] = a
     return adv, adv + ro.val
+
+
+class Shard:
+    """A fixed share of every table's games (``envs_per_table / rollout_shards`` of each),
+    with seeds and a sampling generator of its own: what a rollout worker hosts
+    (:mod:`training.batch_ray`). Its samples depend on the config, the shard's index and
+    the weights only, so a run's samples are the same for any number of workers. A run of
+    one shard in this process keeps the trainer's seeds and generator (the samples of a
+    run from before shards)."""
+
+    def __init__(self, cfg: BatchPPOConfig, index: int, pieces: tuple[str, ...],
+                 gen: torch.Generator | None = None, restart: int = 0) -> None:
+        base = cfg.seed
+        if gen is None or restart:  # own seeds: a worker's shard, or a shard started again
+            base = int(np.random.SeedSequence([cfg.seed, index, restart]).generate_state(1)[0])
+            gen = torch.Generator().manual_seed(base)
+        self.gen = gen
+        games = cfg.envs_per_table // cfg.rollout_shards
+        self.tables = [Table(cfg, n, base * 1000 + n + 100_000 * i, rules, pieces, games)
+                       for i, rules in enumerate(cfg.rules_mix or [cfg.rules])
+                       for n in cfg.player_counts]
+        self.stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
+
+    def collect(self, net: CompactNet, snapshot: CompactNet, cfg: BatchPPOConfig,
+                hand_reward: float, handoff: Handoff | None
+                ) -> list[tuple[torch.Tensor, ...]]:
+        """One rollout of every table of the shard, as the update's tensors (:func:`_batch`)."""
+        batches = []
+        for table in self.tables:
+            ro, boot = collect(net, snapshot, table, cfg.rollout_steps, self.gen, self.stats,
+                               hand_reward, cfg.expert_advice, handoff)
+            batches.append(_batch(table, ro, *advantages(ro, boot, cfg.gamma, cfg.gae_lambda)))
+        return batches
+
+
+class LocalRollouts:
+    """Every shard stepped in this process, one after the other (``ray_workers: 0``)."""
+
+    workers, restarts = 0, 0
+
+    def __init__(self, cfg: BatchPPOConfig, pieces: tuple[str, ...], gen: torch.Generator,
+                 handoff: Handoff | None) -> None:
+        self.cfg, self.handoff = cfg, handoff
+        shared_gen = gen if cfg.rollout_shards == 1 else None
+        self.shards = [Shard(cfg, i, pieces, shared_gen) for i in range(cfg.rollout_shards)]
+
+    def collect(self, net: CompactNet, snapshot: CompactNet, hand_reward: float
+                ) -> list[tuple[torch.Tensor, ...]]:
+        """Every shard's batches, in shard order."""
+        return [b for shard in self.shards
+                for b in shard.collect(net, snapshot, self.cfg, hand_reward, self.handoff)]
+
+    def close(self) -> None:
+        """Nothing to stop: the shards live in this process."""
+
+
+def rollouts_for(cfg: BatchPPOConfig, pieces: tuple[str, ...], gen: torch.Generator,
+                 handoff: Handoff | None) -> Any:
+    """Where the run's rollouts are stepped: in this process, or on ``ray_workers`` Ray
+    actors (:class:`training.batch_ray.RayRollouts`); both ``collect`` the same shards."""
+    if cfg.ray_workers:
+        from .batch_ray import RayRollouts
+
+        return RayRollouts(cfg, pieces)
+    return LocalRollouts(cfg, pieces, gen, handoff)
 
 
 def evaluate_batched(net: CompactNet, cfg: BatchPPOConfig, n: int, games: int,
@@ -741,8 +806,6 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     """:func:`train_network`'s loop: rollouts, updates, checks and progress, until the
     sample budget is spent or the next update would end past the time limit. ``writer``:
     a TensorBoard ``SummaryWriter`` that gets every update's statistics, by samples."""
-    from .progress import budget_progress
-
     gen = torch.Generator().manual_seed(cfg.seed)
     pieces = network_pieces(cfg)
     net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
@@ -751,11 +814,21 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
     snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    tables = [Table(cfg, n, cfg.seed * 1000 + n + 100_000 * i, rules, pieces)
-              for i, rules in enumerate(cfg.rules_mix or [cfg.rules])
-              for n in cfg.player_counts]
     handoff = (None if cfg.handoff is None
                else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
+    rollouts = rollouts_for(cfg, pieces, gen, handoff)
+    try:
+        return _loop(cfg, log, writer, net, snapshot, opt, gen, handoff, rollouts)
+    finally:
+        rollouts.close()
+
+
+def _loop(cfg: BatchPPOConfig, log: Any, writer: Any, net: CompactNet, snapshot: CompactNet,
+          opt: torch.optim.Optimizer, gen: torch.Generator, handoff: Handoff | None,
+          rollouts: Any) -> tuple[CompactNet, dict[str, Any]]:
+    """:func:`_train`'s loop, once the network and the rollouts' shards are built."""
+    from .progress import budget_progress
+
     samples = value_only = update = 0
     start = time.perf_counter()
     progress = budget_progress(cfg.total_samples, cfg.time_limit_s, log, enabled=cfg.progress)
@@ -772,18 +845,15 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
             say(check_line(history[-1], cfg.eval_opponent))
     last_eval = elapsed()
     last_update_s = 0.0
-    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
+    rollout_s = 0.0  # the part of the time spent collecting (the rest: updates, checks)
     while samples < cfg.total_samples and not out_of_time(elapsed(), last_update_s,
                                                           cfg.time_limit_s):
         t0 = elapsed()
-        batches = []
-        for table in tables:
-            coef = cfg.hand_reward
-            if cfg.hand_reward_decay_samples:
-                coef *= max(0.0, 1.0 - samples / cfg.hand_reward_decay_samples)
-            ro, boot = collect(net, snapshot, table, cfg.rollout_steps, gen, stats, coef,
-                               cfg.expert_advice, handoff)
-            batches.append(_batch(table, ro, *advantages(ro, boot, cfg.gamma, cfg.gae_lambda)))
+        coef = cfg.hand_reward
+        if cfg.hand_reward_decay_samples:
+            coef *= max(0.0, 1.0 - samples / cfg.hand_reward_decay_samples)
+        batches = rollouts.collect(net, snapshot, coef)
+        rollout_s += elapsed() - t0
         played, rows, update_stats = _update(net, opt, cfg, batches, gen)
         samples += played
         value_only += rows - played
@@ -806,4 +876,6 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     return net, {"samples": samples, "value_only_samples": value_only, "updates": update,
                  "elapsed_s": wall, "samples_per_s_since_start": samples / max(wall, 1e-9),
                  "last_update": losses[-1] if losses else {}, "losses": losses,
-                 "history": history}
+                 "history": history, "rollout_s": rollout_s,
+                 "rollout_workers": rollouts.workers,
+                 "worker_restarts": rollouts.restarts}

@@ -423,6 +423,14 @@ class BatchPPOConfig:
     final_eval_games: int = shared("final_eval_games", 1000)
     final_eval_workers: int = declare(2, positive(1024, "processes of the final evaluation"))
     progress: bool = shared("progress", True)
+    rollout_shards: int = declare(1, positive(1 << 16, "each table's games cut into this many "
+                                              "shards, each with its own seed; the samples "
+                                              "depend on it, not on ray_workers"))
+    ray_workers: int = declare(0, count(1024, "Ray actors that step the shards "
+                                        "(training.batch_ray); 0: rollouts in this process"))
+    ray_address: str | None = declare(None, Spec("any", "with ray_workers: null (a Ray "
+                                                 "instance of the run's own), 'auto' or "
+                                                 "HOST:PORT", optional=True))
 
     def __post_init__(self) -> None:
         validate(self, "batch config")
@@ -440,6 +448,7 @@ class BatchPPOConfig:
         if self.opponents.get("expert") or self.expert_advice or self.eval_opponent == "expert":
             for rules in [self.rules, *self.rules_mix]:
                 self._check_expert(where, rules)
+        self._check_shards(where)
 
     def _check_mix(self, where: str) -> None:
         """``rules_mix``: preset names, each once, and no handoff (a set's members read
@@ -469,6 +478,25 @@ class BatchPPOConfig:
                           if self.opponents.get("expert") else "eval_opponent")
             raise ValueError(f"{where}: {field_name}: the batched expert does not play "
                              f"rules {rules!r}: {why}")
+
+    def _check_shards(self, where: str) -> None:
+        """Shards of equal size, workers that each host one at least, an address only for
+        workers (training.batch_ray)."""
+        if self.envs_per_table % self.rollout_shards:
+            raise ValueError(f"{where}: envs_per_table ({self.envs_per_table}) must be a "
+                             f"multiple of rollout_shards ({self.rollout_shards})")
+        if self.ray_workers > self.rollout_shards:
+            raise ValueError(f"{where}: ray_workers ({self.ray_workers}) must be at most "
+                             f"rollout_shards ({self.rollout_shards}): a worker hosts whole "
+                             "shards")
+        if self.ray_address is not None and (
+                not isinstance(self.ray_address, str) or not self.ray_address.isprintable()
+                or (self.ray_address != "auto" and not _host_port(self.ray_address))):
+            raise ValueError(f"{where}: ray_address must be null (this machine), 'auto' or "
+                             f"HOST:PORT, got {self.ray_address!r}")
+        if self.ray_address is not None and not self.ray_workers:
+            raise ValueError(f"{where}: ray_address needs ray_workers (at least 1): without "
+                             "workers the rollouts run in this process")
 
 
 @dataclass

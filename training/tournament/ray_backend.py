@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,8 +24,12 @@ from typing import Any
 from .runner import _WORKER, PlayChunks, _init_worker, _play_chunk
 from .schedule import TournamentConfig
 
+#: How to install Ray for scat-env: the package is not on an index, so its ``[ray]`` extra is
+#: installed from a checkout (or ``pip install "scat-env[ray] @ file:///PATH/TO/scat-env"``).
+RAY_INSTALL = 'pip install "ray>=2.40,<3", or pip install -e ".[ray]" in a scat-env checkout'
+
 #: The one line a Ray run without Ray installed stops with.
-RAY_MISSING = "--backend ray needs Ray (pip install 'scat-env[ray]')"
+RAY_MISSING = f"--backend ray needs Ray ({RAY_INSTALL})"
 
 
 def _ray_play_chunk(fingerprint: str, config: TournamentConfig,
@@ -38,13 +43,39 @@ def _ray_play_chunk(fingerprint: str, config: TournamentConfig,
     return _play_chunk(keys)
 
 
-def require_ray() -> Any:
-    """The ``ray`` module, or ValueError :data:`RAY_MISSING` (Ray is an optional extra)."""
+def require_ray(what: str = "--backend ray") -> Any:
+    """The ``ray`` module, or ValueError :data:`RAY_MISSING` (Ray is an optional extra;
+    ``what``: the option that needs it)."""
     try:
         import ray
     except ImportError:
-        raise ValueError(RAY_MISSING) from None
+        raise ValueError(RAY_MISSING.replace("--backend ray", what, 1)) from None
     return ray
+
+
+def missing_on_worker(exc: BaseException) -> ValueError | None:
+    """One line for a Ray worker that could not import a module (Ray's own report is the
+    worker's whole traceback, in colour): what is missing, on which node, how to install;
+    None for any other failure (its traceback is the report)."""
+    node, name = getattr(exc, "ip", None), None
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, ImportError):  # a task's error carries the worker's exception
+        name = cause.name or (str(cause).strip().splitlines() or ["a module"])[0]
+    else:  # an actor that died while built carries only the text of its traceback
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+        last = (text.strip().splitlines() or [""])[-1]
+        found = re.match(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'",
+                         last)
+        if found is None:
+            return None
+        name = found.group(1)
+        where = re.search(r"\bip=([^,)\s]+)", text)
+        node = where.group(1) if where else node
+    if name is None:
+        return None
+    return ValueError(f"a Ray worker on node {node or '(unknown)'} cannot import {name!r}: "
+                      "install scat-env and its dependencies there as on this machine, the "
+                      f"same version on every node ({RAY_INSTALL})")
 
 
 def check_ray_address(address: str | None) -> None:
@@ -96,6 +127,73 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
     except OSError as exc:
         raise ValueError(f"cannot reach a Ray cluster at {shown}: "
                          f"{exc.strerror or str(exc) or type(exc).__name__}") from None
+    if not address.startswith("ray://"):  # Ray Client's port speaks another protocol
+        _check_gcs(f"{host}:{port}", shown, timeout)
+
+
+#: The head's Global Control Service call that :func:`_check_gcs` makes: the one ``ray.init``
+#: makes first (an empty request is a valid one).
+GCS_PROBE = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+
+
+def ray_token() -> str | None:
+    """This machine's Ray token, where Ray 2.60 looks for it: ``RAY_AUTH_TOKEN``, the file
+    ``RAY_AUTH_TOKEN_PATH``, else ``~/.ray/auth_token``; None when there is none."""
+    token = os.environ.get("RAY_AUTH_TOKEN", "").strip()
+    if token:
+        return token
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def _gcs_status(address: str, timeout: float, token: str | None) -> Any:
+    """The gRPC status of :data:`GCS_PROBE` at ``address`` (with ``token`` when given)."""
+    import grpc  # a dependency of Ray's
+
+    metadata = [("authorization", f"Bearer {token}")] if token else []
+    with grpc.insecure_channel(address) as channel:
+        try:
+            channel.unary_unary(GCS_PROBE)(b"", timeout=timeout, metadata=metadata)
+        except grpc.RpcError as exc:
+            return exc.code()
+    return grpc.StatusCode.OK
+
+
+def _check_gcs(address: str, shown: str, timeout: float) -> None:
+    """Refuse, in one line, an address that accepts connections but is not a Ray head's
+    port (a proxy, another service: ``ray.init`` then retried for 20 s to minutes), and a
+    cluster whose token this machine lacks (``ray.init`` said only "failed to connect",
+    after 20 s). Ray 2.60 sends a token only with ``RAY_AUTH_MODE=token``."""
+    try:
+        import grpc
+    except ImportError:  # another Ray: its own start-up decides
+        return
+    code = _gcs_status(address, timeout, None)
+    if code == grpc.StatusCode.OK:
+        return
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        raise ValueError(f"cannot reach a Ray cluster at {shown}: no answer from its "
+                         f"control service within {timeout:g} s ({code.name})")
+    if code != grpc.StatusCode.UNAUTHENTICATED:
+        raise ValueError(f"no Ray cluster at {shown}: the port answers, but not as a Ray "
+                         f"head ({code.name}); give the address ray start --head printed")
+    token = ray_token()
+    if os.environ.get("RAY_AUTH_MODE") != "token":
+        raise ValueError(f"the Ray cluster at {shown} uses token authentication: set "
+                         "RAY_AUTH_MODE=token and give this machine the head's token "
+                         "(~/.ray/auth_token or RAY_AUTH_TOKEN; docs/SCALING.md)")
+    if token is None:
+        raise ValueError(f"the Ray cluster at {shown} uses token authentication and this "
+                         "machine has no token: copy the head's ~/.ray/auth_token here or "
+                         "set RAY_AUTH_TOKEN (docs/SCALING.md)")
+    if _gcs_status(address, timeout, token) == grpc.StatusCode.UNAUTHENTICATED:
+        raise ValueError(f"the Ray cluster at {shown} refuses this machine's token: copy the "
+                         "head's ~/.ray/auth_token here or set RAY_AUTH_TOKEN "
+                         "(docs/SCALING.md)")
 
 
 def _cancel(ray: Any, pending: set[Any]) -> None:
@@ -126,14 +224,19 @@ def init_ray(address: str | None, local: dict[str, Any], cluster_logging: str) -
     except BaseException as exc:
         with contextlib.suppress(Exception):
             ray.shutdown()  # whatever half of the start-up happened
+        if type(exc).__name__ == "AuthenticationError":  # RAY_AUTH_MODE=token, no token
+            raise ValueError(f"cannot use the Ray cluster at {address or 'this machine'}: "
+                             "RAY_AUTH_MODE=token but this machine has no Ray token: copy the "
+                             "head's ~/.ray/auth_token here or set RAY_AUTH_TOKEN "
+                             "(docs/SCALING.md)") from None
         if not isinstance(exc, (ConnectionError, RuntimeError)):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         hint = ""
-        if address is not None and os.environ.get("RAY_AUTH_MODE") != "token":
-            # Ray says only "failed to connect" when the cluster wants a token.
+        if address is not None:
+            # Ray says only "failed to connect" when the cluster wants another token.
             hint = ("; if the cluster uses token authentication, set RAY_AUTH_MODE=token "
-                    "and give this machine its token (docs/SCALING.md)")
+                    "and give this machine the head's token (docs/SCALING.md)")
         raise ValueError(f"cannot use the Ray cluster at {address or 'this machine'}: "
                          f"{first}{hint}") from None
 
@@ -180,7 +283,13 @@ def ray_player(
                 while pending:
                     ready, _ = ray.wait(list(pending), num_returns=1)
                     pending.discard(ready[0])
-                    records = ray.get(ready[0])
+                    try:
+                        records = ray.get(ready[0])
+                    except ray.exceptions.RayTaskError as exc:
+                        missing = missing_on_worker(exc)
+                        if missing is None:
+                            raise
+                        raise missing from None
                     for chunk in itertools.islice(queue, 1):  # keep the cluster busy
                         pending.add(task.remote(fingerprint, config_ref, chunk))
                     yield records
