@@ -5,6 +5,7 @@ that trains again once the first invocation spent its time limit.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,14 +88,17 @@ def test_a_batched_run_plays_by_spec_and_a_resume_trains_past_its_time_limit(tmp
     cfg = RLlibConfig(env="batched", opponents={"greedy": 1.0, "random": 1.0},
                       envs_per_env_runner=32, train_batch_samples=256, minibatch_samples=128,
                       epochs=1, hidden=16, layers=1, imitate="expert", imitate_samples=512,
-                      total_samples=10**6, time_limit_s=0.001, final_eval_games=0,
-                      progress=False)
+                      total_samples=256, time_limit_s=60, final_eval_games=0, progress=False)
     out = tmp_path / "run"
     first = train(cfg, out, log=lambda m: None)
     assert first["iterations"] == 1 and first["imitation"]["imitation_samples"] >= 512
     meta = json.loads((out / "policy" / "meta.json").read_text())
     assert meta["input"] == "batch_vector"
-    again = train(cfg, out, resume=True, log=lambda m: None)
+    # a first invocation that spent more than the whole limit (a long run)
+    state = json.loads((out / "state.json").read_text())
+    (out / "state.json").write_text(json.dumps({**state, "elapsed_s": 10_000.0}))
+    again = train(dataclasses.replace(cfg, total_samples=512), out, resume=True,
+                  log=lambda m: None)
     assert again["iterations"] == 2
     agent = make_agent(f"rllib:{out}", seed=0)
     seats = [agent, make_agent("greedy"), make_agent("expert")]
