@@ -392,6 +392,14 @@ def view_inputs(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
     return obs, feats
 
 
+def view_vector(view: PlayerView, max_players: int) -> np.ndarray:
+    """``view`` as the batched learner vector of ``max_players`` seats, [vector_size]: the
+    input the standard-library adapters train on (:class:`training.batch_learner.BatchLearnerEnv`)
+    and their agents (``sb3:``, ``torchrl:``, ``rllib:`` of ``env: batched``) play from."""
+    obs, feats = view_inputs(view)
+    return vector_inputs(obs, feats, view.num_players, view.rules.start_lives, max_players)[0]
+
+
 class CompactPolicy:
     """The forward pass of :class:`training.batch_ppo.CompactNet` in numpy."""
 

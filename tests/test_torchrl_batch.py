@@ -74,7 +74,7 @@ def test_a_torchrl_run_exports_a_policy_that_plays_by_spec(tmp_path: Path):
 
 @pytest.mark.parametrize("kw, says", [
     ({"imitate": None}, "imitate and imitate_samples go together"),
-    ({"imitate": "sb3:x.zip"}, "imitate: batched opponents are"),
+    ({"imitate": "sb3:x.zip"}, "imitate: with the torchrl trainer, batched opponents are"),
     ({"minibatch_samples": 10**6}, "minibatch_samples"),
     ({"rules": "golf"}, "draw-and-discard observation"),
     ({"opponents": {"compact:x": 1.0}}, "opponents"),

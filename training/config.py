@@ -220,14 +220,8 @@ class SB3Config:
 
     def relations(self, where: str) -> None:
         _within_max_players(self, where)
-        if (self.imitate is None) != (self.imitate_samples == 0):
-            raise ValueError(f"{where}: imitate and imitate_samples go together (a teacher "
-                             f"and how many of its decisions), got {self.imitate!r} and "
-                             f"{self.imitate_samples}")
+        _batched_fields(self, where, self.vec_env == "batch", "vec_env: batch")
         if self.vec_env != "batch":
-            if self.imitate is not None:
-                raise ValueError(f"{where}: imitate needs vec_env: batch (the teacher plays "
-                                 "batched)")
             if self.n_envs > 1024:
                 raise ValueError(f"{where}: n_envs must be at most 1024 (one process or env "
                                  f"object each) but with vec_env: batch, got {self.n_envs}")
@@ -235,9 +229,20 @@ class SB3Config:
         _batched_sb3(self, where)
 
 
-def _batched_sb3(cfg: SB3Config, where: str) -> None:
-    """What ``vec_env: batch`` plays: batched opponents, the lives shaping, the base
-    observation (what ``sb3:`` plays from a view), at least one game per table size."""
+def _batched_fields(cfg: Any, where: str, batched: bool, mode: str) -> None:
+    """The fields every standard-library trainer on the batched engine shares: ``imitate``
+    and ``imitate_samples`` together, only when ``batched`` (``mode`` names the setting that
+    makes it so); then every opponent and the teacher a batched baseline, and rules of the
+    draw-and-discard observation (what ``sb3:``, ``torchrl:`` and ``rllib:`` play from a
+    view)."""
+    if (cfg.imitate is None) != (cfg.imitate_samples == 0):
+        raise ValueError(f"{where}: imitate and imitate_samples go together (a teacher and "
+                         f"how many of its decisions), got {cfg.imitate!r} and "
+                         f"{cfg.imitate_samples}")
+    if not batched:
+        if cfg.imitate is not None:
+            raise ValueError(f"{where}: imitate needs {mode} (the teacher plays batched)")
+        return
     from scat_env.batch import beyond_base_observation
 
     from .batch_learner import opponent_code
@@ -247,17 +252,22 @@ def _batched_sb3(cfg: SB3Config, where: str) -> None:
             try:
                 None if spec is None else opponent_code(spec)
             except ValueError as exc:
-                raise ValueError(f"{where}: {name}: with vec_env: batch, {exc}") from None
+                raise ValueError(f"{where}: {name}: with {mode}, {exc}") from None
+    why = beyond_base_observation(make_rules(cfg.rules))
+    if why is not None:
+        raise ValueError(f"{where}: rules: {mode} trains the draw-and-discard observation, "
+                         f"not {why}")
+
+
+def _batched_sb3(cfg: SB3Config, where: str) -> None:
+    """What ``vec_env: batch`` plays beyond :func:`_batched_fields`: no snapshots, the lives
+    shaping, at least one game per table size."""
     if cfg.snapshot_every_samples:
         raise ValueError(f"{where}: snapshot_every_samples must be 0 with vec_env: batch "
                          "(its opponents are batched baselines, not SB3 models)")
     if cfg.shaping != "lives":
         raise ValueError(f"{where}: shaping must be 'lives' with vec_env: batch (the batched "
                          f"shaping), got {cfg.shaping!r}")
-    why = beyond_base_observation(make_rules(cfg.rules))
-    if why is not None:
-        raise ValueError(f"{where}: rules: vec_env: batch trains the draw-and-discard "
-                         f"observation that sb3: plays, not {why}")
     if cfg.n_envs < len(cfg.player_counts):
         raise ValueError(f"{where}: n_envs must give each of player_counts a game, got "
                          f"{cfg.n_envs} for {cfg.player_counts}")
@@ -308,6 +318,7 @@ class TorchRLConfig:
                                                        "often; 0: only at the end", "samples"))
     eval_games: int = shared("eval_games", 300)
     eval_opponents: list[str] = shared("eval_opponents", ["greedy", "expert"])
+    eval_players: list[int] = shared("eval_players", [3])
     final_eval_games: int = shared("final_eval_games", 2000)
     progress: bool = shared("progress", True)
 
@@ -315,28 +326,17 @@ class TorchRLConfig:
         validate(self, "torchrl config")
 
     def relations(self, where: str) -> None:
-        """The teacher and its budget together, a batched teacher, the minibatch within
-        the rollout, and the draw-and-discard observation that ``torchrl:`` plays."""
-        from scat_env.batch import beyond_base_observation
-
-        from .batch_learner import opponent_code
-
-        if (self.imitate is None) != (self.imitate_samples == 0):
-            raise ValueError(f"{where}: imitate and imitate_samples go together, got "
-                             f"{self.imitate!r} and {self.imitate_samples}")
-        if self.imitate is not None:
-            try:
-                opponent_code(self.imitate)
-            except ValueError as exc:
-                raise ValueError(f"{where}: imitate: {exc}") from None
+        """The batched fields (:func:`_batched_fields`), the minibatch within the rollout."""
+        _batched_fields(self, where, True, "the torchrl trainer")
+        if any(n > self.num_players for n in self.eval_players):
+            raise ValueError(f"{where}: eval_players must be at most num_players "
+                             f"({self.num_players}): the policy reads a vector of that many "
+                             f"seats; got {self.eval_players!r}")
         if self.minibatch_samples > self.num_envs * self.rollout_steps:
             raise ValueError(f"{where}: minibatch_samples ({self.minibatch_samples}) must be "
                              f"at most num_envs x rollout_steps "
                              f"({self.num_envs * self.rollout_steps})")
-        why = beyond_base_observation(make_rules(self.rules))
-        if why is not None:
-            raise ValueError(f"{where}: rules: the TorchRL trainer plays the draw-and-discard "
-                             f"observation, not {why}")
+
 
 
 @dataclass
@@ -571,33 +571,12 @@ class RLlibConfig:
         validate(self, "rllib config")
 
     def _batched(self, where: str) -> None:
-        """``env: batched`` plays batched baselines and the draw-and-discard observation;
-        the warm start needs it; the aec env keeps its 1,024 envs per runner."""
-        if (self.imitate is None) != (self.imitate_samples == 0):
-            raise ValueError(f"{where}: imitate and imitate_samples go together, got "
-                             f"{self.imitate!r} and {self.imitate_samples}")
-        if self.env != "batched":
-            if self.imitate is not None:
-                raise ValueError(f"{where}: imitate needs env: batched (the teacher plays "
-                                 "batched)")
-            if self.envs_per_env_runner > 1024:
-                raise ValueError(f"{where}: envs_per_env_runner must be at most 1024 but with "
-                                 f"env: batched, got {self.envs_per_env_runner}")
-            return
-        from scat_env.batch import beyond_base_observation
-
-        from .batch_learner import opponent_code
-
-        for name, specs in (("opponents", list(self.opponents)), ("imitate", [self.imitate])):
-            for spec in specs:
-                try:
-                    None if spec is None else opponent_code(spec)
-                except ValueError as exc:
-                    raise ValueError(f"{where}: {name}: with env: batched, {exc}") from None
-        why = beyond_base_observation(make_rules(self.rules))
-        if why is not None:
-            raise ValueError(f"{where}: rules: env: batched trains the draw-and-discard "
-                             f"observation, not {why}")
+        """:func:`_batched_fields` for ``env: batched``; the aec env keeps its 1,024 envs
+        per runner."""
+        _batched_fields(self, where, self.env == "batched", "env: batched")
+        if self.env != "batched" and self.envs_per_env_runner > 1024:
+            raise ValueError(f"{where}: envs_per_env_runner must be at most 1024 but with "
+                             f"env: batched, got {self.envs_per_env_runner}")
 
     def relations(self, where: str) -> None:
         """The evaluation's table size, the minibatch within the batch, the address, and

@@ -101,27 +101,27 @@ def build_mlp(observation_size: int, hidden: int, layers: int, out: int) -> Any:
     return nn.Sequential(*mods)
 
 
-def resolve_export(path: str | os.PathLike[str]) -> Path:
+def resolve_export(path: str | os.PathLike[str], library: str = "rllib") -> Path:
     """The export folder ``path`` names: itself when it holds ``meta.json``, else its
-    ``policy/`` (a run folder)."""
+    ``policy/`` (a run folder). ``library`` names the kind of policy in messages."""
     p = Path(path)
     if not p.exists():
-        raise ValueError(f"rllib policy {str(path)!r} does not exist")
+        raise ValueError(f"{library} policy {str(path)!r} does not exist")
     if p.is_file():
         if p.name in (META_FILE, WEIGHTS_FILE):
             p = p.parent
         else:
-            raise ValueError(f"rllib policy {str(path)!r} is a file; expected the exported "
+            raise ValueError(f"{library} policy {str(path)!r} is a file; expected the exported "
                              "policy folder (meta.json, weights.pt) or a run folder")
     for candidate in (p, p / "policy"):
         if (candidate / META_FILE).is_file():
             return candidate
-    raise ValueError(f"rllib policy {str(path)!r} holds no exported policy ({META_FILE}, or "
-                     f"policy/{META_FILE} in a run folder)")
+    raise ValueError(f"{library} policy {str(path)!r} holds no exported policy ({META_FILE}, "
+                     f"or policy/{META_FILE} in a run folder)")
 
 
 def write_export(weights: dict[str, Any], folder: str | os.PathLike[str],
-                 meta: dict[str, Any]) -> None:
+                 meta: dict[str, Any], fmt: str = FORMAT) -> None:
     """Write an export: ``weights`` (name -> array or tensor) as a plain torch state dict in
     ``folder/weights.pt`` and ``meta`` (``format`` and ``version`` added) as
     ``folder/meta.json``. Each file goes to a temp name first and is moved into place, so a
@@ -132,7 +132,7 @@ def write_export(weights: dict[str, Any], folder: str | os.PathLike[str],
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"format": FORMAT, "version": FORMAT_VERSION, **meta}
+    meta = {"format": fmt, "version": FORMAT_VERSION, **meta}
     state = {k: torch.as_tensor(np.asarray(v, dtype=np.float32)).contiguous()
              for k, v in weights.items()}
     arch = meta["architecture"]
@@ -301,11 +301,9 @@ class RLlibAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         if getattr(self.export, "input", "env") == "batch_vector":
-            from ..compact import vector_inputs, view_inputs
+            from ..compact import view_vector
 
-            raw, feats = view_inputs(view)
-            obs = vector_inputs(raw, feats, view.num_players, view.rules.start_lives,
-                                self.export.num_players)[0]
+            obs = view_vector(view, self.export.num_players)
         else:
             if view.num_players != self.export.num_players:
                 self.check_table(view.num_players, view.rules)

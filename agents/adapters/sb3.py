@@ -31,7 +31,7 @@ from scat_env import PlayerView, Rules
 from scat_env.actions import NUM_ACTIONS
 
 from ..base import Agent
-from ..compact import vector_inputs, vector_size, view_inputs
+from ..compact import vector_size, view_vector
 from ..neural.archive import MAX_PARAMETERS, check_parameters, check_zip_directory, parameters_text
 from ..neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from ..neural.policy_file import (
@@ -312,12 +312,10 @@ class SB3CompactAgent(Agent):
                              f"not {num_players}")
 
     def act(self, view: PlayerView) -> int:
-        obs, feats = view_inputs(view)
-        x = vector_inputs(obs, feats, view.num_players, view.rules.start_lives,
-                          self.max_players)
+        x = view_vector(view, self.max_players)
         mask = np.zeros(NUM_ACTIONS, bool)
         mask[list(view.legal_actions)] = True
-        logits = self.policy.logits(x[0], mask)
+        logits = self.policy.logits(x, mask)
         if self.sample:
             z = np.where(mask, logits - logits.max(), -np.inf)
             p = np.exp(z)

@@ -30,94 +30,41 @@ from scat_env import NUM_ACTIONS, PlayerView, Rules
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from ..base import Agent
-from ..compact import vector_inputs, vector_size, view_inputs
+from ..compact import vector_size, view_vector
 from ..registry import register
-from .rllib import MAX_HIDDEN, MAX_LAYERS, POLICY_PREFIX, RLlibPolicy, layer_shapes
+from . import rllib
+from .rllib import POLICY_PREFIX, RLlibPolicy
 
 FORMAT = "scat-torchrl-policy"
-FORMAT_VERSION = 1
-WEIGHTS_FILE = "weights.pt"
-META_FILE = "meta.json"
-MAX_WEIGHTS_BYTES = 256 * 2**20
-MAX_META_BYTES = 2**20
 
 
 def write_export(weights: dict[str, Any], folder: str | os.PathLike[str],
                  meta: dict[str, Any]) -> None:
-    """``weights`` (name -> tensor) to ``folder/weights.pt`` and ``meta`` (format added) to
-    ``folder/meta.json``, each through a temp file and a rename (a reader never sees half a
-    file); the weights are checked against the architecture first."""
-    import tempfile
-
-    import torch
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    meta = {"format": FORMAT, "version": FORMAT_VERSION, **meta}
-    state = {k: torch.as_tensor(v).detach().float().contiguous() for k, v in weights.items()}
-    arch = meta["architecture"]
-    want = layer_shapes(arch["observation_size"], arch["hidden"], arch["layers"], NUM_ACTIONS)
-    if {k: tuple(v.shape) for k, v in state.items()} != want:
-        raise ValueError(f"write_export: the weights do not fit the architecture {arch}")
-    for name, write in ((WEIGHTS_FILE, lambda tmp: torch.save(state, tmp)),
-                        (META_FILE, lambda tmp: Path(tmp).write_text(
-                            json.dumps(meta, indent=2), encoding="utf-8"))):
-        fd, tmp = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=folder)
-        os.close(fd)
-        try:
-            write(tmp)
-            os.replace(tmp, folder / name)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-
-
-def resolve_export(path: str | os.PathLike[str]) -> Path:
-    """The export folder ``path`` names: itself when it holds ``meta.json``, else its
-    ``policy/`` (a run folder)."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"torchrl policy {str(path)!r} does not exist")
-    if p.is_file():
-        if p.name not in (META_FILE, WEIGHTS_FILE):
-            raise ValueError(f"torchrl policy {str(path)!r} is a file; expected the exported "
-                             "policy folder (meta.json, weights.pt) or a run folder")
-        p = p.parent
-    for candidate in (p, p / "policy"):
-        if (candidate / META_FILE).is_file():
-            return candidate
-    raise ValueError(f"torchrl policy {str(path)!r} holds no exported policy ({META_FILE}, "
-                     f"or policy/{META_FILE} in a run folder)")
-
-
-def _whole(table: dict[str, Any], key: str, low: int, high: int, where: str) -> int:
-    value = table.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise ValueError(f"{where}: {key} must be a whole number from {low} to {high}, "
-                         f"got {str(value)[:40]!r}")
-    return value
+    """``weights`` and ``meta`` as a TorchRL export: the plain files of
+    :func:`agents.adapters.rllib.write_export`, under this format's name."""
+    rllib.write_export(weights, folder, meta, fmt=FORMAT)
 
 
 def read_meta(folder: Path) -> dict[str, Any]:
     """``meta.json`` of an export, every field the loader uses checked."""
-    where = repr(str(folder / META_FILE))
-    if (folder / META_FILE).stat().st_size > MAX_META_BYTES:
+    where = repr(str(folder / rllib.META_FILE))
+    if (folder / rllib.META_FILE).stat().st_size > rllib.MAX_META_BYTES:
         raise ValueError(f"{where} is too large for a policy's metadata")
     try:
-        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+        meta = json.loads((folder / rllib.META_FILE).read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ValueError(f"{where} is not JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{where} is not a TorchRL policy export (format {FORMAT!r})")
-    if meta.get("version") != FORMAT_VERSION:
+    if meta.get("version") != rllib.FORMAT_VERSION:
         raise ValueError(f"{where}: format version {str(meta.get('version'))[:20]!r}; this "
-                         f"scat-env reads version {FORMAT_VERSION}")
+                         f"scat-env reads version {rllib.FORMAT_VERSION}")
     arch = meta.get("architecture")
     if not isinstance(arch, dict) or arch.get("kind") != "mlp" or arch.get("activation") != "relu":
         raise ValueError(f"{where}: architecture must be a ReLU mlp, got {str(arch)[:80]}")
-    _whole(arch, "hidden", 1, MAX_HIDDEN, where)
-    _whole(arch, "layers", 1, MAX_LAYERS, where)
-    players = _whole(meta, "max_players", MIN_PLAYERS, MAX_PLAYERS, where)
+    rllib._whole(arch, "hidden", 1, rllib.MAX_HIDDEN, where)
+    rllib._whole(arch, "layers", 1, rllib.MAX_LAYERS, where)
+    players = rllib._whole(meta, "max_players", MIN_PLAYERS, MAX_PLAYERS, where)
     if arch.get("observation_size") != vector_size(players):
         raise ValueError(f"{where}: observation_size must be {vector_size(players)}, the "
                          f"learner vector of {players} seats, got "
@@ -125,33 +72,6 @@ def read_meta(folder: Path) -> dict[str, Any]:
     if not isinstance(meta.get("rules"), str):
         raise ValueError(f"{where}: rules must name the rules it was trained with")
     return meta
-
-
-def read_weights(folder: Path, meta: dict[str, Any]) -> dict[str, np.ndarray]:
-    """``weights.pt`` as numpy arrays, checked against the architecture ``meta`` declares."""
-    from ..neural.archive import check_parameters
-    from ..neural.policy_file import check_state_dict, safe_torch_load
-
-    path = folder / WEIGHTS_FILE
-    where = repr(str(path))
-    if not path.is_file():
-        raise ValueError(f"{where} does not exist")
-    if path.stat().st_size > MAX_WEIGHTS_BYTES:
-        raise ValueError(f"{where} is too large ({path.stat().st_size:,} bytes)")
-    arch = meta["architecture"]
-    want = layer_shapes(arch["observation_size"], arch["hidden"], arch["layers"], NUM_ACTIONS)
-    check_parameters(want, where)  # before torch allocates what the file holds
-    state = check_state_dict(safe_torch_load(path, where), where)
-    if set(state) != set(want):
-        missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
-        raise ValueError(f"{where} does not fit the architecture of {META_FILE} (missing "
-                         f"{missing[:3] or 'none'}, unexpected "
-                         f"{[e[:40] for e in extra[:3]] or 'none'})")
-    for name, shape in want.items():
-        if tuple(state[name].shape) != shape:
-            raise ValueError(f"{where}: {name} has shape {list(state[name].shape)}, expected "
-                             f"{list(shape)}")
-    return {name: state[name].numpy().copy() for name in want}
 
 
 class TorchRLAgent(Agent):
@@ -177,9 +97,7 @@ class TorchRLAgent(Agent):
         legal = list(view.legal_actions)
         if len(legal) == 1:
             return legal[0]
-        obs, feats = view_inputs(view)
-        x = vector_inputs(obs, feats, view.num_players, view.rules.start_lives,
-                          self.max_players)[0]
+        x = view_vector(view, self.max_players)
         mask = np.zeros(NUM_ACTIONS, bool)
         mask[legal] = True
         z = self.policy.logits(x, mask)
@@ -202,15 +120,16 @@ def _load(folder: str, stamp: tuple[int, int]) -> tuple[RLlibPolicy, int]:
     except ImportError:
         raise ValueError(f"torchrl:{folder} needs torch (pip install torch)") from None
     meta = read_meta(Path(folder))
-    weights = read_weights(Path(folder), meta)
+    weights = rllib.read_weights(Path(folder), meta)
     return policy_of(weights, meta["architecture"]["layers"]), meta["max_players"]
 
 
 def load_export(path: str) -> tuple[RLlibPolicy, int]:
     """(policy, table size) of the export at ``path``, cached by the weights file's time
     and size (a run that writes a new export is read again)."""
-    folder = resolve_export(path)
-    st = (folder / WEIGHTS_FILE).stat() if (folder / WEIGHTS_FILE).is_file() else None
+    folder = rllib.resolve_export(path, "torchrl")
+    weights = folder / rllib.WEIGHTS_FILE
+    st = weights.stat() if weights.is_file() else None
     return _load(str(folder), (st.st_mtime_ns, st.st_size) if st else (0, 0))
 
 

@@ -249,7 +249,7 @@ def _train(cfg: TorchRLConfig, out: Path, log: Any) -> dict[str, Any]:
         from ..evaluate import final_tournament_evaluation
 
         final = final_tournament_evaluation(
-            f"torchrl:{out / 'policy'}", list(cfg.eval_opponents), [cfg.num_players],
+            f"torchrl:{out / 'policy'}", list(cfg.eval_opponents), list(cfg.eval_players),
             cfg.final_eval_games, out / "final_eval", rules=cfg.rules, log=log)
         final.update(samples=samples, elapsed_s=wall)
         summary["final_eval"] = final
@@ -290,5 +290,5 @@ def _evaluate(pi: torch.nn.Module, cfg: TorchRLConfig, games: int, seed: int) ->
     weights = {f"pi.{k}": v.detach().numpy().copy() for k, v in pi.state_dict().items()}
     policy = policy_of(weights, cfg.layers)
     return evaluate_agent(lambda s: TorchRLAgent(policy, cfg.num_players, seed=s),
-                          make_rules(cfg.rules), list(cfg.eval_opponents), [cfg.num_players],
+                          make_rules(cfg.rules), list(cfg.eval_opponents), list(cfg.eval_players),
                           games, seed)
