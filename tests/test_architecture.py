@@ -203,4 +203,4 @@ def test_one_trained_policy_kind_in_the_registry_besides_the_library_adapters() 
     played = {"random", "greedy", "threshold", "expert", "ismcts"}
     trained = set(by_module) - played - adapters
     assert trained == {"compact"}, by_module
-    assert adapters == {"sb3", "rllib"}, by_module
+    assert adapters == {"sb3", "rllib", "torchrl"}, by_module
