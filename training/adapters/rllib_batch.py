@@ -84,19 +84,11 @@ class ScatBatchVectorEnv(VectorEnv):
 
 def make_vector_env(config: dict[str, Any]) -> ScatBatchVectorEnv:
     """RLlib's env creator (registered as :data:`ENV_ID`): called with the env config and
-    ``num_envs`` on every env runner. RLlib passes the config as a plain dict there, without
-    the runner's index, so a remote runner mixes its Ray actor id into the seed: each runner
-    deals other games (which ones depends on the ids Ray hands out, not on the config)."""
-    seed = int(config.get("seed", 0))
-    try:
-        import ray
-
-        actor = ray.get_runtime_context().get_actor_id() if ray.is_initialized() else None
-    except ImportError:  # pragma: no cover - RLlib needs Ray
-        actor = None
-    if actor:
-        seed = int(np.random.SeedSequence([seed, int(actor, 16) % 2**63]).generate_state(1)[0])
+    ``num_envs`` on every env runner. Which games a runner deals is set by RLlib's first
+    ``reset(seed=...)``: the config's seed plus the runner's index, so runners differ and a
+    run repeats."""
     return ScatBatchVectorEnv(int(config.get("num_envs", 1)), int(config["num_players"]),
                               str(config["rules"]), dict(config["opponents"]),
                               float(config.get("hand_reward", 0.0)),
-                              int(config.get("max_turns", DEFAULT_MAX_TURNS)), seed)
+                              int(config.get("max_turns", DEFAULT_MAX_TURNS)),
+                              int(config.get("seed", 0)))
