@@ -55,6 +55,33 @@ class _NoAliases(yaml.SafeLoader):
             self._depth -= 1
 
 
+def _flow_too_deep(text: str) -> bool:
+    """Whether ``text`` opens more than :data:`MAX_DEPTH` flow collections (``[``, ``{``)
+    inside one another, outside quotes and comments: checked before PyYAML sees the text, so
+    that a hostile ``[[[[...`` never reaches its scanner and parser, whose work grows with
+    every level before the composer could count them. A bracket inside a plain scalar counts
+    too: a real file never has that many open."""
+    depth, quote, comment, prev = 0, "", False, "\n"
+    for ch in text:
+        if comment:
+            comment = ch != "\n"
+        elif quote:
+            if ch == quote and not (quote == '"' and prev == "\\"):
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and prev in " \t\n":
+            comment = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+        prev = ch if not (prev == "\\" and ch == "\\") else " "
+    return False
+
+
 def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
     """``message`` on one line of at most ``limit`` characters (cut in the middle)."""
     text = " ".join(message.split())
@@ -78,6 +105,9 @@ def read_yaml(path: str | Path, what: str) -> Any:
         raise ValueError(f"{what} {str(p)!r} is not valid YAML: not UTF-8 text") from None
     except OSError as exc:
         raise ValueError(f"{what} {str(p)!r} cannot be read: {one_line(str(exc))}") from None
+    if _flow_too_deep(text):
+        raise ValueError(f"{what} {str(p)!r} is nested too deeply (more than {MAX_DEPTH} "
+                         "levels)")
     loader = None
     try:
         # The reader checks the text for characters YAML forbids (a vertical tab, most

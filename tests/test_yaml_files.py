@@ -142,3 +142,23 @@ def test_characters_yaml_forbids_are_one_line(tmp_path, text):
     with pytest.raises(ValueError, match="is not valid YAML") as err:
         read_yaml(path, "rules file")
     assert "\n" not in str(err.value) and len(str(err.value)) <= MAX_MESSAGE + 100
+
+
+def test_deep_flow_nesting_is_refused_before_pyyaml_reads_it(tmp_path, monkeypatch):
+    """``[[[[...`` deeper than the limit never reaches PyYAML's scanner and parser, whose
+    work (and, in one test worker, the interpreter's state) grew with every level before the
+    composer could count them; brackets inside quotes and comments do not count."""
+    from scat_env import yamlfile
+
+    def no_loader(*_: object) -> None:
+        raise AssertionError("PyYAML was handed the file")
+
+    path = tmp_path / "deep.yaml"
+    path.write_text("pennies: " + "{a: " * 200 + "1" + "}" * 200 + "\n")
+    monkeypatch.setattr(yamlfile, "_NoAliases", no_loader)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        read_yaml(path, "rules file")
+    monkeypatch.undo()
+    fine = tmp_path / "fine.yaml"
+    fine.write_text("name: '" + "[" * 100 + "'  # " + "{" * 100 + "\nlist: [[1, 2], [3]]\n")
+    assert read_yaml(fine, "rules file") == {"name": "[" * 100, "list": [[1, 2], [3]]}
