@@ -40,8 +40,8 @@ def default_names(num_players: int, human_seat: int | None = 0) -> list[str]:
 #: search a "search AI", the rule-based players by what they do (`ppo` names the retired
 #: native policies in older saves).
 AGENT_KIND_LABELS = {"ppo": "trained AI", "compact": "trained AI", "sb3": "trained AI",
-                     "rllib": "trained AI", "ismcts": "search AI", "expert": "expert",
-                     "greedy": "greedy", "random": "random"}
+                     "rllib": "trained AI", "torchrl": "trained AI", "ismcts": "search AI",
+                     "expert": "expert", "greedy": "greedy", "random": "random"}
 
 
 def agent_label(spec: str) -> str:
