@@ -392,6 +392,21 @@ def view_inputs(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
     return obs, feats
 
 
+def check_vector_table(name: str, num_players: int, max_players: int, rules: Rules) -> None:
+    """Refuse, for a policy reading :func:`view_vector` of ``max_players`` seats, what that
+    vector cannot say (calls, golf, points races:
+    :func:`scat_env.batch.beyond_base_observation`) and tables larger than it."""
+    from scat_env.batch import beyond_base_observation
+
+    why = beyond_base_observation(rules)
+    if why is not None:
+        raise ValueError(f"{name} does not play {why} (the {rules.name!r} rules): its "
+                         "observation is the draw-and-discard game's")
+    if num_players > max_players:
+        raise ValueError(f"{name} was trained for at most {max_players} players, "
+                         f"not {num_players}")
+
+
 def view_vector(view: PlayerView, max_players: int) -> np.ndarray:
     """``view`` as the batched learner vector of ``max_players`` seats, [vector_size]: the
     input the standard-library adapters train on (:class:`training.batch_learner.BatchLearnerEnv`)

@@ -273,15 +273,9 @@ class RLlibAgent(Agent):
     def check_table(self, num_players: int, rules: Rules) -> None:
         trained = self.export.num_players
         if getattr(self.export, "input", "env") == "batch_vector":
-            from scat_env.batch import beyond_base_observation
+            from ..compact import check_vector_table
 
-            why = beyond_base_observation(rules)
-            if why is not None:
-                raise ValueError(f"{self.name} does not play {why} (the {rules.name!r} "
-                                 "rules): its observation is the draw-and-discard game's")
-            if num_players > trained:
-                raise ValueError(f"{self.name} was trained for at most {trained} players, "
-                                 f"not {num_players}")
+            check_vector_table(self.name, num_players, trained, rules)
             return
         if num_players != trained:
             raise ValueError(f"{self.name} was trained for tables of {trained} players (it reads "

@@ -31,7 +31,7 @@ from scat_env import PlayerView, Rules
 from scat_env.actions import NUM_ACTIONS
 
 from ..base import Agent
-from ..compact import vector_size, view_vector
+from ..compact import check_vector_table, vector_size, view_vector
 from ..neural.archive import MAX_PARAMETERS, check_parameters, check_zip_directory, parameters_text
 from ..neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from ..neural.policy_file import (
@@ -298,18 +298,9 @@ class SB3CompactAgent(Agent):
         self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
 
     def check_table(self, num_players: int, rules: Rules) -> None:
-        """Refuse what its observation cannot say (calls, golf, points races:
-        :func:`scat_env.batch.beyond_base_observation`) and tables larger than it was built
-        for."""
-        from scat_env.batch import beyond_base_observation
-
-        why = beyond_base_observation(rules)
-        if why is not None:
-            raise ValueError(f"{self.name} does not play {why} (the {rules.name!r} rules): "
-                             "its observation is the draw-and-discard game's")
-        if num_players > self.max_players:
-            raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
-                             f"not {num_players}")
+        """Refuse what its vector cannot say and larger tables
+        (:func:`agents.compact.check_vector_table`)."""
+        check_vector_table(self.name, num_players, self.max_players, rules)
 
     def act(self, view: PlayerView) -> int:
         x = view_vector(view, self.max_players)

@@ -30,7 +30,7 @@ from scat_env import NUM_ACTIONS, PlayerView, Rules
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from ..base import Agent
-from ..compact import vector_size, view_vector
+from ..compact import check_vector_table, vector_size, view_vector
 from ..registry import register
 from . import rllib
 from .rllib import POLICY_PREFIX, RLlibPolicy
@@ -83,15 +83,9 @@ class TorchRLAgent(Agent):
         self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
 
     def check_table(self, num_players: int, rules: Rules) -> None:
-        from scat_env.batch import beyond_base_observation
-
-        why = beyond_base_observation(rules)
-        if why is not None:
-            raise ValueError(f"{self.name} does not play {why} (the {rules.name!r} rules): "
-                             "its observation is the draw-and-discard game's")
-        if num_players > self.max_players:
-            raise ValueError(f"{self.name} was trained for at most {self.max_players} players, "
-                             f"not {num_players}")
+        """Refuse what its vector cannot say and larger tables
+        (:func:`agents.compact.check_vector_table`)."""
+        check_vector_table(self.name, num_players, self.max_players, rules)
 
     def act(self, view: PlayerView) -> int:
         legal = list(view.legal_actions)
