@@ -26,8 +26,6 @@ to Ray uses that connection. docs/SCALING.md has a cluster recipe and measured s
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,33 +33,18 @@ import torch
 
 from .config import BatchPPOConfig
 
-#: The checkout the workers import (on their ``PYTHONPATH`` when the run starts its own Ray).
-ROOT = Path(__file__).resolve().parent.parent
-
 #: Workers replaced within one update before the run stops: a worker that dies again at once
 #: (a node out of memory, a missing dependency) would otherwise be restarted for ever.
 MAX_RESTARTS = 3
 
 
 def start_ray(cfg: BatchPPOConfig) -> bool:
-    """Connect to ``cfg.ray_address`` or start a Ray instance of the run's own (the start
-    helper the tournament backend and the RLlib trainer use:
-    :func:`training.tournament.init_ray`); True when this call connected, so the run
-    disconnects at its end. A process already connected keeps its connection."""
-    from .tournament import init_ray
-    from .tournament.ray_backend import require_ray
+    """Connect to ``cfg.ray_address`` or start a Ray instance of the run's own, a CPU slot
+    per rollout worker (:func:`training.tournament.ray_backend.start_training_ray`, as the
+    RLlib trainer does); True when this call connected."""
+    from .tournament.ray_backend import start_training_ray
 
-    ray = require_ray("ray_workers")
-    if ray.is_initialized():
-        if cfg.ray_address is not None:
-            raise ValueError("Ray is already initialised in this process: leave ray_address "
-                             "out (null) to train on that connection")
-        return False
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    cpus = max(os.cpu_count() or 1, cfg.ray_workers)  # a slot per worker, or it waits
-    init_ray(cfg.ray_address, {"num_cpus": cpus, "runtime_env": {
-        "env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}}, "ERROR")
-    return True
+    return start_training_ray(cfg.ray_address, cfg.ray_workers, "ray_workers")
 
 
 class RolloutWorker:

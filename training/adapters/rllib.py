@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 import warnings
 from collections import defaultdict
@@ -66,7 +65,6 @@ LEARNER, SNAPSHOT = "self", "snapshot"
 #: Masked logits: low enough that an illegal action is never drawn, finite so that no
 #: entropy or KL term meets ``0 * inf``.
 MASKED = -1e9
-ROOT = Path(__file__).resolve().parent.parent
 
 
 # ---------------------------------------------------------------------------------------
@@ -367,25 +365,13 @@ def export_policy(weights: dict[str, np.ndarray], folder: Path, cfg: RLlibConfig
 
 
 def start_ray(cfg: RLlibConfig) -> bool:
-    """Connect to ``ray_address`` (checked to answer first) or start a Ray instance of our
-    own on this machine (``address="local"``: never a cluster some earlier ``ray start``
-    left behind); True when this call started it, and so :func:`train` shuts it down.
-    Local workers import this checkout."""
-    import ray
+    """Connect to ``ray_address`` or start a Ray instance of our own on this machine
+    (:func:`training.tournament.ray_backend.start_training_ray`), with a CPU slot for the
+    driver and every env runner and learner RLlib asks for; True when this call started
+    it, and so :func:`train` shuts it down."""
+    from ..tournament.ray_backend import start_training_ray
 
-    from ..tournament import init_ray
-
-    if ray.is_initialized():
-        if cfg.ray_address is not None:
-            raise ValueError("Ray is already initialised in this process: leave ray_address "
-                             "out (null) to train on that connection")
-        return False
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    # Every actor RLlib asks for needs a CPU slot, or it waits for ever.
-    cpus = max(os.cpu_count() or 1, 1 + cfg.num_env_runners + cfg.num_learners)
-    init_ray(cfg.ray_address, {"num_cpus": cpus, "runtime_env": {
-        "env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}}, "ERROR")
-    return True
+    return start_training_ray(cfg.ray_address, 1 + cfg.num_env_runners + cfg.num_learners)
 
 
 def train(cfg: RLlibConfig, out_dir: str | Path, resume: bool = False, log: Any = print

@@ -241,6 +241,25 @@ def init_ray(address: str | None, local: dict[str, Any], cluster_logging: str) -
                          f"{first}{hint}") from None
 
 
+
+def start_training_ray(address: str | None, slots: int, what: str = "--backend ray") -> bool:
+    """A trainer's Ray connection: ``address`` joined (checked to answer first), or a Ray
+    instance of the run's own on this machine with a CPU slot for each of ``slots`` actors
+    (an actor without one waits for ever) and the workers importing this checkout; True
+    when this call connected, so the run disconnects at its end. A process already
+    connected keeps its connection (an ``address`` then is refused in one line)."""
+    ray = require_ray(what)
+    if ray.is_initialized():
+        if address is not None:
+            raise ValueError("Ray is already initialised in this process: leave ray_address "
+                             "out (null) to train on that connection")
+        return False
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    init_ray(address, {"num_cpus": max(os.cpu_count() or 1, slots), "runtime_env": {
+        "env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}}, "ERROR")
+    return True
+
 @contextmanager
 def ray_player(
     config: TournamentConfig, workers: int | None, jobs: int, address: str | None
