@@ -1,16 +1,21 @@
 """RLlib training throughput: through the multi-agent AEC env against through the batched engine.
 
-Three runs in one process, one after the other, each for ``--seconds`` of ``algo.train()``
+Five runs in one process, one after the other, each for ``--seconds`` of ``algo.train()``
 iterations (sampling and PPO updates), without the warm start and the evaluations:
 
 - ``configs/train/rllib.yaml`` as shipped (``env: aec``, ``ScatMultiAgentEnv`` over
   ``scat_env.env()``, 8 envs on the driver, its self-play and baseline mix);
 - the same, playing the batched config's task: one learner seat against its opponents
   (greedy 0.6, expert 0.2, random 0.2), played inside the env from their views;
-- ``configs/train/rllib_batch.yaml`` (``env: batched``, a gymnasium vector env of 1,024
-  games of the batched engine).
+- that task again with the batched config's PPO settings (train batch, minibatch, epochs,
+  learning rate, network, threads), so that only the path the samples take differs;
+- ``configs/train/rllib_batch.yaml`` with ``batched_runner: rllib``: RLlib's own env runner
+  and learner pipeline over the same vector env of the batched engine;
+- ``configs/train/rllib_batch.yaml`` as shipped (``env: batched``: RLlib's PPO with
+  ``training.adapters.rllib_runner``'s env runner over 1,024 games of the batched engine).
 
-A *sample* is one learner decision. Prints samples/s of each and the ratios; asserts nothing
+A *sample* is one learner decision; a rate is the samples of the iterations that began within
+``--seconds`` over their wall time. Prints samples/s of each and the ratios; asserts nothing
 about time.
 
     python scripts/bench_rllib.py --seconds 60
@@ -26,6 +31,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+#: The fields of the batched config the like-for-like AEC run takes over.
+PPO_SETTINGS = ("train_batch_samples", "minibatch_samples", "epochs", "lr", "gamma",
+                "gae_lambda", "clip", "ent_coef", "vf_coef", "hidden", "layers",
+                "torch_threads", "hand_reward")
 
 
 def rate(config: str, seconds: float, **changes: object) -> float:
@@ -53,13 +64,19 @@ def main() -> None:
     _, batched = load_config(ROOT / "configs/train/rllib_batch.yaml")
     shipped = rate("configs/train/rllib.yaml", args.seconds)
     same = rate("configs/train/rllib.yaml", args.seconds, opponents=dict(batched.opponents))
+    ppo = {f: getattr(batched, f) for f in PPO_SETTINGS}
+    like = rate("configs/train/rllib.yaml", args.seconds, opponents=dict(batched.opponents),
+                **ppo)
+    own = rate("configs/train/rllib_batch.yaml", args.seconds, batched_runner="rllib")
     fast = rate("configs/train/rllib_batch.yaml", args.seconds)
     print(f"RLlib PPO, 3 players, {args.seconds:.0f} s of training each:")
-    print(f"  env: aec, rllib.yaml as shipped:              {shipped:10,.0f} samples/s")
-    print(f"  env: aec, the batched config's opponents:     {same:10,.0f} samples/s")
-    print(f"  env: batched, rllib_batch.yaml (1,024 games): {fast:10,.0f} samples/s")
-    print(f"  batched / aec as shipped: {fast / shipped:,.1f}x; batched / aec on the same "
-          f"task: {fast / same:,.1f}x")
+    rows = [("env: aec, rllib.yaml as shipped", shipped),
+            ("env: aec, the batched config's opponents", same),
+            ("env: aec, its opponents and PPO settings", like),
+            ("env: batched, batched_runner: rllib", own)]
+    for name, value in rows:
+        print(f"  {name + ':':44s}{value:10,.0f} samples/s   batched is {fast / value:5.1f}x")
+    print(f"  {'env: batched, rllib_batch.yaml:':44s}{fast:10,.0f} samples/s")
 
 
 if __name__ == "__main__":

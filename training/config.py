@@ -546,6 +546,11 @@ class RLlibConfig:
         "choice", "aec: the multi-agent env over scat_env.env() (self-play, snapshots, any "
         "agent spec); batched: one learner seat per game of the batched engine against "
         "batched baselines (training.adapters.rllib_batch)", choices=("aec", "batched")))
+    batched_runner: str = declare("arrays", Spec(
+        "choice", "with env: batched, how samples reach RLlib's PPO. arrays: "
+        "training.adapters.rllib_runner (the games stepped as arrays, episodes and GAE built "
+        "from them); rllib: RLlib's own SingleAgentEnvRunner and PPO learner pipeline over "
+        "the same vector env, slower (docs/LIBRARIES.md)", choices=("arrays", "rllib")))
     imitate: str | None = declare(None, Spec(
         "text", "with env: batched, a batched baseline whose moves the policy copies before "
         "PPO starts (training.imitation); null: none", optional=True))
@@ -574,6 +579,9 @@ class RLlibConfig:
         """:func:`_batched_fields` for ``env: batched``; the aec env keeps its 1,024 envs
         per runner."""
         _batched_fields(self, where, self.env == "batched", "env: batched")
+        if self.env != "batched" and self.batched_runner != "arrays":
+            raise ValueError(f"{where}: batched_runner is for env: batched; the aec env has "
+                             f"RLlib's multi-agent env runner")
         if self.env != "batched" and self.envs_per_env_runner > 1024:
             raise ValueError(f"{where}: envs_per_env_runner must be at most 1024 but with "
                              f"env: batched, got {self.envs_per_env_runner}")

@@ -23,6 +23,10 @@ Three pieces, each small enough to read in one sitting:
   the checkpoint ``--resume`` continues from (RLlib's own checkpoints are pickles, which a run
   folder from elsewhere could fill with code; the optimizer restarts on a resume).
 
+``env: batched`` trains on the batched engine instead: the vector env of
+:mod:`training.adapters.rllib_batch`, stepped by :mod:`training.adapters.rllib_runner`'s env
+runner, one learner seat per game against batched baselines.
+
 Scaling is configuration only (``num_env_runners``, ``num_learners``,
 ``num_gpus_per_learner``, ``ray_address``): docs/SCALING.md, "RLlib on a cluster".
 """
@@ -287,11 +291,16 @@ def algorithm_config(cfg: RLlibConfig) -> Any:
         from ray.tune.registry import register_env
 
         from .rllib_batch import ENV_ID, make_vector_env
+        from .rllib_runner import ScatBatchColumns, ScatBatchEnvRunner
 
         register_env(ENV_ID, make_vector_env)  # RLlib takes a class or a registered name
         config = (config.environment(ENV_ID, env_config={**env_config(cfg), "seed": cfg.seed})
                   .rl_module(rl_module_spec=module)
                   .env_runners(gym_env_vectorize_mode="vector_entry_point"))
+        if cfg.batched_runner == "arrays":
+            config = (config.env_runners(env_runner_cls=ScatBatchEnvRunner)
+                      .learners(learner_connector=lambda obs, act: ScatBatchColumns(),
+                                add_default_connectors_to_learner_pipeline=False))
     else:
         config = (config.environment(ScatMultiAgentEnv, env_config=env_config(cfg))
                   .multi_agent(policies={MAIN}, policy_mapping_fn=_every_seat_main,

@@ -1,4 +1,4 @@
-"""RLlib on the batched engine: a gymnasium ``VectorEnv`` that RLlib's env runner steps.
+"""RLlib on the batched engine: a gymnasium ``VectorEnv`` of scat games for RLlib's env runners.
 
 RLlib's ``SingleAgentEnvRunner`` builds its env with ``gymnasium.make_vec``; registered with a
 ``vector_entry_point`` and ``gym_env_vectorize_mode="vector_entry_point"``, that is
@@ -7,6 +7,11 @@ RLlib's ``SingleAgentEnvRunner`` builds its env with ``gymnasium.make_vec``; reg
 learner in one seat of each, batched baselines in the others. Observations are
 ``{"observations": the learner vector, "action_mask": 0/1 float32}``, the keys
 :class:`training.adapters.rllib.ScatMaskedMLP` masks with.
+
+``scat train`` (``env: batched``) runs it under
+:class:`training.adapters.rllib_runner.ScatBatchEnvRunner`, which steps the env's
+``BatchLearnerEnv`` directly and builds RLlib's episodes from arrays; the gymnasium
+interface below is what any other env runner, or a user's own code, steps.
 
 Gymnasium's next-step autoreset, which RLlib expects of a vector env: the step that ends a
 game's episode returns the learner's last view with ``terminated`` (or ``truncated``); the
