@@ -22,12 +22,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import bench, play, replay, rules, tournament, train, watch
+from . import bench, exploit, play, replay, rules, tournament, train, watch
 from .errors import CliError
 
 #: Subcommand modules, in the order ``scat --help`` lists them (before those of other
 #: packages: :data:`COMMANDS_GROUP`).
-SUBCOMMANDS = (play, replay, watch, tournament, train, bench, rules)
+SUBCOMMANDS = (play, replay, watch, tournament, train, exploit, bench, rules)
 #: The entry-point group of the subcommands other packages add, each an ``add_parser``.
 COMMANDS_GROUP = "scat.commands"
 

@@ -261,6 +261,10 @@ def _fuzz_options(folder: Path, saves: dict[str, Path], examples: int) -> None:
         "train": (["train", "--config", str(ROOT / "configs" / "train" / "smoke.yaml"),
                    "--out", str(folder / "options_run")], ["--samples", "--time-limit",
                                                            "--seed", "--config"]),
+        "exploit": (["exploit", "expert", "--players", "3", "--minutes", "0.01", "--out",
+                     str(folder / "options_exploit"), "--overwrite"],
+                    ["--players", "--minutes", "--games", "--rules", "--seed", "--start",
+                     "--workers"]),
     }
 
     @fuzz_settings(examples, examples)
@@ -281,13 +285,16 @@ def _fuzz_options(folder: Path, saves: dict[str, Path], examples: int) -> None:
 
 
 def _no_training(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stop ``scat train`` where a valid config would start training (raise ``_Accepted``)."""
+    """Stop ``scat train`` and ``scat exploit`` where a valid request would start training
+    (raise ``_Accepted``)."""
+    import training.exploit
     import training.runlock
 
     def stop(*args: Any, **kwargs: Any) -> Any:
         raise _Accepted
 
     monkeypatch.setattr(training.runlock, "exclusive_folder", stop)
+    monkeypatch.setattr(training.exploit, "run_exploit", stop)
 
 
 def test_odd_option_values(folder, saves, monkeypatch):

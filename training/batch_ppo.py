@@ -593,12 +593,13 @@ def network_pieces(cfg: BatchPPOConfig) -> tuple[str, ...]:
     return table_pieces(Rules.preset(cfg.rules))
 
 
-def warm_start(net: CompactNet, path: str) -> None:
+def warm_start(net: CompactNet, path: str, field: str = "init_from") -> None:
     """Load ``net``'s weights, critic included, from the compact policy file ``path`` (or a
     shipped one by name: ``scat_batch``); a file of another shape is refused in one line
     naming what differs. A file that reads fewer observation pieces than ``net`` starts it
     with zero weights on the others: the network plays as the file does until it learns
-    what they say (a policy of the standard game, continued on many rules)."""
+    what they say (a policy of the standard game, continued on many rules). ``field``: the
+    config field the errors name."""
     arrays, meta = compact.load_compact(compact.policy_path(path))
     ours = {"hidden": net.hidden, "layers": net.layers, "expert_advice": net.advice,
             "num_actions": NUM_ACTIONS}
@@ -606,11 +607,11 @@ def warm_start(net: CompactNet, path: str) -> None:
     for key, want in ours.items():
         have = meta.get(key, absent.get(key))
         if have != want:
-            raise ValueError(f"init_from {path!r}: {key} is {have!r} in the file, {want!r} "
+            raise ValueError(f"{field} {path!r}: {key} is {have!r} in the file, {want!r} "
                              "in the config")
     have_pieces = list(meta.get("pieces", []))
     if any(p not in net.pieces for p in have_pieces):
-        raise ValueError(f"init_from {path!r}: pieces is {have_pieces!r} in the file, "
+        raise ValueError(f"{field} {path!r}: pieces is {have_pieces!r} in the file, "
                          f"{list(net.pieces)!r} in the config")
     if have_pieces != list(net.pieces):
         arrays = dict(arrays)
@@ -625,7 +626,7 @@ def warm_start(net: CompactNet, path: str) -> None:
         arrays["piece_layer.weight"] = layer
     rows = arrays["cards.weight"].reshape(52, NUM_CODES, -1)[:, C_UNSEEN]
     if rows.any():  # the network sums only seen cards: it would not play as the file does
-        raise ValueError(f"init_from {path!r}: its unseen cards' rows are not zero (a file "
+        raise ValueError(f"{field} {path!r}: its unseen cards' rows are not zero (a file "
                          "from before the trainer left them out), so it cannot be continued")
     state = net.state_dict()
     net.load_state_dict({k: torch.from_numpy(arrays[k]).to(v.dtype) for k, v in state.items()})
@@ -812,7 +813,10 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     if cfg.init_from:
         warm_start(net, cfg.init_from)
     snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
-    snapshot.load_state_dict(net.state_dict())
+    if cfg.frozen_from:  # a fixed opponent (scat exploit), whatever the learner becomes
+        warm_start(snapshot, cfg.frozen_from, "frozen_from")
+    else:
+        snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     handoff = (None if cfg.handoff is None
                else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
@@ -862,7 +866,7 @@ def _loop(cfg: BatchPPOConfig, log: Any, writer: Any, net: CompactNet, snapshot:
         if writer is not None:
             for key, value in update_stats.items():
                 writer.add_scalar(f"{STATS_GROUP.get(key, 'losses')}/{key}", value, samples)
-        if update % cfg.snapshot_every_updates == 0:
+        if update % cfg.snapshot_every_updates == 0 and not cfg.frozen_from:
             snapshot.load_state_dict(net.state_dict())
         last_update_s = elapsed() - t0
         progress.update(samples, elapsed(), speed=f"{samples / elapsed():,.0f}/s")

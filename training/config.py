@@ -386,6 +386,11 @@ class BatchPPOConfig:
     init_from: str | None = declare(None, Spec("text", "a policy file's path (compact, or a "
                                                "shipped name) whose weights the run starts "
                                                "from", optional=True))
+    frozen_from: str | None = declare(None, Spec("text", "a compact policy file (or shipped "
+                                                 "name) the snapshot seats play, never "
+                                                 "refreshed: the fixed opponent of scat "
+                                                 "exploit; null: the snapshot copies the "
+                                                 "learner", optional=True))
     handoff: str | None = declare(None, Spec("text", "a compact policy file, set manifest or "
                                              "shipped name (scat_batch_2p) that plays once "
                                              "few players are in", optional=True))
@@ -436,14 +441,17 @@ class BatchPPOConfig:
         validate(self, "batch config")
 
     def relations(self, where: str) -> None:
-        """What relates fields: the handoff's table size, the mix of rules, and whether the
-        batched expert can play the rules."""
+        """What relates fields: the handoff's table size, a frozen snapshot's seats, the mix
+        of rules, and whether the batched expert can play the rules."""
         if self.handoff is not None and (
                 type(self.handoff_players) is not int
                 or not 2 <= self.handoff_players < min(self.player_counts)):
             raise ValueError(f"{where}: handoff_players must be an int from 2 to one less "
                              f"than the smallest player count ({min(self.player_counts)}), "
                              f"got {self.handoff_players!r}")
+        if self.frozen_from is not None and not self.opponents.get("snapshot"):
+            raise ValueError(f"{where}: frozen_from is the snapshot seats' policy, but "
+                             f"opponents has no snapshot: {self.opponents!r}")
         self._check_mix(where)
         if self.opponents.get("expert") or self.expert_advice or self.eval_opponent == "expert":
             for rules in [self.rules, *self.rules_mix]:
