@@ -63,6 +63,14 @@ class _SubcommandParser(_Parser):
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
+        for action in self._actions:
+            # argparse (3.11, 3.12) reads "--players=--" as an empty list, past its type
+            # check: the command would then meet a list where it expects one value
+            if (isinstance(action, argparse._StoreAction) and action.nargs is None
+                    and isinstance(getattr(parsed, action.dest, None), list)
+                    and not isinstance(action.default, list)):
+                self.error(f"argument {'/'.join(action.option_strings) or action.dest}: "
+                           "expected one argument")
         return parsed, extras
 
 

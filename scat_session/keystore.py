@@ -35,6 +35,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import sys
 import tempfile
 import time
@@ -105,7 +106,15 @@ def _temp_beside(path: Path) -> tuple[int, str]:
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write ``data`` to ``path`` whole or not at all: a unique temp file beside it, flushed
     to disk, then renamed over it. On any error the temp file is removed and the old file
-    is left as it was; the ``OSError`` is raised for the caller to put in one line."""
+    is left as it was; the ``OSError`` is raised for the caller to put in one line.
+
+    A path that exists and is neither a file nor a folder (``/dev/null``, a pipe) is written
+    into instead: a rename would put a file where the device was (as root, for every
+    program on the machine)."""
+    if _is_special(path):
+        with open(path, "wb") as f:
+            f.write(data)
+        return
     fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -118,6 +127,15 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` exists as something other than a regular file or a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def sweep_temp_files(folder: Path, names: Iterable[str] | None = None) -> list[Path]:

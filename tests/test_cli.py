@@ -23,6 +23,20 @@ def scat(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
     )
 
 
+@pytest.mark.parametrize("args", [
+    ["play", "--players=--"], ["play", "--name=--"], ["replay", "x.json", "--seat=--"],
+    ["tournament", "--agents", "greedy,random", "--seed=--"], ["train", "--config=--"],
+    ["exploit", "expert", "--players", "3", "--minutes=--"],
+])
+def test_an_option_given_as_equals_dash_dash_is_one_line(args):
+    """argparse reads ``--opt=--`` as an empty list, past the option's type: every
+    subcommand refuses it in one line rather than meeting the list later."""
+    done = scat(*args)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().endswith("expected one argument"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("args, words", [
     (["tournament", "--agents", "greedy,nosuchagent", "--games", "4"], "unknown agent spec"),
     (["tournament", "--agents", "greedy,random", "--players", "11"], "between 2 and 10"),

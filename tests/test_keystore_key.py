@@ -74,3 +74,21 @@ def test_a_damaged_key_file_is_refused_not_replaced():
     with pytest.raises(keystore.SealError, match="is damaged"):
         keystore.load_key()
     assert path.read_text() == "not a key\n"
+
+
+def test_a_save_to_a_device_or_pipe_writes_into_it_and_never_replaces_it(tmp_path):
+    """``scat play --save /dev/null`` run as root once put a plain file where /dev/null was
+    (the save is renamed over its target). A target that is neither a file nor a folder is
+    written into: a pipe stays a pipe and its reader gets the save."""
+    import stat
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        keystore.atomic_write(pipe, b'{"saved": true}')
+        assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+        assert os.read(reader, 100) == b'{"saved": true}'
+    finally:
+        os.close(reader)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temp file left
