@@ -64,7 +64,7 @@ class _SubcommandParser(_Parser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         for action in self._actions:
-            # argparse (3.11, 3.12) reads "--players=--" as an empty list, past its type
+            # argparse (Python 3.11.7) reads "--players=--" as an empty list, past its type
             # check: the command would then meet a list where it expects one value
             if (isinstance(action, argparse._StoreAction) and action.nargs is None
                     and isinstance(getattr(parsed, action.dest, None), list)
