@@ -16,13 +16,12 @@ The config's ``trainer:`` is looked up in :mod:`training.trainers`. The run fold
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import CliError
+from .errors import CliError, write_error
 
 #: What a run writes into its folder: a folder holding any of these holds a run, and
 #: ``--overwrite`` removes exactly these (never anything else the folder may hold).
@@ -79,10 +78,7 @@ def prepare_run_folder(out: Path, resume: bool, overwrite: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # One BLAS/OpenMP thread: on a shared 2-core box, thread pools spinning against each
-    # other made batched inference many times slower; torch threads come from the config.
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
+    # One BLAS/OpenMP thread: scat_cli's __init__ sets it; torch threads come from the config
     from training.config import load_config
 
     overrides: dict[str, object] = {}
@@ -101,8 +97,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = _train_in(out, trainer, cfg, args)
     except OSError as exc:  # a read-only folder, a full disk: one line, exit status 2
-        where = f" {exc.filename!s:.200}" if exc.filename else ""
-        raise CliError(f"cannot write{where}: {exc.strerror or exc}") from None
+        raise write_error(exc) from None
     if "final_eval" in summary:
         from training.evaluate import format_report
 
