@@ -415,6 +415,40 @@ def view_vector(view: PlayerView, max_players: int) -> np.ndarray:
     return vector_inputs(obs, feats, view.num_players, view.rules.start_lives, max_players)[0]
 
 
+class VectorAgent(Agent):
+    """Plays, from the view, a policy of another library trained on the batched learner
+    vector (:func:`view_vector`): any ``policy`` with ``logits(vector, mask)`` giving masked
+    logits. The most likely legal move, or a draw from the softmax with ``sample``.
+
+    :data:`FORCED_MOVE_DRAWS`: whether a sampling agent spends a draw of its generator on a
+    move that is the only legal one. ``sb3:`` always has, ``torchrl:`` never has, and a
+    seeded sampling agent keeps the games it has always played."""
+
+    #: See the class docstring.
+    FORCED_MOVE_DRAWS = True
+
+    def __init__(self, policy: Any, max_players: int, sample: bool = False,
+                 seed: int | None = None, name: str = "vector") -> None:
+        super().__init__(seed)
+        self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        """Refuse what its vector cannot say and larger tables (:func:`check_vector_table`)."""
+        check_vector_table(self.name, num_players, self.max_players, rules)
+
+    def act(self, view: PlayerView) -> int:
+        legal = list(view.legal_actions)
+        if len(legal) == 1 and not (self.sample and self.FORCED_MOVE_DRAWS):
+            return legal[0]
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[legal] = True
+        z = self.policy.logits(view_vector(view, self.max_players), mask)
+        if not self.sample:
+            return int(np.argmax(z))
+        p = np.exp(np.where(mask, z - z.max(), -np.inf))
+        return int(self.rng.choices(range(NUM_ACTIONS), weights=(p / p.sum()).tolist())[0])
+
+
 class CompactPolicy:
     """The forward pass of :class:`training.batch_ppo.CompactNet` in numpy."""
 

@@ -27,11 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from scat_env import PlayerView, Rules
 from scat_env.actions import NUM_ACTIONS
 
 from ..base import Agent
-from ..compact import check_vector_table, vector_size, view_vector
+from ..compact import VectorAgent, vector_size
 from ..neural.archive import MAX_PARAMETERS, check_parameters, check_zip_directory, parameters_text
 from ..neural.encoding import FAMILY_PIECES, pieces_named, policy_observation_size
 from ..neural.policy_file import (
@@ -286,7 +285,7 @@ class SB3Policy:
         return np.where(mask, logits, np.float32(-1e9))
 
 
-class SB3CompactAgent(Agent):
+class SB3CompactAgent(VectorAgent):
     """An SB3 policy trained on :class:`training.batch_vec_env.BatchVecEnv`, played from
     the view: the view's compact observation (:func:`scat_env.batch.reference.compact_observation`),
     its scoring features and :func:`agents.compact.vector_inputs`, the encoding the env
@@ -294,24 +293,7 @@ class SB3CompactAgent(Agent):
 
     def __init__(self, policy: SB3Policy, max_players: int, sample: bool = False,
                  seed: int | None = None, name: str = "sb3") -> None:
-        super().__init__(seed)
-        self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
-
-    def check_table(self, num_players: int, rules: Rules) -> None:
-        """Refuse what its vector cannot say and larger tables
-        (:func:`agents.compact.check_vector_table`)."""
-        check_vector_table(self.name, num_players, self.max_players, rules)
-
-    def act(self, view: PlayerView) -> int:
-        x = view_vector(view, self.max_players)
-        mask = np.zeros(NUM_ACTIONS, bool)
-        mask[list(view.legal_actions)] = True
-        logits = self.policy.logits(x, mask)
-        if self.sample:
-            z = np.where(mask, logits - logits.max(), -np.inf)
-            p = np.exp(z)
-            return int(self.rng.choices(range(NUM_ACTIONS), weights=(p / p.sum()).tolist())[0])
-        return int(np.argmax(logits))
+        super().__init__(policy, max_players, sample, seed, name)
 
 
 @lru_cache(maxsize=8)

@@ -26,11 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from scat_env import NUM_ACTIONS, PlayerView, Rules
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from ..base import Agent
-from ..compact import check_vector_table, vector_size, view_vector
+from ..compact import VectorAgent, vector_size
 from ..registry import register
 from . import rllib
 from .rllib import POLICY_PREFIX, RLlibPolicy
@@ -74,31 +73,15 @@ def read_meta(folder: Path) -> dict[str, Any]:
     return meta
 
 
-class TorchRLAgent(Agent):
-    """Plays a TorchRL export from the view, on the batched engine's learner vector."""
+class TorchRLAgent(VectorAgent):
+    """Plays a TorchRL export from the view, on the batched engine's learner vector; a
+    sampling agent draws only where more than one move is legal."""
+
+    FORCED_MOVE_DRAWS = False
 
     def __init__(self, policy: RLlibPolicy, max_players: int, *, sample: bool = False,
                  seed: int | None = None, name: str = "torchrl") -> None:
-        super().__init__(seed)
-        self.policy, self.max_players, self.sample, self.name = policy, max_players, sample, name
-
-    def check_table(self, num_players: int, rules: Rules) -> None:
-        """Refuse what its vector cannot say and larger tables
-        (:func:`agents.compact.check_vector_table`)."""
-        check_vector_table(self.name, num_players, self.max_players, rules)
-
-    def act(self, view: PlayerView) -> int:
-        legal = list(view.legal_actions)
-        if len(legal) == 1:
-            return legal[0]
-        x = view_vector(view, self.max_players)
-        mask = np.zeros(NUM_ACTIONS, bool)
-        mask[legal] = True
-        z = self.policy.logits(x, mask)
-        if not self.sample:
-            return int(np.argmax(z))
-        p = np.exp(np.where(mask, z - z.max(), -np.inf))
-        return int(self.rng.choices(range(NUM_ACTIONS), weights=(p / p.sum()).tolist())[0])
+        super().__init__(policy, max_players, sample, seed, name)
 
 
 def policy_of(weights: dict[str, np.ndarray], layers: int) -> RLlibPolicy:
