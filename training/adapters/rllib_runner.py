@@ -88,8 +88,7 @@ class ScatBatchEnvRunner(SingleAgentEnvRunner):
     def _policy(self, obs: np.ndarray, mask: np.ndarray, explore: bool, random: bool
                 ) -> tuple[np.ndarray, ...]:
         """Actions, their log-probabilities, the action logits and the values of ``obs``."""
-        batch = {Columns.OBS: {"observations": torch.from_numpy(obs).to(self._device),
-                               "action_mask": torch.from_numpy(mask).to(self._device)}}
+        batch = self._batch(obs, mask)
         with torch.no_grad():
             if random:  # uniform over the legal moves
                 logits = torch.where(batch[Columns.OBS]["action_mask"] > 0, 0.0, -1e9)
@@ -108,11 +107,14 @@ class ScatBatchEnvRunner(SingleAgentEnvRunner):
         return (actions.cpu().numpy(), logp.cpu().numpy(), logits.cpu().numpy(),
                 values.cpu().numpy())
 
+    def _batch(self, obs: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+        """The module's input: the views and their masks, on the runner's device."""
+        return {Columns.OBS: {"observations": torch.from_numpy(obs).to(self._device),
+                              "action_mask": torch.from_numpy(mask).to(self._device)}}
+
     def _values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        batch = {Columns.OBS: {"observations": torch.from_numpy(obs).to(self._device),
-                               "action_mask": torch.from_numpy(mask).to(self._device)}}
         with torch.no_grad():
-            return self.module.compute_values(batch).cpu().numpy()
+            return self.module.compute_values(self._batch(obs, mask)).cpu().numpy()
 
     def _sample(self, *, num_timesteps: int | None = None, num_episodes: int | None = None,
                 explore: bool, random_actions: bool = False, force_reset: bool = False
