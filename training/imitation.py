@@ -18,6 +18,7 @@ agent spec without the teacher.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -68,3 +69,30 @@ def imitate(cores: list[BatchLearnerEnv], teacher: str, samples: int,
                 log(f"[imitate] {seen:,} of {teacher}'s decisions: loss {loss:.3f}, "
                     f"{agree:.1%} of new ones matched")
     return {"imitation_samples": seen, "imitation_loss": loss, "imitation_agreement": agree}
+
+
+def mlp_fit(pi: Any, opt: Any, step: int, masked: float = -1e9
+            ) -> Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, float]]:
+    """:func:`imitate`'s ``fit`` for a torch module ``pi`` from observations to logits (the
+    actor MLP of TorchRL's and RLlib's adapters): illegal moves' logits set to ``masked``,
+    cross-entropy against the teacher's move, two passes over the chunk in minibatches of
+    ``step`` with the optimizer ``opt``."""
+    import torch
+
+    def fit(obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> tuple[float, float]:
+        o, m, a = torch.as_tensor(obs), torch.as_tensor(mask), torch.as_tensor(act)
+        with torch.no_grad():
+            agree = float((pi(o).masked_fill(~m, masked).argmax(1) == a).float().mean())
+        loss = torch.zeros(())
+        for _ in range(2):
+            order = torch.randperm(len(a))
+            for i in range(0, len(a), step):
+                rows = order[i:i + step]
+                logits = pi(o[rows]).masked_fill(~m[rows], masked)
+                loss = torch.nn.functional.cross_entropy(logits, a[rows])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        return float(loss.detach()), agree
+
+    return fit

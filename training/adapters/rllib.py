@@ -513,7 +513,7 @@ def warm_start(algo: Any, cfg: RLlibConfig, log: Any) -> dict[str, float]:
     import torch
 
     from ..batch_learner import BatchLearnerEnv
-    from ..imitation import imitate
+    from ..imitation import imitate, mlp_fit
 
     weights = main_weights(algo)
     size = weights["pi.0.weight"].shape[1]
@@ -523,21 +523,7 @@ def warm_start(algo: Any, cfg: RLlibConfig, log: Any) -> dict[str, float]:
     opt = torch.optim.Adam(pi.parameters(), lr=cfg.lr)
     step = max(cfg.minibatch_samples // 4, 1)
 
-    def fit(obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> tuple[float, float]:
-        o, m, a = torch.as_tensor(obs), torch.as_tensor(mask), torch.as_tensor(act)
-        with torch.no_grad():
-            agree = float((pi(o).masked_fill(~m, MASKED).argmax(1) == a).float().mean())
-        loss = torch.zeros(())
-        for _ in range(2):
-            order = torch.randperm(len(a))
-            for i in range(0, len(a), step):
-                rows = order[i:i + step]
-                logits = pi(o[rows]).masked_fill(~m[rows], MASKED)
-                loss = torch.nn.functional.cross_entropy(logits, a[rows])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-        return float(loss.detach()), agree
+    fit = mlp_fit(pi, opt, step, MASKED)
 
     core = BatchLearnerEnv(min(cfg.envs_per_env_runner, 1024), cfg.num_players, cfg.rules,
                            cfg.seed + 1, dict(cfg.opponents), cfg.max_turns,

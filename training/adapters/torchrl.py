@@ -152,26 +152,12 @@ def warm_start(pi: torch.nn.Module, env: BatchEnvRL, cfg: TorchRLConfig, log: An
                ) -> dict[str, float]:
     """The imitation warm start (:mod:`training.imitation`): the actor's masked
     cross-entropy against ``cfg.imitate``'s moves, two passes over each new chunk."""
-    from ..imitation import imitate
+    from ..imitation import imitate, mlp_fit
 
     opt = torch.optim.Adam(pi.parameters(), lr=cfg.lr)
     step = max(cfg.minibatch_samples // 4, 1)
 
-    def fit(obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> tuple[float, float]:
-        o, m, a = torch.as_tensor(obs), torch.as_tensor(mask), torch.as_tensor(act)
-        with torch.no_grad():
-            agree = float((pi(o).masked_fill(~m, -1e9).argmax(1) == a).float().mean())
-        loss = torch.zeros(())
-        for _ in range(2):
-            order = torch.randperm(len(a))
-            for i in range(0, len(a), step):
-                rows = order[i:i + step]
-                logits = pi(o[rows]).masked_fill(~m[rows], -1e9)
-                loss = torch.nn.functional.cross_entropy(logits, a[rows])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-        return float(loss.detach()), agree
+    fit = mlp_fit(pi, opt, step, -1e9)
 
     result = imitate([env.core], cfg.imitate or "expert", cfg.imitate_samples, fit, log)
     env._obs = None  # the demonstrations left the games mid-way: PPO deals new ones

@@ -241,7 +241,6 @@ def init_ray(address: str | None, local: dict[str, Any], cluster_logging: str) -
                          f"{first}{hint}") from None
 
 
-
 def start_training_ray(address: str | None, slots: int, what: str = "--backend ray") -> bool:
     """A trainer's Ray connection: ``address`` joined (checked to answer first), or a Ray
     instance of the run's own on this machine with a CPU slot for each of ``slots`` actors
@@ -259,6 +258,7 @@ def start_training_ray(address: str | None, slots: int, what: str = "--backend r
     init_ray(address, {"num_cpus": max(os.cpu_count() or 1, slots), "runtime_env": {
         "env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}}, "ERROR")
     return True
+
 
 @contextmanager
 def ray_player(
