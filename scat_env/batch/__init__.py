@@ -58,7 +58,8 @@ fields the kernels take in order.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -67,6 +68,9 @@ from ..rules import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 from ..scoring import value_table
 from . import kernels as K
 from .reference import game_seed, observation_pieces, observation_size, piece_starts
+
+if TYPE_CHECKING:
+    from ..engine import GameState
 
 __all__ = ["BatchEnv", "BatchState", "beyond_base_observation", "compile_kernels",
            "covered_presets", "covers", "observation_size", "uncovered"]
@@ -322,6 +326,77 @@ class BatchEnv:
         if not self._started:
             raise RuntimeError("BatchEnv: call reset() before restart()")
         K.restart_some(self.num_players, which, *self.state, self._obs, self._mask)
+
+    def set_games(self, rows: Any, states: Sequence[GameState],
+                  streams: Sequence[int] | None = None) -> None:
+        """Write ``states[k]`` (mid-hand :class:`~scat_env.engine.GameState` s of this
+        table's rules and size) into game ``rows[k]``, and observe them again: how a search
+        plays out the worlds it samples for a view (``GameState.from_parts``) at the batched
+        engine's speed. The draw-and-discard games without calls only (``P_PLAIN``, the
+        phases ``draw`` and ``discard``): their whole state is the cards, the lives and the
+        scalars below, which these parts fix. A game played past its hand deals from its
+        generator: ``streams[k]`` (a seed, :func:`~scat_env.batch.reference.game_seed`'s
+        input) restarts game ``rows[k]``'s, so that games given the same seed are dealt the
+        same later hands (a search compares its moves on the same future deals); without
+        ``streams`` each generator carries on. ``ValueError`` for anything else."""
+        if not self._started:
+            raise RuntimeError("BatchEnv: call reset() before set_games()")
+        if not self._plain:
+            raise ValueError(f"set_games plays the draw-and-discard rules without calls; the "
+                             f"{self.rules.name!r} rules have more state than a GameState's "
+                             "parts give here")
+        idx = np.asarray(rows, np.int64)
+        if idx.shape != (len(states),) or ((idx < 0) | (idx >= self.num_envs)).any():
+            raise ValueError(f"rows must be {len(states)} game indices below {self.num_envs}")
+        if streams is not None:
+            if len(streams) != len(states):
+                raise ValueError(f"streams must be {len(states)} seeds, one per state")
+            self._rng[idx] = [game_seed(self.seed, int(v)) for v in streams]
+        n = self.num_players
+        for g, st in zip(idx.tolist(), states, strict=True):
+            if st.num_players != n or st.rules != self.rules:
+                raise ValueError(f"game {g}: the state is not of this table's rules and size")
+            if st.phase not in ("draw", "discard"):
+                raise ValueError(f"game {g}: phase {st.phase!s} is not draw or discard")
+            hands, hlen, pub = self._hands[g], self._hlen[g], self._pub[g]
+            pub[:] = 0
+            for s in range(n):
+                h = st.hands[s]
+                hands[s, :len(h)] = h
+                hlen[s] = len(h)
+                self._known[g, s] = st.known[s]
+            for seat, kind, card in st.log:
+                if kind == "discard":
+                    pub[seat, K.PUB_SUITS + card // 13] += 1
+                elif kind in ("draw_stock", "take"):
+                    pub[seat, K.PUB_DRAWS] += 1
+            self._slen[g] = len(st.stock)
+            self._stock[g, :len(st.stock)] = st.stock
+            self._dlen[g] = len(st.discard)
+            self._disc[g, :len(st.discard)] = st.discard
+            self._lives[g] = st.lives
+            self._active[g] = st.active
+            self._per_seat[g] = 0
+            self._per_seat[g, :, K.S_LOOKED] = 1
+            sc = self._sc[g]
+            sc[:] = -1
+            sc[K.DEALER], sc[K.CUR] = st.dealer, st.current_player
+            sc[K.PHASE] = K.DRAW if st.phase == "draw" else K.DISCARD
+            for slot, v in ((K.KNOCKER, st.knocker), (K.KNOCK_TURN, st.knock_turn),
+                            (K.LAST_SEAT, st.last_seat), (K.TAKEN, st.taken),
+                            (K.DRAWN, st.drawn)):
+                if v is not None:
+                    sc[slot] = v
+            sc[K.TURN], sc[K.HAND_NO] = st.turn, st.hand_number
+            sc[K.PENDING] = sc[K.DECLARED] = sc[K.SCREEN_KNOWN] = 0
+            self._prew[g] = 0.0
+            self._plost[g] = 0
+            self._pended[g] = 0
+            self._done[g] = self._trunc[g] = False
+            self._winner[g] = -1
+        K.observe_games(idx, n, self._P, self._T, self._hands, self._hlen, self._known,
+                        self._per_seat, self._slen, self._disc, self._dlen, self._lives,
+                        self._active, self._sc, self._obs, self._mask)
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game, from the env's own generators (the

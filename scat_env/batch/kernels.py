@@ -1289,6 +1289,16 @@ def restart_some(n, which, P, T, deck, hands, hlen, known, pub, stock, slen, dis
 
 
 @njit(cache=True)
+def observe_games(rows, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active,
+                  sc, obs, mask):
+    """The observation and mask of the games in ``rows`` again, after their state was
+    written from outside (:meth:`scat_env.batch.BatchEnv.set_games`)."""
+    for i in range(rows.shape[0]):
+        _observe(rows[i], n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives,
+                 active, sc, obs, mask)
+
+
+@njit(cache=True)
 def first_illegal(actions, mask, skip):
     """The first game whose action its mask does not allow, or -1 (games in ``skip`` wait
     this step: their action is not read)."""

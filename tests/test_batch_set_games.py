@@ -1,0 +1,135 @@
+"""A mid-hand ``GameState`` written into the batched engine plays on exactly as it would.
+
+``BatchEnv.set_games`` is how the search player (``agents/search.py``) plays out its
+sampled worlds at the batched engine's speed, so a world written in must be the same game:
+the same observation and mask for the player to move, and the same play to the end of the
+hand, step by step, whoever knocked and whatever turn it is.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from scat_env import GameState, Rules
+from scat_env.actions import KNOCK, NUM_ACTIONS
+from scat_env.batch import BatchEnv
+from scat_env.batch.reference import compact_observation
+from scat_env.view import make_view
+
+PLAIN = ["standard", "knocker_pays_ties", "moyer_second_knock", "min_knock_21", "italian",
+         "flush_to_knock", "ride_the_bus"]
+
+
+def _engine_fields(state: GameState) -> dict:
+    n = state.num_players
+    draws = [0] * n
+    suits = [[0] * 4 for _ in range(n)]
+    for seat, kind, card in state.log:
+        if kind == "discard":
+            suits[seat][card // 13] += 1
+        elif kind in ("draw_stock", "take"):
+            draws[seat] += 1
+    return {"hands": [list(h) for h in state.hands], "stock": list(state.stock),
+            "discard": list(state.discard), "lives": list(state.lives),
+            "active": list(state.active), "dealer": state.dealer,
+            "current_player": state.current_player, "phase": str(state.phase),
+            "knocker": state.knocker, "turn": state.turn, "hand_number": state.hand_number,
+            "taken": state.taken, "drawn": state.drawn,
+            "known": [[c for c in range(52) if state.known[s] >> c & 1] for s in range(n)],
+            "draws": draws, "discarded_suits": suits}
+
+
+def _check_same(env: BatchEnv, g: int, state: GameState) -> None:
+    got = env.game(g)
+    for key, want in _engine_fields(state).items():
+        assert got[key] == want, key
+    view = make_view(state, state.current_player)
+    assert np.array_equal(env._obs[g], compact_observation(view))
+    mask = np.zeros(NUM_ACTIONS, bool)
+    mask[list(state.legal_actions())] = True
+    assert np.array_equal(env._mask[g], mask)
+
+
+@pytest.mark.parametrize("preset", PLAIN)
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_a_written_state_plays_on_as_the_engine_does(preset: str, n: int) -> None:
+    rules = Rules.preset(preset)
+    rng = random.Random(f"{preset}{n}")
+    env = BatchEnv(4, n, rules, seed=1)
+    env.reset()
+    checked = 0
+    for _ in range(12):
+        state = GameState(n, rules, rng=random.Random(rng.random()))
+        for _ in range(rng.randrange(1, 40)):  # somewhere in some hand
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal() or str(state.phase) not in ("draw", "discard"):
+            continue
+        g = rng.randrange(4)
+        env.set_games([g], [state])
+        _check_same(env, g, state)
+        hand = state.hand_number
+        while True:  # the same play to the end of the hand, compared at every step
+            action = rng.choice(state.legal_actions())
+            before = list(state.lives)
+            acts = np.zeros(4, np.int64)
+            acts[g] = action
+            skip = np.ones(4, bool)
+            skip[g] = False
+            out = env.step(acts, skip=skip)
+            state.apply_action(action)
+            if state.hand_number != hand or state.is_terminal():
+                lost = [b - a for b, a in zip(before, state.lives, strict=True)]
+                # the next deal is each engine's own: a dealt 31 there ends a second hand
+                if not state.is_terminal() and out["hands_ended"][g] == 1:
+                    assert out["lives_lost"][g].tolist() == lost
+                assert out["hands_ended"][g] >= 1
+                break
+            assert out["hands_ended"][g] == 0
+            _check_same(env, g, state)
+        checked += 1
+    assert checked >= 6
+
+
+def test_a_sampled_world_is_written_as_it_was_assembled() -> None:
+    """``GameState.from_parts`` (how a search builds a world) after a knock: the knock's
+    turn and the seat whose discard ends the play come from the log."""
+    rules = Rules.preset("standard")
+    rng = random.Random(5)
+    state = GameState(3, rules, rng=rng)
+    while state.knocker is None or str(state.phase) != "draw":
+        legal = state.legal_actions()
+        state.apply_action(KNOCK if KNOCK in legal and state.turn >= 3 else rng.choice(
+            [a for a in legal if a != KNOCK] or legal))
+        if state.is_terminal() or state.hand_number > 1:
+            pytest.skip("no knock in the first hand of this deal")
+    world = GameState.from_parts(
+        rules, hands=state.hands, stock=state.stock, discard=state.discard, lives=state.lives,
+        dealer=state.dealer, current_player=state.current_player, phase="draw",
+        knocker=state.knocker, turn=state.turn, hand_number=state.hand_number,
+        known=[[c for c in range(52) if state.known[s] >> c & 1] for s in range(3)],
+        log=state.log, single_hand=True)
+    env = BatchEnv(1, 3, rules)
+    env.reset()
+    env.set_games([0], [world])
+    _check_same(env, 0, state)
+
+
+def test_rules_with_calls_are_refused_in_one_line() -> None:
+    env = BatchEnv(1, 3, "hammer")
+    env.reset()
+    state = GameState(3, Rules.preset("hammer"), rng=random.Random(0))
+    with pytest.raises(ValueError, match="without calls"):
+        env.set_games([0], [state])
+
+
+def test_a_state_of_other_rules_is_refused() -> None:
+    env = BatchEnv(1, 3, "standard")
+    env.reset()
+    state = GameState(3, Rules.preset("italian"), rng=random.Random(0))
+    with pytest.raises(ValueError, match="not of this table"):
+        env.set_games([0], [state])
