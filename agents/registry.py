@@ -53,7 +53,7 @@ def _load_builtin() -> None:
 
         for mod in ("agents.random_agent", "agents.greedy", "agents.expert", "agents.ismcts",
                     "agents.adapters.sb3", "agents.compact", "agents.adapters.rllib",
-                    "agents.adapters.torchrl"):
+                    "agents.adapters.torchrl", "agents.search"):
             importlib.import_module(mod)
         _LOADED = True
 

@@ -41,6 +41,7 @@ def default_names(num_players: int, human_seat: int | None = 0) -> list[str]:
 #: native policies in older saves).
 AGENT_KIND_LABELS = {"ppo": "trained AI", "compact": "trained AI", "sb3": "trained AI",
                      "rllib": "trained AI", "torchrl": "trained AI", "ismcts": "search AI",
+                     "search": "trained AI with search",
                      "expert": "expert", "greedy": "greedy", "random": "random"}
 
 

@@ -1,0 +1,281 @@
+"""``search:W``: the shipped policy, searched at decision time on the batched engine.
+
+At each decision that matters, the player samples ``W`` worlds consistent with its own
+view and plays each legal move out in every world, everyone playing the shipped policy
+(``compact:scat_batch_set``), all worlds and moves at once on the batched engine
+(:meth:`scat_env.batch.BatchEnv.set_games`). The move with the best mean outcome is played
+when it beats the policy's own choice by :data:`SWITCH_Z` paired standard errors;
+otherwise the policy's choice stands.
+
+- **Worlds from the view alone.** The unseen cards are dealt as :func:`agents.ismcts.
+  determinise` deals them: each opponent's unknown cards are what it *kept* from what it
+  drew (its stock draws replayed as a greedy drawer would), and a world is accepted with
+  the likelihood of the opponents' public play. Nothing but the :class:`PlayerView` is read,
+  so two deals that look the same to the player give the same choice
+  (``tests/test_search.py``).
+- **Common random numbers.** Every move is played out in the same worlds, and a world's
+  later hands are dealt from one stream for all its moves: the comparison between moves is
+  not drowned by the luck of the deal.
+- **The policy as prior and rollout.** A move the policy gives less than
+  :data:`MIN_PRIOR` is not searched, and a decision where the policy is sure of its move
+  (:data:`SURE`) is not searched at all: most decisions of a hand are clear, and the time
+  goes to the close ones.
+- **Outcome.** ``horizon="hand"`` (play): the rest of the hand is played out and scored as
+  the player's chance of winning the game from the lives it leaves
+  (:func:`scat_env.rewards.win_chance`); ``horizon="game"`` (the game review): the game
+  is played to its end and scored 1 for a win.
+
+It searches the draw-and-discard games without calls (22 presets, the standard game among
+them); elsewhere it plays the policy's move (the batched engine cannot be handed the
+calls' state from a view yet). ``scat bench agents --agent search --opponents expert``
+measures its cost; the model card (policies/README.md, "The search player") its strength.
+
+Spec: ``search`` (W = :data:`DEFAULT_WORLDS`) or ``search:W``, 1 <= W <= :data:`MAX_WORLDS`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from scat_env import PlayerView, Rules
+from scat_env.rewards import win_chance
+
+from .base import Agent
+from .compact import SHIPPED_SET, CompactAgent, load_compact_player, policy_path
+from .ismcts import determinise
+from .registry import register
+
+DEFAULT_WORLDS = 64
+MAX_WORLDS = 4096
+#: Moves the policy gives less than this are not searched.
+MIN_PRIOR = 0.02
+#: A decision whose likeliest move has at least this probability is not searched.
+SURE = 0.97
+#: The search leaves the policy's move for one better by this many paired standard errors.
+SWITCH_Z = 1.5
+#: Most steps of a playout (a hand is far shorter; a game at ten players is not).
+MAX_STEPS = {"hand": 200, "game": 4000}
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """One move's outcome over the sampled worlds: ``mean`` the win chance (``horizon
+    "hand"``: the model's chance after the hand; ``"game"``: the share of worlds won),
+    ``se`` its standard error, ``prior`` the policy's probability of the move."""
+
+    action: int
+    mean: float
+    se: float
+    prior: float
+
+
+def searchable(view: PlayerView) -> bool:
+    """Whether ``view``'s decision is one the search plays out: a draw or a discard of the
+    draw-and-discard games without calls, with two or more legal moves."""
+    from scat_env.batch import covers
+
+    if view.phase not in ("draw", "discard") or len(view.legal_actions) < 2:
+        return False
+    return covers(view.rules) and _plain(view.rules)
+
+
+def _plain(rules: Rules) -> bool:
+    from scat_env.batch import _params
+    from scat_env.batch import kernels as K
+
+    return bool(_params(rules, 1, "game")[K.P_PLAIN])
+
+
+class _Rollouts:
+    """A batched engine sized for ``games`` playouts of one table, with the policy (and the
+    batched expert whose move it reads) that plays every seat."""
+
+    def __init__(self, policy, num_players: int, rules: Rules, games: int,  # noqa: ANN001
+                 seed: int) -> None:
+        from agents.batch_expert import BatchExpert
+        from scat_env.batch import BatchEnv
+
+        self.env = BatchEnv(games, num_players, rules, seed)
+        self.env.reset()
+        self.policy = policy
+        self.expert = BatchExpert(rules) if policy.advice else None
+        self.acts = np.zeros(games, np.int64)
+        self.advice = np.zeros(games, np.int64)
+
+    def policy_actions(self) -> np.ndarray:
+        env = self.env
+        out = env.current()
+        obs = out["observation"]
+        feats = env.hand_features(obs)
+        advice = self.expert.actions(env, self.advice) if self.expert is not None else None
+        logits = self.policy.play_logits(obs, feats, env.num_players, env.rules.start_lives,
+                                         out["action_mask"], advice, env.rules)
+        return np.argmax(logits, axis=1)
+
+
+class SearchAgent(Agent):
+    """The shipped policy with determinised playouts on the batched engine (module
+    docstring). Deterministic for a given seed."""
+
+    def __init__(self, worlds: int = DEFAULT_WORLDS, seed: int | None = None,
+                 policy: str = SHIPPED_SET) -> None:
+        super().__init__(seed)
+        self.worlds = worlds
+        self.policy = load_compact_player(policy_path(policy))
+        self.prior = CompactAgent(self.policy, name=f"compact:{policy}")
+        self._rollouts: dict[tuple, _Rollouts] = {}
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        self.prior.check_table(num_players, rules)
+
+    def trained_on(self, rules: Rules) -> bool:
+        return self.prior.trained_on(rules)
+
+    def priors(self, view: PlayerView) -> dict[int, float]:
+        """The policy's probability of each legal move."""
+        logits = self.prior.logits(view)
+        legal = list(view.legal_actions)
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z)
+        p /= p.sum()
+        return dict(zip(legal, p.tolist(), strict=True))
+
+    def evaluate(self, view: PlayerView, actions: list[int] | None = None,
+                 worlds: int | None = None, horizon: str = "hand") -> list[MoveValue]:
+        """Each of ``actions`` (default: every legal move) played out in the same sampled
+        worlds of ``view`` (``worlds`` of them, default the agent's), best first. Only for
+        a :func:`searchable` view."""
+        if not searchable(view):
+            raise ValueError("the search plays out draws and discards of the "
+                             "draw-and-discard games without calls")
+        if horizon not in MAX_STEPS:
+            raise ValueError(f"horizon must be 'hand' or 'game', got {horizon!r}")
+        priors = self.priors(view)
+        moves = list(view.legal_actions) if actions is None else list(actions)
+        outcomes = self._play_out(view, moves, worlds or self.worlds, horizon)
+        values = []
+        for k, a in enumerate(moves):
+            col = outcomes[:, k]
+            se = float(col.std(ddof=1) / math.sqrt(len(col))) if len(col) > 1 else 0.0
+            values.append(MoveValue(a, float(col.mean()), se, priors.get(a, 0.0)))
+        return sorted(values, key=lambda v: -v.mean)
+
+    def _play_out(self, view: PlayerView, moves: list[int], worlds: int,
+                  horizon: str) -> np.ndarray:
+        """Outcomes [worlds, len(moves)]: move ``k`` played in world ``w``, then everyone
+        playing the policy to the horizon. The engine's kernels run on this thread alone:
+        a few hundred games a step are done in microseconds, and waking numba's threads
+        beside numpy's matrix products cost 50 times that (``scat bench agents``)."""
+        import numba
+
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            return self._play_out_here(view, moves, worlds, horizon)
+        finally:
+            numba.set_num_threads(threads)
+
+    def _play_out_here(self, view: PlayerView, moves: list[int], worlds: int,
+                       horizon: str) -> np.ndarray:
+        n, me, rules = view.num_players, view.seat, view.rules
+        games = worlds * len(moves)
+        key = (n, rules, games)
+        ro = self._rollouts.get(key)
+        if ro is None:
+            ro = self._rollouts[key] = _Rollouts(self.policy, n, rules, games, 0)
+        env = ro.env
+        states, streams = [], []
+        for _ in range(worlds):
+            world = determinise(view, self.rng)
+            stream = self.rng.randrange(2**31)
+            states.extend([world] * len(moves))
+            streams.extend([stream] * len(moves))
+        env.set_games(np.arange(games), states, streams)
+        acts = np.tile(np.asarray(moves, np.int64), worlds)
+        lives = env.state.lives.copy()
+        finished = np.zeros(games, np.bool_)
+        score = np.zeros(games)
+        for _ in range(MAX_STEPS[horizon]):
+            out = env.step(acts, skip=finished)
+            if horizon == "hand":
+                ended = (out["hands_ended"] > 0) & ~finished
+                for g in np.flatnonzero(ended).tolist():
+                    after = (lives[g] - out["lives_lost"][g]).tolist()
+                    score[g] = win_chance(after, [v > 0 for v in after], me)
+            else:
+                ended = out["done"] & ~finished
+                score[ended] = out["winner"][ended] == me
+            finished |= ended
+            if finished.all():
+                break
+            acts = ro.policy_actions()
+        else:  # a playout cut at the cap scores the chance the lives then give
+            for g in np.flatnonzero(~finished).tolist():
+                now = env.state.lives[g].tolist()
+                score[g] = win_chance(now, [v > 0 for v in now], me)
+        return score.reshape(worlds, len(moves))
+
+    def choose(self, view: PlayerView) -> tuple[int, list[MoveValue]]:
+        """The move to play and the searched moves' values (empty when not searched)."""
+        priors = self.priors(view)
+        best = max(priors, key=priors.__getitem__)
+        if not searchable(view) or priors[best] >= SURE:
+            return best, []
+        moves = [a for a, p in priors.items() if p >= MIN_PRIOR or a == best]
+        if len(moves) < 2:
+            return best, []
+        outcomes = self._play_out(view, moves, self.worlds, "hand")
+        values = []
+        base = outcomes[:, moves.index(best)]
+        choice, top = best, 0.0
+        for k, a in enumerate(moves):
+            col = outcomes[:, k]
+            d = col - base
+            sd = d.std(ddof=1) if len(d) > 1 else 0.0
+            z = d.mean() / (sd / math.sqrt(len(d))) if sd > 0 else 0.0
+            if a != best and z > SWITCH_Z and d.mean() > top:
+                choice, top = a, float(d.mean())
+            se = float(col.std(ddof=1) / math.sqrt(len(col))) if len(col) > 1 else 0.0
+            values.append(MoveValue(a, float(col.mean()), se, priors[a]))
+        return choice, sorted(values, key=lambda v: -v.mean)
+
+    def act(self, view: PlayerView) -> int:
+        return self.choose(view)[0]
+
+    def explain(self, view: PlayerView) -> str:
+        from scat_env.actions import action_str
+
+        choice, values = self.choose(view)
+        if not values:
+            return f"{action_str(choice, True)}: the policy's move, not searched"
+        rest = "; ".join(f"{action_str(v.action, True)} {100 * v.mean:.0f}%" for v in values)
+        return (f"{action_str(choice, True)} (win chance over {self.worlds} sampled deals: "
+                f"{rest})")
+
+
+def parse_worlds(arg: str | None) -> int:
+    if arg is None or arg == "":
+        return DEFAULT_WORLDS
+    try:
+        w = int(arg)
+    except ValueError:
+        raise ValueError(f"search:{arg}: the budget must be a positive integer (sampled "
+                         "worlds per decision)") from None
+    if not 1 <= w <= MAX_WORLDS:
+        raise ValueError(f"search:{arg}: the budget must be between 1 and {MAX_WORLDS:,} "
+                         f"sampled worlds per decision, got {w:,}")
+    return w
+
+
+def _make(arg: str | None, seed: int | None) -> Agent:
+    return SearchAgent(parse_worlds(arg), seed)
+
+
+register("search", _make,
+         "the shipped policy searched at decision time: W sampled worlds, every move "
+         f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
+
+__all__ = ["DEFAULT_WORLDS", "MoveValue", "SearchAgent", "parse_worlds", "searchable"]

@@ -1,0 +1,132 @@
+"""The search player (``search:W``, agents/search.py): it reads only its view, it plays out
+every move it weighs, and it is refused in one line when its budget is not one."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.registry import make_agent
+from agents.search import SearchAgent, parse_worlds, searchable
+from scat_env import GameState, Rules
+from scat_env.view import make_view
+
+
+def _mid_hand(seed: int, rules: str = "standard", n: int = 3) -> GameState:
+    """A state a few turns into a hand, at a decision with more than one legal move."""
+    rng = random.Random(seed)
+    state = GameState(n, Rules.preset(rules), rng=rng)
+    for _ in range(rng.randrange(2, 9)):
+        state.apply_action(rng.choice(state.legal_actions()))
+        if state.hand_number > 1 or state.is_terminal():
+            break
+    while len(state.legal_actions()) < 2 and not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    return state
+
+
+def _same_view_other_cards(state: GameState, seed: int) -> GameState:
+    """``state`` with the cards its mover cannot see dealt again: every opponent's unknown
+    cards and the stock shuffled together."""
+    me = state.current_player
+    rng = random.Random(seed)
+    unknown = [c for s in range(state.num_players) if s != me
+               for c in state.hands[s] if not state.known[s] >> c & 1] + list(state.stock)
+    rng.shuffle(unknown)
+    hands, pos = [], 0
+    for s in range(state.num_players):
+        if s == me:
+            hands.append(list(state.hands[s]))
+            continue
+        h = [c if state.known[s] >> c & 1 else None for c in state.hands[s]]
+        for i, c in enumerate(h):
+            if c is None:
+                h[i] = unknown[pos]
+                pos += 1
+        hands.append(h)
+    other = GameState.from_parts(
+        state.rules, hands=hands, stock=unknown[pos:], discard=state.discard,
+        lives=state.lives, dealer=state.dealer, current_player=me, phase=str(state.phase),
+        knocker=state.knocker, turn=state.turn, hand_number=state.hand_number,
+        known=[[c for c in range(52) if state.known[s] >> c & 1]
+               for s in range(state.num_players)],
+        log=state.log, taken=state.taken, drawn=state.drawn)
+    assert make_view(other, me) == make_view(state, me)
+    assert other.hands != state.hands or other.stock != state.stock
+    return other
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_hidden_cards_do_not_change_the_choice(seed: int) -> None:
+    """Two deals that look the same to the player: the same move, the same values, for
+    the same seed (the search reads the view, never the state behind it)."""
+    state = _mid_hand(seed)
+    other = _same_view_other_cards(state, seed + 100)
+    me = state.current_player
+    a = SearchAgent(16, seed=7).choose(make_view(state, me))
+    b = SearchAgent(16, seed=7).choose(make_view(other, me))
+    assert a == b
+
+
+def test_every_legal_move_is_valued_from_the_same_worlds() -> None:
+    state = _mid_hand(11)
+    view = make_view(state, state.current_player)
+    values = SearchAgent(24, seed=3).evaluate(view)
+    assert sorted(v.action for v in values) == sorted(view.legal_actions)
+    assert [v.mean for v in values] == sorted((v.mean for v in values), reverse=True)
+    assert all(0.0 <= v.mean <= 1.0 and v.se >= 0.0 for v in values)
+    assert abs(sum(v.prior for v in values) - 1.0) < 1e-5
+    game = SearchAgent(24, seed=3).evaluate(view, horizon="game")
+    assert all(0.0 <= v.mean <= 1.0 for v in game)
+
+
+def test_a_hopeless_move_is_valued_below_the_policys() -> None:
+    """Knocking on a poor hand at the first chance costs win chance: the playouts see the
+    knocker caught lowest."""
+    rng = random.Random(0)
+    for _ in range(200):
+        state = GameState(3, Rules.preset("standard"), rng=random.Random(rng.random()))
+        for _ in range(3):  # everyone's first draw and discard, to the knock's first chance
+            state.apply_action(rng.choice([a for a in state.legal_actions() if a != 54]))
+            state.apply_action(rng.choice(state.legal_actions()))
+        if (54 in state.legal_actions() and str(state.phase) == "draw"
+                and state.hand_value(state.current_player) <= 12):
+            break
+    else:
+        pytest.skip("no poor hand at a knock's chance in these deals")
+    view = make_view(state, state.current_player)
+    values = {v.action: v.mean for v in SearchAgent(48, seed=1).evaluate(view)}
+    assert values[54] < max(values.values())
+
+
+def test_decisions_it_does_not_search_are_the_policys() -> None:
+    golf = GameState(3, Rules.preset("golf"), rng=random.Random(1))
+    assert not searchable(make_view(golf, golf.current_player))
+    state = _mid_hand(5)
+    view = make_view(state, state.current_player)
+    assert searchable(view)
+    policy = make_agent("compact:scat_batch_set")
+    agent = SearchAgent(8, seed=0)
+    chosen, values = agent.choose(view)
+    if not values:  # the policy was sure of its move
+        assert chosen == policy.act(view)
+
+
+def test_it_plays_whole_games_against_expert() -> None:
+    from agents.match import play_game
+
+    agents = [make_agent("search:4", seed=1), make_agent("expert"), make_agent("expert")]
+    record = play_game(agents, seed=3)
+    assert record.winner in (0, 1, 2) and not record.truncated
+    assert any(seat == 0 for seat, _ in record.actions)
+
+
+@pytest.mark.parametrize("arg, message", [("0", "between 1 and"), ("x", "positive integer"),
+                                          ("5000", "between 1 and"), ("-3", "between 1 and")])
+def test_a_budget_that_is_not_one_is_refused_in_one_line(arg: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as info:
+        parse_worlds(arg)
+    assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match=message):
+        make_agent(f"search:{arg}")
