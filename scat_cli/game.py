@@ -244,8 +244,30 @@ class PlaySession:
         self.save()
         self.print(f"Seed {g.seed}: the game is reproducible from the replay.\n"
                    f"Replay saved to {self.save_path}\nWatch it again with: scat replay "
+                   f"{self.save_path}\nReview your decisions with: scat replay --review "
                    f"{self.save_path}", soft_wrap=True)
+        self._offer_review()
         return 0
+
+    def _offer_review(self) -> None:
+        """``r`` at the end of a game: its review now (``scat replay --review``), each of the
+        person's decisions against the strongest agent's, costliest first. Anything else,
+        or no more input, leaves."""
+        if self.game.human_seat is None or self.game.status != "finished":
+            return
+        self.print("[dim]r: review your decisions now (a few seconds) · Enter: leave[/]")
+        try:
+            answer = self.ask("> ")
+        except (EOFError, KeyboardInterrupt):
+            return
+        if answer.strip().lower() != "r":
+            return
+        from .review import show_review
+
+        try:
+            show_review(self.game, seat=self.human, console=self.console)
+        except KeyboardInterrupt:
+            self.print("[dim]Review stopped.[/]")
 
     def _play_until_over(self) -> None:
         state = self.state

@@ -189,6 +189,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="show every hand face up, and what each player drew")
     p.add_argument("--seat", type=int, default=None,
                    help="whose eyes to watch through (default the human player)")
+    p.add_argument("--review", action="store_true",
+                   help="instead of the turns, review a finished game: each of the player's "
+                        "decisions against the strongest agent's, the costliest first, "
+                        "judged from what the player could see then")
+    p.add_argument("--worlds", type=int, default=None, metavar="W",
+                   help="with --review: sampled deals each decision is played out on "
+                        "(default 96; more is steadier and slower)")
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
     p.add_argument("--width", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -215,6 +222,16 @@ def run(args: argparse.Namespace) -> int:
         what = "--reveal" if args.reveal else "--seat of another player"
         raise ValueError(f"{what} shows cards the player has not seen: only for a finished "
                          f"game, and this one is in progress (scat play --resume {args.file})")
+    if args.worlds is not None and not args.review:
+        raise ValueError("--worlds is for --review")
+    if args.review:
+        from .review import show_review
+
+        if game.status != "finished":
+            raise ValueError(f"--review is for a finished game, and this one is in progress "
+                             f"(scat play --resume {args.file})")
+        return show_review(game, seat=args.seat, worlds=args.worlds, color=not args.no_color,
+                           width=args.width)
     viewer = Viewer(game, reveal=args.reveal, seat=args.seat, color=not args.no_color,
                     auto=args.auto or args.fast, delay=0.0 if args.fast else args.delay,
                     width=args.width)
