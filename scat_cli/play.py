@@ -12,6 +12,7 @@ Examples::
     scat play                                  # 3 players, standard rules, the shipped policies
     scat play --players 4 --opponents greedy --rules ride_the_bus
     scat play --opponents expert,compact:scat_batch_set --seed 7 --fast
+    scat play --level strongest
     scat play --resume ~/.scat/replays/scat-20250101-120000-3p-3f9c01ab.json
 """
 
@@ -120,6 +121,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="agent spec for every opponent, or a comma-separated list of one per "
                         "opponent (e.g. expert,greedy); default: the best shipped policy for "
                         "the table's size and rules (listed below)")
+    p.add_argument("--level", default=None, metavar="LEVEL",
+                   help="who plays, by level: easy, medium, hard (the trained AI) or strongest "
+                        "(the trained AI searching its close calls); the measured figures of "
+                        "each are listed below. Default: easy for your first game, then hard")
     p.add_argument("--rules", default=None,
                    help="rules preset or a rules YAML file (default standard); a game's "
                         "usual length per preset is listed below")
@@ -175,8 +180,9 @@ def run(args: argparse.Namespace) -> int:
             game.check_resume(args.resume)  # no take-backs: not behind the game's last save
         except SealError as exc:
             raise CliError(str(exc)) from None
-        ignored = [o for o in ("players", "opponents", "rules", "seed")
+        ignored = [o for o in ("players", "opponents", "level", "rules", "seed")
                    if getattr(args, o) is not None]
+        level_note = ""
         save_path = Path(args.save or args.resume).expanduser()
     else:
         rules = rules_from_arg(args.rules or "standard")
@@ -185,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
         if (rules.name == "custom" and rules_file.endswith((".yaml", ".yml"))
                 and is_shown(stem, MAX_RULES_NAME)):
             rules = rules.replace(name=stem)  # show the file's name (if a screen can show it)
-        players, specs = opponent_specs(args.players, args.opponents, rules)
+        opponents, level_note = _level_opponents(args, rules)
+        players, specs = opponent_specs(args.players, opponents, rules)
         seed = args.seed if args.seed is not None else new_seed()
         if args.name.strip() == "" or args.name == HUMAN:
             raise CliError(f"--name must be a name, got {args.name[:30]!r}")
@@ -205,7 +212,51 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot resume: {exc}") from None
     if ignored:
         session.print(f"[dim]Resuming: --{', --'.join(ignored)} come from the saved game.[/]")
+    elif level_note:
+        from rich.markup import escape
+
+        session.print(f"[dim]{escape(level_note)}[/]")
     return session.run()
+
+
+def first_game() -> bool:
+    """Whether this person has no saved game yet (the replay folder holds none): their
+    first game gets the level a beginner beats sometimes."""
+    from scat_session.savegame import replay_dir
+
+    try:
+        return not any(replay_dir().glob("*.json"))
+    except OSError:
+        return False
+
+
+def _level_opponents(args: argparse.Namespace, rules: Rules) -> tuple[str | None, str]:
+    """``--opponents`` as given, or the spec of ``--level`` (easy for a first game when
+    neither is given), and a line that says which level sits there and how strong it is."""
+    from scat_session.levels import FIRST_GAME_LEVEL, level, level_line, level_spec
+
+    if args.level is not None and args.opponents is not None:
+        raise CliError("--level and --opponents both say who plays: give one of them")
+    name = args.level
+    first = name is None and args.opponents is None and first_game()
+    if first:
+        name = FIRST_GAME_LEVEL
+    if name is None:
+        return args.opponents, ""
+    try:
+        level(name)
+    except ValueError as exc:
+        raise CliError(f"--level: {exc}") from None
+    players = args.players if args.players is not None else 3
+    from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise CliError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got "
+                       f"{players}")
+    note = f"Level {level_line(name)}."
+    if first:
+        note += " Your first game; later games get hard unless you pick --level."
+    return level_spec(name, players, rules), note
 
 
 __all__ = ["MAX_SEED", "add_parser", "check_seed", "opponent_specs", "run"]

@@ -1,0 +1,120 @@
+"""The levels' figures: each level against the others, and a beginner against each level.
+
+A level is an agent (``scat_session/levels.py``); what a person picking one needs to know
+is how it does against the others and whether they can beat it. Each cell seats one agent
+against two of another at three players, on duplicate deals (``scat tournament --field
+ROW,COL,COL --seating rotations``: every deal played with the row's agent in each seat),
+win rate with its 95% interval clustered by deal. The row ``greedy`` is a steady beginner
+(keeps its best cards, knocks at 25) in the person's seat.
+
+    python scripts/level_table.py --games 1200 --seed 20261128 \
+        --json policies/levels.json --card policies/README.md
+
+writes the figures both front ends show beside each level (``levels.json``, shipped beside
+the policies) and rewrites the table between the ``<!-- level-table -->`` markers of the
+model card, so neither is typed in. ``--out`` keeps each cell's tournament folder
+(default ``runs/levels``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from scat_env import Rules
+from scat_session.levels import LEVEL_NAMES, level_spec
+
+PLAYERS = 3
+#: (row, column): the row's agent in one seat, two of the column's in the others.
+CELLS = (("easy", "medium"), ("hard", "medium"), ("strongest", "medium"),
+         ("strongest", "hard"), ("hard", "easy"), ("greedy", "easy"), ("greedy", "medium"),
+         ("greedy", "hard"), ("greedy", "strongest"))
+MARKER = "level-table"
+
+
+def spec_of(name: str) -> str:
+    return "greedy" if name == "greedy" else level_spec(name, PLAYERS, Rules())
+
+
+def measure(row: str, col: str, games: int, seed: int, out: Path) -> dict[str, Any]:
+    """One cell: ``scat tournament`` with the row's agent against two of the column's."""
+    a, b = spec_of(row), spec_of(col)
+    folder = out / f"{row}_vs_{col}"
+    cmd = [sys.executable, "-m", "scat_cli", "tournament", "--field", f"{a},{b},{b}",
+           "--players", str(PLAYERS), "--games", str(games), "--seed", str(seed),
+           "--seating", "rotations", "--out", str(folder), "--overwrite", "--no-plots",
+           "--quiet"]
+    subprocess.run(cmd, check=True)
+    results = json.loads((folder / "results.json").read_text())
+    rate = results["agents"][a]["win_rate"]
+    return {"row": a, "column": b, "win_rate": rate["value"], "ci95": rate["ci95"],
+            "games": results["games"]}
+
+
+def markdown(cells: dict[str, dict[str, dict[str, Any]]], command: str) -> str:
+    rows = ["| level | agent | against two | win rate [95% CI] | games |",
+            "| --- | --- | --- | --- | --- |"]
+    for row, cols in cells.items():
+        for col, c in cols.items():
+            lo, hi = c["ci95"]
+            who = "a beginner (`greedy`)" if row == "greedy" else f"**{row}**"
+            rows.append(f"| {who} | `{c['row']}` | {col} (`{c['column']}`) | "
+                        f"{100 * c['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
+                        f"{c['games']:,} |")
+    return "\n".join(rows) + f"\n\nFair share: 33.3%. `{command}`"
+
+
+def write_card(card: Path, table: str) -> None:
+    text = card.read_text(encoding="utf-8")
+    pattern = re.compile(rf"(<!-- {MARKER} -->\n).*?(\n<!-- {MARKER} -->)", re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{card}: no <!-- {MARKER} --> markers to write between")
+    card.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text),
+                    encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=1200, help="games a cell (default 1200)")
+    p.add_argument("--seed", type=int, default=20261128)
+    p.add_argument("--out", type=Path, default=Path("runs/levels"))
+    p.add_argument("--json", type=Path, default=None, help="write the figures here")
+    p.add_argument("--card", type=Path, default=None, help="rewrite the model card's table")
+    p.add_argument("--only", default=None, help="measure only cells ROW:COL[,ROW:COL]")
+    args = p.parse_args(argv)
+    if args.games < PLAYERS:
+        p.error(f"--games must be at least {PLAYERS}")
+    chosen = CELLS
+    if args.only:
+        chosen = tuple(tuple(c.split(":", 1)) for c in args.only.split(","))  # type: ignore[misc]
+        for row, col in chosen:
+            if row not in (*LEVEL_NAMES, "greedy") or col not in LEVEL_NAMES:
+                p.error(f"--only: {row}:{col} is not a row level (or greedy) and a column "
+                        "level")
+    command = f"python scripts/level_table.py --games {args.games} --seed {args.seed}"
+    previous: dict[str, Any] = {}
+    if args.json is not None and args.json.is_file() and args.only:
+        previous = json.loads(args.json.read_text()).get("cells", {})
+    cells: dict[str, dict[str, dict[str, Any]]] = {r: dict(c) for r, c in previous.items()}
+    for row, col in chosen:
+        cell = measure(row, col, args.games, args.seed, args.out)
+        cells.setdefault(row, {})[col] = cell
+        print(f"{row} ({cell['row']}) against two {col} ({cell['column']}): "
+              f"{100 * cell['win_rate']:.1f}% [{100 * cell['ci95'][0]:.1f}, "
+              f"{100 * cell['ci95'][1]:.1f}] over {cell['games']} games", flush=True)
+    data = {"players": PLAYERS, "seed": args.seed, "games": args.games, "command": command,
+            "levels": {name: spec_of(name) for name in LEVEL_NAMES}, "cells": cells}
+    if args.json is not None:
+        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    if args.card is not None:
+        write_card(args.card, markdown(cells, command))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
