@@ -64,6 +64,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from scat_session.levels import DEFAULT_LEVEL, FIRST_GAME_LEVEL, levels_payload
 from scat_session.savegame import ReplayError, check_depth
 
 from .games import (
@@ -201,10 +202,14 @@ async def options(request: Request) -> Response:
     store = _store(request)
     presets = [preset_option(name) for name in PRESETS]
     default = await run_in_threadpool(store.default_opponent, 3, Rules())
+    played = await run_in_threadpool(store.has_finished_game)
     return JSONResponse({
         "presets": presets, "default_rules": "standard",
         "agents": [{"spec": spec, "label": label} for spec, label in store.agents],
         "default_opponent": default, "default_players": 3,
+        # a first game is one a beginner wins sometimes; later ones meet the trained AI
+        "levels": levels_payload(),
+        "default_level": DEFAULT_LEVEL if played else FIRST_GAME_LEVEL,
         "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS,
         "actions": actions_payload(),
     })
@@ -218,10 +223,11 @@ async def list_games(request: Request) -> Response:
 async def new_game(request: Request) -> Response:
     store = _store(request)
     body = await read_json(request)
-    players, specs, rules_name, name, teaching = check_new_game(body, store)
+    new = check_new_game(body, store)
 
     def run() -> dict[str, Any]:
-        live, events = store.create(players, specs, rules_name, name, teaching)
+        live, events = store.create(new.players, new.specs, new.rules_name, new.name,
+                                    new.teaching, new.level)
         with store.locked(live.game_id) as held:
             return store.state_of(held, events)
 
@@ -273,6 +279,13 @@ async def replay(request: Request) -> Response:
             return store.replay(live)
 
     return JSONResponse(await run_in_threadpool(run))
+
+
+async def review(request: Request) -> Response:
+    """The person's decisions in a finished game, each played out (seconds, the first
+    time: in the thread pool, so other games go on meanwhile)."""
+    store, game_id = _store(request), request.path_params["game_id"]
+    return JSONResponse(await run_in_threadpool(store.review, game_id))
 
 
 async def upload_replay(request: Request) -> Response:
@@ -452,6 +465,7 @@ def create_app(
         Route("/api/games/{game_id}/move", guarded(move), methods=["POST"]),
         Route("/api/games/{game_id}/hint", guarded(hint)),
         Route("/api/games/{game_id}/replay", guarded(replay)),
+        Route("/api/games/{game_id}/review", guarded(review)),
         Route("/api/replays", guarded(upload_replay), methods=["POST"]),
         Route("/api/stats", guarded(stats)),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
@@ -484,7 +498,7 @@ async def _lets_go_when_stopped(app: Starlette) -> AsyncIterator[None]:
 def _public_summary(g: dict[str, Any]) -> dict[str, Any]:
     """A list entry as the API documents it (the store keeps a few more numbers)."""
     keep = ("id", "created", "updated", "players", "names", "rules", "opponents", "status",
-            "teaching", "winner")
+            "teaching", "level", "winner")
     return {k: g[k] for k in keep}
 
 

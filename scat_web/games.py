@@ -24,6 +24,10 @@ from their :class:`~scat_env.PlayerView`. Counters the page sees count the perso
 decisions (``seq``), not the game's: an opponent asked whether to declare a new 31 makes a
 decision nobody else sees, and a count of all decisions would give it away. For the same
 reason a seat whose agent breaks is announced just before that seat's next public move.
+
+A finished game's review (:meth:`GameStore.review`) plays each of the person's decisions
+out on deals sampled from their own view at the time; it takes seconds, so it is computed
+once per game and kept in memory.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.base import Agent
 from agents.registry import make_agent
@@ -47,6 +51,7 @@ from scat_env import GameState, Phase, Rules, make_view
 from scat_env.actions import KNOCK, action_str
 from scat_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from scat_session import gamelock, keystore
+from scat_session.levels import LEVEL_NAMES, level, level_spec
 from scat_session.savegame import (
     HUMAN,
     MAX_FILE_BYTES,
@@ -96,6 +101,12 @@ MAX_LIVE = 256
 #: at ten players (a race to 31 points between random players) is about 5,000; a hand is
 #: cut after :data:`~scat_env.DEFAULT_MAX_TURNS` turns, but a file need not come from here.
 MAX_REPLAY_DECISIONS = 20_000
+#: Sampled deals each of the person's decisions is played out on in a game's review: a
+#: third of ``scat replay --review``'s, so a whole game is reviewed within seconds while
+#: the page waits (the estimates' noise grows by a factor of about 1.7).
+REVIEW_WORLDS = 32
+#: Reviews kept in memory (a finished game's review never changes: it is computed once).
+MAX_REVIEWS = 64
 #: The heaviest answer the server sends. A replay is built step by step and refused (413)
 #: as soon as its steps weigh more, before the rest is built: every step carries the whole
 #: table (about 0.75 KB at two players, 2.2 KB at ten).
@@ -113,18 +124,26 @@ class WebError(Exception):
 
 @dataclass
 class WebSave(SavedGame):
-    """A ``scat play`` save with one more field: ``teaching`` (the person asked to see the
-    opponents' hands). It is written into the file, under the seal's MAC while the game
-    is on, so a teaching game cannot pass for a fair one in the statistics."""
+    """A ``scat play`` save with two more fields: ``teaching`` (the person asked to see the
+    opponents' hands) and ``level`` (the level picked for every opponent, ``None`` when
+    the opponents were chosen by spec). Both are written into the file, under the seal's
+    MAC while the game is on, so a teaching game cannot pass for a fair one in the
+    statistics, and a game says what it was played against by the name the person picked."""
 
     teaching: bool = False
+    level: str | None = None
 
     def to_json(self, key: bytes | None = None) -> dict[str, Any]:
         data = super().to_json(key)
-        if not self.teaching:
+        web: dict[str, Any] = {}
+        if self.teaching:
+            web["teaching"] = True
+        if self.level is not None:
+            web["level"] = self.level
+        if not web:
             return data
-        data["web"] = {"teaching": True}
-        if "mac" in data:  # sealed: sign the field too
+        data["web"] = web
+        if "mac" in data:  # sealed: sign the fields too
             key = key if key is not None else keystore.load_key(create=True)
             assert key is not None
             data["mac"] = keystore.mac(key, {k: v for k, v in data.items() if k != "mac"})
@@ -136,6 +155,7 @@ class WebSave(SavedGame):
         assert isinstance(game, WebSave)
         web = data.get("web") if isinstance(data, dict) else None
         game.teaching = isinstance(web, dict) and web.get("teaching") is True
+        game.level = _level_of(web)
         return game
 
 
@@ -232,6 +252,10 @@ class GameStore:
         self._lock = threading.Lock()
         self._summaries: dict[str, tuple[tuple[int, int], dict[str, Any] | None]] = {}
         self._defaults: dict[tuple[int, Rules], str] = {}
+        #: Reviews of finished games by game id (:meth:`review`), the most recent last, and
+        #: the lock each review is computed under, so two requests compute it once.
+        self._reviews: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._reviewing: dict[str, threading.Lock] = {}
         #: Seconds per move request (the person's move, the agents' replies and the
         #: save), newest last, bounded: what ``scat serve`` reports and the load test reads.
         self.move_times: list[float] = []
@@ -255,22 +279,32 @@ class GameStore:
             self._defaults[key] = found
         return found
 
+    def has_finished_game(self) -> bool:
+        """Whether any game of the data folder is over: a person's first game is played at
+        the first-game level, every later one at the default level."""
+        return any(g["status"] == "over" for g in self.summaries())
+
     # -- creating and finding games -----------------------------------------------------
     def path_of(self, game_id: str) -> Path:
         return self.data_dir / f"{game_id}.json"
 
     def create(self, players: int, opponents: list[str] | None, rules_name: str, name: str,
-               teaching: bool) -> tuple[LiveGame, list[dict[str, Any]]]:
+               teaching: bool, level: str | None = None,
+               ) -> tuple[LiveGame, list[dict[str, Any]]]:
         """A new game with the person at seat 0, the agents' moves up to the person's first
         decision played and saved; returns it with the events so far. Arguments are
-        checked by :func:`check_new_game`."""
+        checked by :func:`check_new_game`. ``level`` (a name of
+        :data:`scat_session.levels.LEVEL_NAMES`, exclusive with ``opponents``) seats that
+        level's agent for this table in every opponent seat."""
         rules = Rules.preset(rules_name)
+        if level is not None:
+            opponents = [level_spec(level, players, rules)] * (players - 1)
         specs = opponents or [self.default_opponent(players, rules)] * (players - 1)
         seed = self.seed_source()
         base = new_game(players, specs, rules, seed, name)
         save = WebSave(**{f: getattr(base, f) for f in (
             "num_players", "rules", "seed", "first_dealer", "players", "human_seat")},
-            teaching=teaching)
+            teaching=teaching, level=level)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         while self.path_of(save.game_id).exists():
             save.game_id = keystore.new_nonce()[:8]
@@ -572,7 +606,7 @@ class GameStore:
             knocks = [s for s, a in save.actions if a == KNOCK]
             summary = serialize.summary_payload(state.results, live.human, save.num_players,
                                                 state.winner, knocks)
-        return serialize.state_payload(
+        payload = serialize.state_payload(
             view, game_id=live.game_id, seq=live.seq, names=save.names,
             specs=live.shown_specs(),
             events=list(live.hand_events if events is None else events),
@@ -580,6 +614,8 @@ class GameStore:
             hands=state.hands if save.teaching else None,
             full_result=state.results[-1] if save.teaching and state.results else None,
             winner=state.winner, summary=summary)
+        payload["level"] = save.level
+        return payload
 
     def hint(self, live: LiveGame) -> dict[str, Any]:
         """The expert's move for the person's view and why, and a trained opponent's top
@@ -638,6 +674,49 @@ class GameStore:
             raise WebError(409, f"game {live.game_id} is still being played; its replay "
                                 "(every hand face up) opens once it is over")
         return replay_payload(live.save)
+
+    def review(self, game_id: str, worlds: int | None = None) -> dict[str, Any]:
+        """The review of the person's decisions in the finished game ``game_id``
+        (:func:`scat_session.review.review_game` over ``worlds`` sampled deals, default
+        :data:`REVIEW_WORLDS`, as JSON), computed once and then kept.
+
+        It takes seconds, so it is computed outside the game's lock (a finished game's
+        save no longer changes; the replay of the same game is not kept waiting) and under
+        a lock of its own, so a second request for it waits for the first and reads what
+        it computed instead of computing it again."""
+        from scat_session.review import review_game
+
+        worlds = REVIEW_WORLDS if worlds is None else worlds
+        with self._lock:
+            cached = self._reviews.get(game_id)
+        if cached is not None:
+            return cached
+        with self.locked(game_id) as live:
+            if not live.state.is_terminal():
+                raise WebError(409, f"game {live.game_id} is still being played; its review "
+                                    "(each of your decisions played out) opens once it is "
+                                    "over")
+            save, seat = live.save, live.human
+        with self._lock:
+            computing = self._reviewing.setdefault(game_id, threading.Lock())
+        with computing:
+            with self._lock:
+                cached = self._reviews.get(game_id)
+            if cached is not None:
+                return cached
+            try:
+                data = review_game(save, seat=seat, worlds=worlds).to_json()
+            except ValueError as exc:
+                raise WebError(422, f"game {game_id} cannot be reviewed: {exc}") from None
+            else:
+                with self._lock:
+                    self._reviews[game_id] = data
+                    while len(self._reviews) > MAX_REVIEWS:
+                        self._reviews.popitem(last=False)
+            finally:
+                with self._lock:
+                    self._reviewing.pop(game_id, None)
+        return data
 
     # -- lists and statistics ----------------------------------------------------------------
     def _summary(self, path: Path) -> dict[str, Any] | None:
@@ -740,11 +819,23 @@ def _action_name(action: object) -> str:
         return "not an action"
 
 
-def check_new_game(body: Any, store: GameStore) -> tuple[int, list[str] | None, str, str, bool]:
+class NewGame(NamedTuple):
+    """The checked fields of ``POST /api/games``: ``specs`` ``None`` for the server's
+    default opponent or a level's (``level``, when one was picked)."""
+
+    players: int
+    specs: list[str] | None
+    rules_name: str
+    name: str
+    teaching: bool
+    level: str | None
+
+
+def check_new_game(body: Any, store: GameStore) -> NewGame:
     """The fields of ``POST /api/games``, checked; 400 naming the first bad one."""
     if not isinstance(body, dict):
         raise WebError(400, "the body must be a JSON object")
-    known = {"players", "opponents", "rules", "name", "teaching"}
+    known = {"players", "opponents", "rules", "name", "teaching", "level"}
     extra = sorted(set(body) - known)
     if extra:
         raise WebError(400, f"unknown field {extra[0][:40]!r}; fields: {', '.join(sorted(known))}")
@@ -757,6 +848,18 @@ def check_new_game(body: Any, store: GameStore) -> tuple[int, list[str] | None, 
         raise WebError(400, f"rules must be a preset name (GET /api/options lists them), "
                             f"got {_short(rules_name)}")
     opponents = body.get("opponents")
+    picked = body.get("level")
+    if picked is not None and opponents is not None:
+        raise WebError(400, "give a level or opponents, not both: a level names the agent "
+                            "that plays every opponent seat")
+    if picked is not None:
+        if not isinstance(picked, str):
+            raise WebError(400, f"level must be one of {', '.join(LEVEL_NAMES)}, got "
+                                f"{_short(picked)}")
+        try:
+            level(picked)
+        except ValueError as exc:
+            raise WebError(400, str(exc)) from None
     allowed = [spec for spec, _ in store.agents]
     specs: list[str] | None
     if opponents is None:
@@ -785,7 +888,14 @@ def check_new_game(body: Any, store: GameStore) -> tuple[int, list[str] | None, 
     teaching = body.get("teaching", False)
     if not isinstance(teaching, bool):
         raise WebError(400, f"teaching must be true or false, got {_short(teaching)}")
-    return players, specs, rules_name, name, teaching
+    return NewGame(players, specs, rules_name, name, teaching, picked)
+
+
+def _level_of(web: object) -> str | None:
+    """The level a save's ``web`` record names, ``None`` for none (or a name no longer a
+    level: the game still opens, its opponents are in its specs)."""
+    found = web.get("level") if isinstance(web, dict) else None
+    return found if isinstance(found, str) and found in LEVEL_NAMES else None
 
 
 def check_move(body: Any) -> tuple[int, int]:
@@ -844,6 +954,7 @@ def _read_summary(path: Path, size: int) -> dict[str, Any] | None:
             "opponents": [s for i, s in enumerate(specs) if i != human],
             "status": "over" if over else "playing",
             "teaching": isinstance(web, dict) and web.get("teaching") is True,
+            "level": _level_of(web),
             "winner": [names[winner]] if isinstance(winner, int) else None,
             "you_won": over and winner == human,
             "hands": sum(1 for r in results if me in r.get("hands", {})),
@@ -863,9 +974,10 @@ def replay_payload(save: SavedGame, max_bytes: int | None = None) -> dict[str, A
     weight = [0]
     first = save.new_state()
     deal = serialize.deal_event(first.hand_number, first.dealer, names)
+    you = save.human_seat
     steps: list[dict[str, Any]] = [{"index": 0, "seat": None, "action": None, "label": None,
                                     "text": deal["text"],
-                                    "state": serialize.full_state(first, names),
+                                    "state": _replay_state(first, names, you),
                                     "results": [], "events": [deal]}]
     before = [_Before.of(first)]
 
@@ -877,7 +989,7 @@ def replay_payload(save: SavedGame, max_bytes: int | None = None) -> dict[str, A
             "index": len(steps), "seat": seat, "action": action,
             "label": action_str(action),
             "text": events[0]["text"],
-            "state": serialize.full_state(state, names),
+            "state": _replay_state(state, names, you),
             "results": [serialize.result_payload(r, save.rules, names) for r in new],
             "events": events,
         })
@@ -905,6 +1017,25 @@ def replay_payload(save: SavedGame, max_bytes: int | None = None) -> dict[str, A
     }
 
 
+def _replay_state(state: GameState, names: Sequence[str], you: int | None) -> dict[str, Any]:
+    """A replay step's table: every hand face up (:func:`serialize.full_state`), and for
+    each seat ``known``, what the person at seat ``you`` saw of its cards at this step (an
+    opponent's cards taken from the pile and still held, golf's face-up slots; the person's
+    own hand as they saw it), so the page can also show the step as the person saw it.
+    Empty for a game between agents."""
+    table = serialize.full_state(state, names)
+    if you is None:
+        for p in table["players"]:
+            p["known"] = []
+        return table
+    view = make_view(state, you)
+    golf = state.rules.play == "golf"
+    for s, p in enumerate(table["players"]):
+        own = view.hand if golf else sorted(view.hand)  # sorted as the table shows it
+        p["known"] = serialize.cards(own if s == you else view.known_cards[s])
+    return table
+
+
 def _replay_events(save: SavedGame, state: GameState, seat: int, action: int,
                    b: _Before) -> list[dict[str, Any]]:
     """The events of one decision of a replay, as the table shows a live game's: the move
@@ -916,8 +1047,11 @@ def _replay_events(save: SavedGame, state: GameState, seat: int, action: int,
                                  second_knock=action == KNOCK and b.knocker is not None,
                                  hand_number=b.hand_number, golf_cards=b.golf_cards)
     if event is None:
+        # nobody at the table saw this decision: marked, so the page can leave it out of
+        # the replay as the person saw it
         event = {"kind": "call", "seat": seat, "action": action, "card": None,
-                 "hand_number": b.hand_number, "text": f"{names[seat]} kept the 31 quiet."}
+                 "hand_number": b.hand_number, "text": f"{names[seat]} kept the 31 quiet.",
+                 "unseen": True}
     you = save.human_seat if save.human_seat is not None else -1
     return [event, *_ending_events(state, b, save.rules, names, you, seen_by=None)]
 
@@ -960,6 +1094,6 @@ def replay_upload(data: Any) -> dict[str, Any]:
         raise WebError(400, str(exc)) from None
 
 
-__all__ = ["AGENTS", "MAX_ANSWER_BYTES", "MAX_REPLAY_DECISIONS", "GameStore", "LiveGame",
-           "WebError", "WebSave", "check_move", "check_new_game", "default_names",
+__all__ = ["AGENTS", "MAX_ANSWER_BYTES", "MAX_REPLAY_DECISIONS", "REVIEW_WORLDS", "GameStore",
+           "LiveGame", "NewGame", "WebError", "WebSave", "check_move", "check_new_game", "default_names",
            "replay_payload", "replay_upload"]

@@ -415,11 +415,14 @@ def test_opponents_default_to_the_servers_choice_and_may_be_chosen_per_seat(
         page: Any, server: Server) -> None:
     page.goto(server.url + "#new")
     page.wait_for_selector("#f-opponents option", state="attached")
-    # untouched, the form sends no opponents: the server seats what can play the table
+    # "the best the server has" sends no opponents and no level: the server seats what can
+    # play the table (untouched, the form sends the level it preselects)
     page.fill("#f-players", "7")
+    page.select_option("#f-opponents", "")
     with page.expect_request("**/api/games") as sent:
         page.click("#f-start")
     assert "opponents" not in sent.value.post_data_json
+    assert "level" not in sent.value.post_data_json
     page.locator("#speed").fill("0")
     settle(page)
     assert page.inner_text("#message") == ""

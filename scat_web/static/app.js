@@ -14,6 +14,8 @@ const SPEEDS = [
 // filled by loadOptions() before any view opens.
 const ACTION = {};
 const GOLF = {};
+// The opponents' choice that plays the level picked (no agent spec has a space).
+const LEVEL = "as level";
 
 const page = {
   options: null,
@@ -26,6 +28,10 @@ const page = {
   replayStep: 0,       // the frame of the replay shown (replayFrames)
   replayFrames: null,
   replayTimer: null,   // the replay stepping on by itself
+  replayGame: null,    // the server's id of the game replayed (null: a file opened here)
+  showAll: true,       // the replay shows every hand (off: what the person saw)
+  review: null,        // {id, data | null}: the review shown beside the replay
+  gameOverSeen: false, // a game ended on this page since the options were read
   metrics: { load: null, moves: [] },
 };
 window.scatMetrics = page.metrics;
@@ -90,6 +96,7 @@ function show(view) {
   const shown = view === "replay" ? ["view-replay", "view-table"] : [`view-${view}`];
   for (const v of document.querySelectorAll(".view")) v.hidden = !shown.includes(v.id);
   document.body.dataset.view = view;
+  if (view !== "replay") showReviewPanel(false);
 }
 
 function nameOf(state, seat) {
@@ -97,7 +104,7 @@ function nameOf(state, seat) {
   return p ? p.name : `seat ${seat}`;
 }
 
-// -- routing: #new, #game=ID, #replay=ID, #results ---------------------------------------
+// -- routing: #new, #game=ID, #replay=ID, #review=ID, #results ----------------------------
 let ignoreHash = null;
 
 function setHash(hash) {
@@ -127,11 +134,12 @@ async function route() {
     return;
   }
   say("");
-  const m = /^#(game|replay)=([A-Za-z0-9_-]{1,64})$/.exec(hash);
+  const m = /^#(game|replay|review)=([A-Za-z0-9_-]{1,64})$/.exec(hash);
   try {
     await loadOptions();
     if (m && m[1] === "game") await openGame(m[2]);
     else if (m && m[1] === "replay") await openReplay(m[2]);
+    else if (m && m[1] === "review") await openReplay(m[2], true);
     else if (hash === "#results") await openResults();
     else await openStart();
   } catch (err) {
@@ -153,12 +161,16 @@ async function openStart() {
     $("f-players").max = o.max_players;
     $("f-players").value = o.default_players;
     const opp = $("f-opponents");
-    // "" sends no opponents: the server seats its shipped policy where that policy can
-    // play the table (players, rules) and the expert elsewhere
+    // LEVEL sends the level picked above: its agent sits in every seat; "" sends neither
+    // level nor opponents: the server seats its shipped policy where that policy can play
+    // the table (players, rules) and the expert elsewhere
+    const byLevel = el("option", null, "As the level above");
+    byLevel.value = LEVEL;
     const best = el("option", null, "The best the server has for this table (trained policy)");
     best.value = "";
-    opp.append(best, ...agentOptions(o.agents));
-    opp.value = "";
+    opp.append(byLevel, best, ...agentOptions(o.agents));
+    opp.value = LEVEL;
+    levelChoices(o);
     const rules = $("f-rules");
     for (const p of o.presets) {
       // the usual length beside the name: a race to points lasts ten times a standard game
@@ -169,8 +181,62 @@ async function openStart() {
     }
     rules.value = o.default_rules;
     showNotes();
+  } else if (page.gameOverSeen && !form.dataset.levelPicked) {
+    // the first game's level is offered until a game is over: this page has seen one end
+    // since it read the options, so the server's default level may have moved on
+    page.gameOverSeen = false;
+    try {
+      const fresh = (await api("GET", "/api/options")).data;
+      page.options.default_level = fresh.default_level;
+      pickLevel(fresh.default_level);
+    } catch {
+      // the level shown stays; the person may pick another
+    }
   }
   refreshGames();
+}
+
+/** The levels as radio buttons, each with its line: what it is and how it measured
+ * ("hard: the trained AI; wins 44% against two medium; a beginner beats it 21%"). The
+ * server's default level is picked: the first game's until a game is over. */
+function levelChoices(o) {
+  const box = $("f-levels");
+  box.replaceChildren();
+  for (const lv of o.levels || []) {
+    const label = el("label", "check level");
+    const radio = el("input");
+    radio.type = "radio";
+    radio.name = "level";
+    radio.value = lv.name;
+    radio.id = `f-level-${lv.name}`;
+    const prefix = `${lv.name}: `;
+    const rest = lv.line.startsWith(prefix) ? lv.line.slice(prefix.length) : lv.line;
+    const text = el("span", "level-line");
+    text.append(el("b", null, lv.name), `: ${rest}`);
+    label.append(radio, text);
+    box.append(label);
+  }
+  $("f-level").hidden = !(o.levels || []).length;
+  pickLevel(o.default_level);
+}
+
+function pickLevel(name) {
+  const radio = document.querySelector(`#f-levels input[value="${CSS.escape(name || "")}"]`);
+  if (radio) radio.checked = true;
+}
+
+function chosenLevel() {
+  const radio = document.querySelector("#f-levels input:checked");
+  return radio ? radio.value : undefined;
+}
+
+/** Opponents chosen otherwise (the server's best, one spec for all, or each seat's) play
+ * instead of a level: the level picker is greyed out and says so. */
+function showLevelInUse() {
+  const bySpec = $("f-each").checked || $("f-opponents").value !== LEVEL;
+  $("f-level").disabled = bySpec;
+  $("f-level").classList.toggle("unused", bySpec);
+  $("f-level-note").hidden = !bySpec;
 }
 
 function agentOptions(agents) {
@@ -192,7 +258,8 @@ function showSeatChoices() {
   const o = page.options;
   const n = Math.max(o.min_players, Math.min(o.max_players, Number($("f-players").value) || 0));
   const kept = [...box.querySelectorAll("select")].map((x) => x.value);
-  const start = $("f-opponents").value || o.default_opponent;
+  const one = $("f-opponents").value;
+  const start = one && one !== LEVEL ? one : o.default_opponent;
   box.replaceChildren();
   for (let seat = 1; seat < n; seat += 1) {
     const label = el("label", null, `Seat ${seat} `);
@@ -209,7 +276,13 @@ function chosenOpponents() {
   if ($("f-each").checked) {
     return [...$("f-seats").querySelectorAll("select")].map((x) => x.value);
   }
-  return $("f-opponents").value || undefined;
+  const one = $("f-opponents").value;
+  return one && one !== LEVEL ? one : undefined;
+}
+
+/** Whether the level picked is what the form sends (the opponents left "as the level"). */
+function byLevel() {
+  return !$("f-each").checked && $("f-opponents").value === LEVEL;
 }
 
 function showNotes() {
@@ -231,9 +304,15 @@ async function refreshGames() {
       a.href = g.status === "over" ? `#replay=${g.id}` : `#game=${g.id}`;
       const who = g.names.slice(1).join(", ");
       const end = g.status === "over" ? ` · won by ${(g.winner || []).join(", ") || "nobody"}` : "";
+      const against = g.level ? `level ${g.level}` : [...new Set(g.opponents)].join(", ");
       li.append(a, el("span", null,
         ` ${g.created.replace("T", " ")} · ${g.rules.replaceAll("_", " ")} · vs ${who}`
-        + ` (${[...new Set(g.opponents)].join(", ")})${g.teaching ? " · teaching" : ""}${end}`));
+        + ` (${against})${g.teaching ? " · teaching" : ""}${end}`));
+      if (g.status === "over") {
+        const review = el("a", "review-link", "Review");
+        review.href = `#review=${g.id}`;
+        li.append(" · ", review);
+      }
       list.append(li);
     }
   } catch (err) {
@@ -266,6 +345,7 @@ async function startGame(ev) {
   };
   const opponents = chosenOpponents();
   if (opponents !== undefined) body.opponents = opponents;
+  else if (byLevel() && chosenLevel() !== undefined) body.level = chosenLevel();
   if (!Number.isInteger(players) || players < page.options.min_players
       || players > page.options.max_players) {
     say(`Players must be a whole number from ${page.options.min_players} to `
@@ -371,6 +451,8 @@ function render(state) {
   $("t-title").textContent = `${s.rules.name.replaceAll("_", " ")} rules · hand ${s.hand_number}`
     + ` · turn ${turnNumber(s)} · ${nameOf(s, s.dealer)} ${s.dealer === s.you ? "deal" : "deals"}${knocker}`;
   $("t-teaching").hidden = !s.teaching;
+  $("t-level").hidden = !s.level;
+  $("t-level").textContent = s.level ? `Level: ${s.level}` : "";
   document.body.classList.toggle("teaching", !!s.teaching);
 
   const opp = $("opponents");
@@ -941,6 +1023,7 @@ function showShowdown(result, state, finalLives) {
 }
 
 function showGameOver(s) {
+  page.gameOverSeen = true;
   const panel = $("gameover");
   panel.replaceChildren();
   const winners = (s.winner || []).map((w) => (w === s.you ? "You" : nameOf(s, w)));
@@ -965,9 +1048,13 @@ function showGameOver(s) {
   const replay = el("a", "button primary", "Replay this game");
   replay.href = `#replay=${s.id}`;
   replay.id = "open-replay";
+  const review = el("a", "button", "Review this game");
+  review.href = `#review=${s.id}`;
+  review.id = "open-review";
+  review.title = "each of your decisions played out: what it cost, and the best move";
   const next = el("a", "button", "New game");
   next.href = "#new";
-  again.append(replay, next);
+  again.append(replay, review, next);
   panel.append(again);
   panel.hidden = false;
   panel.scrollIntoView({ block: "nearest" });
@@ -1242,25 +1329,46 @@ function tableKey(ev) {
 }
 
 // -- replays: the finished game on the table, every hand face up -----------------------------
-async function openReplay(id) {
+/** The replay of game `id` on the table; with `review`, its review beside it (asked for
+ * at once: the replay is drawn while the server plays the decisions out). */
+async function openReplay(id, review = false) {
   $("r-pos").textContent = "";  // nothing of a replay shown before this one is drawn
   $("r-title").textContent = "Loading the replay\u2026";
   show("replay");
   markReady(false);
+  const reviewed = review ? openReview(id) : null;
   const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}/replay`);
-  showReplay(data, `Replay of game ${id}`);
+  showReplay(data, `Replay of game ${id}`, id);
+  if (reviewed) await reviewed;
 }
 
-function showReplay(replay, title) {
+function showReplay(replay, title, gameId = null) {
   page.replay = replay;
+  page.replayGame = gameId;
   page.replayFrames = replayFrames(replay);
   show("replay");
+  showReviewPanel(!!gameId && !!page.review && page.review.id === gameId);
   hidePanels();
   const names = replay.players.map((p) => p.name).join(", ");
   $("r-title").textContent = `${title}: ${names} (${replay.rules.name.replaceAll("_", " ")} rules)`;
   $("r-slider").max = page.replayFrames.length - 1;
+  // a game of the server's, over, with a person in it: its decisions can be reviewed
+  $("r-review").hidden = !(gameId && replay.you !== null && replay.seed !== null)
+    || !!(page.review && page.review.id === gameId);
+  // every hand face up to start with; a game between agents has no one whose view to show
+  $("r-show-all").disabled = replay.you === null;
+  setShowAll(true, false);
   replayStep(0);
   markReady(true);
+}
+
+/** "Show every hand" on (every hand face up, as the replay is) or off (the person's own
+ * cards and what they saw), and the frame shown again. */
+function setShowAll(on, redraw = true) {
+  page.showAll = on;
+  $("r-show-all").checked = on;
+  document.body.dataset.showAll = on ? "1" : "0";
+  if (redraw && page.replayFrames) replayStep(page.replayStep);
 }
 
 /** The replay cut into what the table shows one screen at a time: a decision's move, and
@@ -1311,7 +1419,7 @@ function replayTable(r, k, st) {
   const over = st.to_move === null;
   const golf = r.rules.play === "golf";
   const players = st.players.map((p) => ({
-    ...p, ...replaySeat(r, p.seat, k), known: [],
+    ...p, ...replaySeat(r, p.seat, k), known: p.known || [],
     hand: golf ? p.slots : p.hand,
     held: p.out ? 0 : (golf ? p.slots : p.hand).length,
   }));
@@ -1369,10 +1477,14 @@ function replayStep(i) {
   const f = Math.max(0, Math.min(n - 1, i));
   page.replayStep = f;
   const frame = frames[f];
-  const s = frame.table;
+  const all = page.showAll || page.replay.you === null;
+  const s = all ? frame.table : seenTable(frame);
+  const result = frame.result && !all ? seenResult(frame.result, s.you) : frame.result;
+  // what nobody at the table saw (an opponent keeping a 31 quiet) is left out of their view
+  const seen = (e) => all || !e.unseen;
   $("r-slider").value = f;
   $("r-pos").textContent = `step ${f + 1} of ${n}`;
-  $("r-text").textContent = frame.events[0].text;
+  $("r-text").textContent = seen(frame.events[0]) ? frame.events[0].text : "\u2026";
   document.body.dataset.replayStep = f;
   document.body.dataset.replayDecision = frame.step;
   let start = f;
@@ -1380,16 +1492,17 @@ function replayStep(i) {
   page.lastAction = {};
   $("log").replaceChildren();
   for (const fr of frames.slice(start, f + 1)) {
-    for (const e of fr.events) logEvent(e, s, false);
+    for (const e of fr.events) if (seen(e)) logEvent(e, s, false);
   }
   $("log").scrollTop = $("log").scrollHeight;
   render(s);
-  markReplayCards(s);
+  markReplayCards(s, all);
+  markReviewed(f);
   const panel = $("showdown");
   panel.hidden = !frame.result;
   panel.replaceChildren();
   if (frame.result) {
-    panel.append(showdownPanel(frame.result, s, true));
+    panel.append(showdownPanel(result, s, true));
     const end = frame.events.find((e) => e.kind === "game_over");
     if (end) panel.append(el("p", "result-text", end.text));
   }
@@ -1403,14 +1516,15 @@ function replayStep(i) {
 /** What the replay shows beyond the live table, on the cards `render` drew: each hand's
  * value, the card the mover holds ringed (an opponent's golf card held beside its slots),
  * and in golf the slots still face down at this step dimmed (every card is shown). */
-function markReplayCards(s) {
+function markReplayCards(s, all = true) {
   for (const p of s.players) {
     const own = p.seat === s.you;
     const box = seatEl(p.seat);
     if (!box || p.out) continue;
+    if (!all && !own && !p.hand) continue;  // the person's view: only what the table saw
     const golf = isGolf(s) && p.slots && p.slots.length;
     const cards = [...box.querySelectorAll(own && golf ? "[data-slot]" : ".card[data-card]")];
-    if (golf) {
+    if (golf && all) {
       cards.forEach((c, i) => {
         if ((p.face_up || [])[i]) return;
         c.classList.add("face-down");
@@ -1439,6 +1553,44 @@ function markReplayCards(s) {
         ?.replaceChildren(el("span", "muted", `worth ${p.value}`));
     }
   }
+}
+
+/** Frame `frame`'s table as the person saw it: their own cards (golf: the slots face up
+ * at this step), each opponent's cards it took from the pile and still holds (REPLAY's
+ * `known`) and face-down backs for the rest; at a showdown, the hands the showdown showed
+ * (after a declared 31, only the declarers'). */
+function seenTable(frame) {
+  const s = frame.table;
+  const r = frame.result;
+  const shownAtShowdown = (seat) => !!r && (!r.declarers.length || r.declarers.includes(seat));
+  const faceUp = (p) => (p.slots || []).map((c, i) => ((p.face_up || [])[i] ? c : null));
+  const players = s.players.map((p) => {
+    const golf = Array.isArray(p.slots) && p.slots.length > 0;
+    if (p.seat === s.you) {
+      if (r) return p;
+      return golf ? { ...p, slots: faceUp(p) } : { ...p, hand: p.known || p.hand };
+    }
+    if (shownAtShowdown(p.seat)) return p;
+    return { ...p, hand: undefined, value: null, known: p.known || [],
+      slots: golf ? faceUp(p) : p.slots };
+  });
+  const me = players[s.you];
+  const hand = r ? s.hand : (me.hand || []);
+  // a hand's value is the person's to know once every card of it is seen
+  const whole = me.slots && me.slots.length ? me.slots.every(Boolean) : hand.length === 3;
+  return {
+    ...s, players, hand, hand_value: r || whole ? s.hand_value : null,
+    holding: s.to_move === s.you ? s.holding : null,
+  };
+}
+
+/** A showdown's RESULT as the person saw it: after a declared 31, only the declarers'
+ * hands and their own (the others were never shown). */
+function seenResult(result, you) {
+  if (!result.declarers.length) return result;
+  const keep = new Set([...result.declarers, you].map(String));
+  const only = (table) => Object.fromEntries(Object.entries(table).filter(([k]) => keep.has(k)));
+  return { ...result, hands: only(result.hands), values: only(result.values) };
 }
 
 /** Steps the replay on by itself at the table's speed (at least a third of a second a
@@ -1494,6 +1646,136 @@ async function uploadReplay(ev) {
   } catch (err) {
     say(`${file.name}: ${err.message}`);
   }
+}
+
+// -- the review of a finished game, beside its replay ------------------------------------------
+/** Asks the server for game `id`'s review (seconds the first time: each of the person's
+ * decisions is played out on sampled deals) and shows it beside the replay. */
+async function openReview(id) {
+  if (page.review && page.review.id === id && page.review.data) {
+    showReviewPanel(true);
+    drawReview();
+    return;
+  }
+  page.review = { id, data: null };
+  showReviewPanel(true);
+  $("r-review").hidden = true;
+  $("review-body").hidden = true;
+  $("review-status").textContent = "Reviewing\u2026 (takes a few seconds)";
+  document.body.dataset.review = "loading";
+  try {
+    const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}/review`);
+    if (!page.review || page.review.id !== id) return;  // another game opened meanwhile
+    page.review.data = data;
+    drawReview();
+  } catch (err) {
+    if (!page.review || page.review.id !== id) return;
+    $("review-status").textContent = `No review: ${err.message}`;
+    document.body.dataset.review = "failed";
+  }
+}
+
+function showReviewPanel(on) {
+  $("review").hidden = !on;
+  document.body.classList.toggle("reviewing", on);
+}
+
+/** The review: the honesty line (what each estimate was sampled from), the summary, the
+ * costliest mistakes first with every legal move's win chance, then every decision. A
+ * click on a decision shows the table as it stood then, as the person saw it. */
+function drawReview() {
+  const r = page.review.data;
+  $("review-status").textContent = "";
+  $("review-body").hidden = false;
+  $("review-honesty").textContent = r.honesty;
+  $("review-summary").textContent = r.summary
+    + (r.skipped ? `; ${r.skipped} decision${r.skipped === 1 ? "" : "s"} with one move or `
+      + "of a kind not played out are left out" : "") + ".";
+  const byIndex = new Map(r.decisions.map((d) => [d.index, d]));
+  const worst = $("review-costliest");
+  worst.replaceChildren();
+  for (const index of r.costliest) worst.append(reviewItem(byIndex.get(index), true));
+  if (!r.costliest.length) {
+    worst.append(el("li", "muted", r.decisions.length
+      ? "No mistakes: every move was the best or within the estimates' noise of it."
+      : "None of your decisions in this game is one the review plays out."));
+  }
+  const all = $("review-all");
+  all.replaceChildren(...r.decisions.map((d) => reviewItem(d, false)));
+  $("review-all-box").hidden = !r.decisions.length;
+  document.body.dataset.review = "ready";
+  if (page.replayFrames) markReviewed(page.replayStep);
+}
+
+/** One reviewed decision: its line, and (for the costliest, or once opened) each legal
+ * move's win chance, the move played and the best marked. */
+function reviewItem(d, detailed) {
+  const li = el("li", `review-item${d.mistake ? " mistake" : ""}`);
+  li.dataset.index = d.index;
+  const b = el("button", "review-jump", d.text);
+  b.type = "button";
+  b.title = "show the table as it stood at this decision, as you saw it";
+  li.append(b);
+  if (detailed) li.append(moveValues(d));
+  return li;
+}
+
+function moveValues(d) {
+  const list = el("ul", "top-moves move-values");
+  for (const v of d.values) {
+    const row = el("li", "top-move");
+    const pct = Math.round(v.win_chance * 100);
+    const track = el("span", "track");
+    const bar = el("span", "bar");
+    bar.style.width = `${pct}%`;
+    track.append(bar);
+    const marks = [v.action === d.played ? "you" : "", v.action === d.best ? "best" : ""]
+      .filter(Boolean).join(", ");
+    const name = el("span", "move", v.move + (marks ? ` (${marks})` : ""));
+    if (v.action === d.played) row.classList.add("played");
+    row.append(track, el("span", "p", `${pct}%`), name);
+    row.title = `win chance ${pct}% \u00b1 ${Math.round(v.se * 200)} points (two standard errors)`;
+    list.append(row);
+  }
+  return list;
+}
+
+/** The frame that shows the table as it stood at decision `index` of the game: the last
+ * frame of the replay's step `index` (the step after the decision before it). */
+function frameOfDecision(index) {
+  const frames = page.replayFrames || [];
+  for (let f = frames.length - 1; f >= 0; f -= 1) if (frames[f].step === index) return f;
+  return -1;
+}
+
+/** The replay at reviewed decision `index`, seen from the person's seat. */
+function jumpToDecision(index) {
+  const f = frameOfDecision(index);
+  if (f < 0) return;
+  stopReplay();
+  page.showAll = false;
+  $("r-show-all").checked = false;
+  document.body.dataset.showAll = "0";
+  replayStep(f);
+  $("view-replay").scrollIntoView({ block: "nearest" });
+}
+
+/** The reviewed decision taken at frame `f`'s table, if any, marked in the review and
+ * named under the replay's text. */
+function markReviewed(f) {
+  const note = $("r-decision");
+  const data = page.review && page.review.id === page.replayGame ? page.review.data : null;
+  const frames = page.replayFrames;
+  const frame = frames && frames[f];
+  // only the last frame of a step is the table the next decision was taken at
+  const at = data && frame && frameOfDecision(frame.step) === f
+    ? data.decisions.find((d) => d.index === frame.step) : null;
+  for (const li of document.querySelectorAll("#review .review-item")) {
+    li.classList.toggle("current", !!at && Number(li.dataset.index) === at.index);
+  }
+  note.hidden = !at;
+  note.textContent = at ? `Your decision here: ${at.text}` : "";
+  document.body.dataset.reviewedDecision = at ? at.index : "";
 }
 
 // -- results -----------------------------------------------------------------------------
@@ -1573,6 +1855,19 @@ function wire() {
   $("r-last").addEventListener("click", () => replayStep(Infinity));
   $("r-play").addEventListener("click", playReplay);
   $("r-showdown").addEventListener("click", nextShowdown);
+  $("r-show-all").addEventListener("change", () => setShowAll($("r-show-all").checked));
+  $("r-review").addEventListener("click", () => {
+    const id = page.replayGame;
+    if (!id) return;
+    setHash(`#review=${id}`);
+    openReview(id);
+  });
+  $("review").addEventListener("click", (ev) => {
+    const b = ev.target.closest(".review-jump");
+    if (b) jumpToDecision(Number(b.closest("[data-index]").dataset.index));
+  });
+  for (const id of ["f-opponents", "f-each"]) $(id).addEventListener("change", showLevelInUse);
+  $("f-levels").addEventListener("change", () => { $("start-form").dataset.levelPicked = "1"; });
   document.addEventListener("keydown", (ev) => {
     const t = ev.target;
     const tag = t && t.tagName;
@@ -1589,6 +1884,7 @@ function wire() {
         End: () => replayStep(Infinity),
         n: nextShowdown,
         p: playReplay,
+        v: () => !$("r-show-all").disabled && setShowAll(!page.showAll),
       };
       if (keys[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
         ev.preventDefault();
@@ -1600,4 +1896,5 @@ function wire() {
 }
 
 wire();
+setShowAll(true, false);
 route();
