@@ -22,12 +22,15 @@ otherwise the policy's choice stands.
   goes to the close ones.
 - **Outcome.** ``horizon="hand"`` (play): the rest of the hand is played out and scored as
   the player's chance of winning the game from the lives it leaves
-  (:func:`scat_env.rewards.win_chance`); ``horizon="game"`` (the game review): the game
-  is played to its end and scored 1 for a win.
+  (:func:`scat_env.rewards.win_chance`), which the game review also reads
+  (:mod:`scat_session.review`); ``horizon="game"``: the game is played to its end and
+  scored 1 for a win (a true win chance under the policy's play, but each playout is ten
+  times longer and its outcome far noisier than a hand's).
 
-It searches the draw-and-discard games without calls (22 presets, the standard game among
-them); elsewhere it plays the policy's move (the batched engine cannot be handed the
-calls' state from a view yet). ``scat bench agents --agent search --opponents expert``
+It plays the tables the set plays (:meth:`SearchAgent.check_table` refuses the others: the
+calls, golf, the points races) and searches the draw-and-discard games without calls among
+them (22 presets, the standard game among them); a decision it does not search is the set's
+move. ``scat bench agents --agent search --opponents expert``
 measures its cost; the model card (policies/README.md, "The search player") its strength.
 
 Spec: ``search`` (W = :data:`DEFAULT_WORLDS`) or ``search:W``, 1 <= W <= :data:`MAX_WORLDS`.
@@ -36,6 +39,7 @@ Spec: ``search`` (W = :data:`DEFAULT_WORLDS`) or ``search:W``, 1 <= W <= :data:`
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +60,10 @@ MIN_PRIOR = 0.02
 SURE = 0.97
 #: The search leaves the policy's move for one better by this many paired standard errors.
 SWITCH_Z = 1.5
+#: One playout at a time in a process: numba's fallback threading layer (``workqueue``,
+#: where neither OpenMP nor TBB is installed) aborts the process when two threads launch its
+#: parallel kernels at once, and a server runs reviews and searching opponents in threads.
+_PLAYOUTS = threading.Lock()
 #: Most steps of a playout (a hand is far shorter; a game at ten players is not).
 MAX_STEPS = {"hand": 200, "game": 4000}
 
@@ -148,35 +156,32 @@ class SearchAgent(Agent):
         """Each of ``actions`` (default: every legal move) played out in the same sampled
         worlds of ``view`` (``worlds`` of them, default the agent's), best first. Only for
         a :func:`searchable` view."""
+        moves = list(view.legal_actions) if actions is None else list(actions)
+        outcomes = self.play_out(view, moves, worlds or self.worlds, horizon)
+        return move_values(moves, outcomes, self.priors(view))
+
+    def play_out(self, view: PlayerView, moves: list[int], worlds: int,
+                 horizon: str = "hand") -> np.ndarray:
+        """Outcomes [worlds, len(moves)]: move ``k`` played in world ``w``, then everyone
+        playing the policy to the horizon (``[w, k] - [w, j]`` compares two moves on the
+        same deal, paired). Only for a :func:`searchable` view. The engine's kernels run on
+        this thread alone:
+        a few hundred games a step are done in microseconds, and waking numba's threads
+        beside numpy's matrix products cost 50 times that (``scat bench agents``)."""
+        import numba
+
         if not searchable(view):
             raise ValueError("the search plays out draws and discards of the "
                              "draw-and-discard games without calls")
         if horizon not in MAX_STEPS:
             raise ValueError(f"horizon must be 'hand' or 'game', got {horizon!r}")
-        priors = self.priors(view)
-        moves = list(view.legal_actions) if actions is None else list(actions)
-        outcomes = self._play_out(view, moves, worlds or self.worlds, horizon)
-        values = []
-        for k, a in enumerate(moves):
-            col = outcomes[:, k]
-            se = float(col.std(ddof=1) / math.sqrt(len(col))) if len(col) > 1 else 0.0
-            values.append(MoveValue(a, float(col.mean()), se, priors.get(a, 0.0)))
-        return sorted(values, key=lambda v: -v.mean)
-
-    def _play_out(self, view: PlayerView, moves: list[int], worlds: int,
-                  horizon: str) -> np.ndarray:
-        """Outcomes [worlds, len(moves)]: move ``k`` played in world ``w``, then everyone
-        playing the policy to the horizon. The engine's kernels run on this thread alone:
-        a few hundred games a step are done in microseconds, and waking numba's threads
-        beside numpy's matrix products cost 50 times that (``scat bench agents``)."""
-        import numba
-
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            return self._play_out_here(view, moves, worlds, horizon)
-        finally:
-            numba.set_num_threads(threads)
+        with _PLAYOUTS:
+            threads = numba.get_num_threads()
+            numba.set_num_threads(1)
+            try:
+                return self._play_out_here(view, moves, worlds, horizon)
+            finally:
+                numba.set_num_threads(threads)
 
     def _play_out_here(self, view: PlayerView, moves: list[int], worlds: int,
                        horizon: str) -> np.ndarray:
@@ -201,7 +206,10 @@ class SearchAgent(Agent):
         for _ in range(MAX_STEPS[horizon]):
             out = env.step(acts, skip=finished)
             if horizon == "hand":
-                ended = (out["hands_ended"] > 0) & ~finished
+                # a hand cut by the turn cap ends the game with no hand scored: the lives
+                # stand as they were. A dealt 31 scored in the same step (the next deal)
+                # counts too: a deal the move does not change, so noise, not bias
+                ended = ((out["hands_ended"] > 0) | out["done"]) & ~finished
                 for g in np.flatnonzero(ended).tolist():
                     after = (lives[g] - out["lives_lost"][g]).tolist()
                     score[g] = win_chance(after, [v > 0 for v in after], me)
@@ -227,20 +235,14 @@ class SearchAgent(Agent):
         moves = [a for a, p in priors.items() if p >= MIN_PRIOR or a == best]
         if len(moves) < 2:
             return best, []
-        outcomes = self._play_out(view, moves, self.worlds, "hand")
-        values = []
-        base = outcomes[:, moves.index(best)]
+        outcomes = self.play_out(view, moves, self.worlds, "hand")
+        b = moves.index(best)
         choice, top = best, 0.0
         for k, a in enumerate(moves):
-            col = outcomes[:, k]
-            d = col - base
-            sd = d.std(ddof=1) if len(d) > 1 else 0.0
-            z = d.mean() / (sd / math.sqrt(len(d))) if sd > 0 else 0.0
-            if a != best and z > SWITCH_Z and d.mean() > top:
-                choice, top = a, float(d.mean())
-            se = float(col.std(ddof=1) / math.sqrt(len(col))) if len(col) > 1 else 0.0
-            values.append(MoveValue(a, float(col.mean()), se, priors[a]))
-        return choice, sorted(values, key=lambda v: -v.mean)
+            gain, z = paired_gain(outcomes[:, k], outcomes[:, b])
+            if a != best and z > SWITCH_Z and gain > top:
+                choice, top = a, gain
+        return choice, move_values(moves, outcomes, priors)
 
     def act(self, view: PlayerView) -> int:
         return self.choose(view)[0]
@@ -254,6 +256,27 @@ class SearchAgent(Agent):
         rest = "; ".join(f"{action_str(v.action, True)} {100 * v.mean:.0f}%" for v in values)
         return (f"{action_str(choice, True)} (win chance over {self.worlds} sampled deals: "
                 f"{rest})")
+
+
+def move_values(moves: list[int], outcomes: np.ndarray,
+                priors: dict[int, float]) -> list[MoveValue]:
+    """Each move's mean outcome over the worlds (column ``k`` of ``outcomes`` is
+    ``moves[k]``), its standard error and prior, best first."""
+    values = []
+    for k, a in enumerate(moves):
+        col = outcomes[:, k]
+        se = float(col.std(ddof=1) / math.sqrt(len(col))) if len(col) > 1 else 0.0
+        values.append(MoveValue(a, float(col.mean()), se, priors.get(a, 0.0)))
+    return sorted(values, key=lambda v: -v.mean)
+
+
+def paired_gain(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """The mean of ``a - b`` over the same worlds and its z-score (0 when undecided): how
+    much one move beats another, and how sure the worlds are of it."""
+    d = a - b
+    sd = float(d.std(ddof=1)) if len(d) > 1 else 0.0
+    mean = float(d.mean())
+    return mean, (mean / (sd / math.sqrt(len(d))) if sd > 0 else 0.0)
 
 
 def parse_worlds(arg: str | None) -> int:
@@ -278,4 +301,5 @@ register("search", _make,
          "the shipped policy searched at decision time: W sampled worlds, every move "
          f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
 
-__all__ = ["DEFAULT_WORLDS", "MoveValue", "SearchAgent", "parse_worlds", "searchable"]
+__all__ = ["DEFAULT_WORLDS", "MoveValue", "SearchAgent", "move_values", "paired_gain",
+           "parse_worlds", "searchable"]

@@ -85,14 +85,49 @@ def test_a_written_state_plays_on_as_the_engine_does(preset: str, n: int) -> Non
             if state.hand_number != hand or state.is_terminal():
                 lost = [b - a for b, a in zip(before, state.lives, strict=True)]
                 # the next deal is each engine's own: a dealt 31 there ends a second hand
-                if not state.is_terminal() and out["hands_ended"][g] == 1:
+                if state.is_terminal():  # the hand ended the game: the same end
                     assert out["lives_lost"][g].tolist() == lost
+                    assert out["done"][g] and out["winner"][g] == state.winner
+                elif out["hands_ended"][g] == 1:
+                    assert out["lives_lost"][g].tolist() == lost
+                    assert not out["done"][g]
                 assert out["hands_ended"][g] >= 1
                 break
             assert out["hands_ended"][g] == 0
             _check_same(env, g, state)
         checked += 1
     assert checked >= 6
+
+
+def test_a_written_state_ends_the_game_as_the_engine_does() -> None:
+    """Hands that end the game (two players with one life each: the first hand is the
+    last)."""
+    rules = Rules.preset("standard").replace(pennies=1, county=False)
+    ended = 0
+    rng = random.Random(9)
+    env = BatchEnv(2, 2, rules, seed=2)
+    env.reset()
+    for _ in range(30):
+        state = GameState(2, rules, rng=random.Random(rng.random()))
+        for _ in range(rng.randrange(1, 10)):
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal() or str(state.phase) not in ("draw", "discard"):
+            continue
+        env.set_games([1], [state])
+        while not state.is_terminal():
+            action = rng.choice(state.legal_actions())
+            out = env.step(np.array([0, action]), skip=np.array([True, False]))
+            state.apply_action(action)
+            if state.is_terminal():
+                assert out["done"][1] and out["winner"][1] == state.winner
+                ended += 1
+            else:
+                assert not out["done"][1]
+                if state.hand_number > 1:
+                    break
+    assert ended >= 10
 
 
 def test_a_sampled_world_is_written_as_it_was_assembled() -> None:

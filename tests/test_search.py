@@ -8,7 +8,7 @@ import random
 import pytest
 
 from agents.registry import make_agent
-from agents.search import SearchAgent, parse_worlds, searchable
+from agents.search import SURE, SearchAgent, parse_worlds, searchable
 from scat_env import GameState, Rules
 from scat_env.view import make_view
 
@@ -103,14 +103,18 @@ def test_a_hopeless_move_is_valued_below_the_policys() -> None:
 def test_decisions_it_does_not_search_are_the_policys() -> None:
     golf = GameState(3, Rules.preset("golf"), rng=random.Random(1))
     assert not searchable(make_view(golf, golf.current_player))
-    state = _mid_hand(5)
-    view = make_view(state, state.current_player)
-    assert searchable(view)
     policy = make_agent("compact:scat_batch_set")
     agent = SearchAgent(8, seed=0)
-    chosen, values = agent.choose(view)
-    if not values:  # the policy was sure of its move
-        assert chosen == policy.act(view)
+    sure = None
+    for seed in range(40):  # a view the policy is sure of: its move, unsearched
+        state = _mid_hand(seed)
+        view = make_view(state, state.current_player)
+        if searchable(view) and max(agent.priors(view).values()) >= SURE:
+            sure = view
+            break
+    assert sure is not None
+    chosen, values = agent.choose(sure)
+    assert values == [] and chosen == policy.act(sure)
 
 
 def test_it_plays_whole_games_against_expert() -> None:
@@ -130,3 +134,36 @@ def test_a_budget_that_is_not_one_is_refused_in_one_line(arg: str, message: str)
     assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match=message):
         make_agent(f"search:{arg}")
+
+
+def test_two_threads_searching_at_once_do_not_abort_the_process(tmp_path):
+    """A server reviews and plays searching opponents in threads; numba's fallback
+    threading layer (no OpenMP, no TBB) aborts a process whose threads launch its parallel
+    kernels at once, so the playouts take turns."""
+    import subprocess
+    import sys
+
+    script = """
+import random, threading
+from agents.search import SearchAgent
+from scat_env import GameState, Rules
+from scat_env.view import make_view
+state = GameState(3, Rules(), rng=random.Random(4))
+for _ in range(4):
+    state.apply_action(state.legal_actions()[0])
+view = make_view(state, state.current_player)
+def work():
+    agent = SearchAgent(4, seed=1)
+    for _ in range(15):
+        agent.evaluate(view)
+threads = [threading.Thread(target=work) for _ in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("ok")
+"""
+    import os
+
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-2000:]

@@ -516,3 +516,6 @@ def compile_kernels() -> None:
     env.threshold_actions()
     env.observe_all()
     env.restart(np.ones(2, np.bool_))
+    from ..engine import GameState
+
+    env.set_games([0], [GameState(2, env.rules, seed=0)])
