@@ -244,7 +244,6 @@ class PlaySession:
         self.save()
         self.print(f"Seed {g.seed}: the game is reproducible from the replay.\n"
                    f"Replay saved to {self.save_path}\nWatch it again with: scat replay "
-                   f"{self.save_path}\nReview your decisions with: scat replay --review "
                    f"{self.save_path}", soft_wrap=True)
         self._offer_review()
         return 0
@@ -253,8 +252,14 @@ class PlaySession:
         """``r`` at the end of a game: its review now (``scat replay --review``), each of the
         person's decisions against the strongest agent's, costliest first. Anything else,
         or no more input, leaves."""
-        if self.game.human_seat is None or self.game.status != "finished":
+        from scat_session.review import reviewable
+
+        g = self.game
+        if (g.human_seat is None or g.status != "finished"
+                or not reviewable(g.num_players, g.rules)):
             return
+        self.print(f"Review your decisions with: scat replay --review {self.save_path}",
+                   soft_wrap=True)
         self.print("[dim]r: review your decisions now (a few seconds) · Enter: leave[/]")
         try:
             answer = self.ask("> ")

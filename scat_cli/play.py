@@ -82,12 +82,15 @@ def _epilog() -> str:
     from agents.registry import available
     from scat_env.rules import PRESETS
     from scat_session.lengths import measured_players, minutes_text
+    from scat_session.levels import LEVEL_NAMES, level_line
     from scat_session.seating import default_opponents_by_preset
 
     usual = ", ".join(f"{name} {minutes_text(name).split(' ')[0]}" for name in PRESETS
                       if minutes_text(name))
     return (f"Default opponents by rules preset: {'; '.join(default_opponents_by_preset())}. "
             "The first line of a game names its opponents.\n\n"
+            f"Levels (--level; measured in the standard game at 3 players): "
+            f"{'; '.join(level_line(n) for n in LEVEL_NAMES)}.\n\n"
             f"A game's usual minutes by --rules preset ({measured_players()} players, 4 s a "
             f"move of yours; scat rules gives the ranges): {usual}.\n\n"
             "Agents: " + "; ".join(f"{name} ({help})" for name, help in available().items()))
@@ -123,8 +126,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "the table's size and rules (listed below)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="who plays, by level: easy, medium, hard (the trained AI) or strongest "
-                        "(the trained AI searching its close calls); the measured figures of "
-                        "each are listed below. Default: easy for your first game, then hard")
+                        "(the trained AI searching its close calls); each level's measured "
+                        "figures are listed below. Default: easy for your first game (no saved "
+                        "game in the replay folder yet), then hard")
     p.add_argument("--rules", default=None,
                    help="rules preset or a rules YAML file (default standard); a game's "
                         "usual length per preset is listed below")
@@ -253,10 +257,11 @@ def _level_opponents(args: argparse.Namespace, rules: Rules) -> tuple[str | None
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise CliError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got "
                        f"{players}")
-    note = f"Level {level_line(name)}."
+    spec = level_spec(name, players, rules)
+    note = f"Level {level_line(name, spec=spec)}."
     if first:
         note += " Your first game; later games get hard unless you pick --level."
-    return level_spec(name, players, rules), note
+    return spec, note
 
 
 __all__ = ["MAX_SEED", "add_parser", "check_seed", "opponent_specs", "run"]

@@ -224,6 +224,9 @@ def run(args: argparse.Namespace) -> int:
                          f"game, and this one is in progress (scat play --resume {args.file})")
     if args.worlds is not None and not args.review:
         raise ValueError("--worlds is for --review")
+    if args.review and (args.reveal or args.auto or args.fast):
+        what = "--reveal" if args.reveal else ("--auto" if args.auto else "--fast")
+        raise ValueError(f"{what} is for watching the turns; --review shows the review only")
     if args.review:
         from .review import show_review
 

@@ -57,14 +57,17 @@ def print_review(review: GameReview, game: SavedGame, console: Console) -> None:
     """The review's summary, its costliest mistakes on their tables, every decision."""
     print_ = console.print
     if not review.decisions:
-        print_("Nothing to review: none of these decisions is one the search plays out "
-               "(it plays the draws and discards of the draw-and-discard games).")
+        print_("Nothing to review: " + (
+            f"{review.name} made no decision with a choice in this game." if not review.skipped
+            else "none of these decisions is one the search plays out (the draws and "
+                 "discards of the draw-and-discard games without calls)."))
         return
     print_(review.summary() + ".")
     worst = review.costliest()
     labels = [agent_label(p.agent) for p in game.players]
     if not worst:
-        print_("[green]No mistake worth 2 points of win chance or more. Well played.[/]")
+        print_("[green]No clear mistake (2 points of win chance or more, and sure of it). "
+               "Well played.[/]")
     else:
         print_(f"\n[bold]The {len(worst)} costliest[/] (win chance given up, in points):")
     for k, d in enumerate(worst, 1):

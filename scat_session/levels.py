@@ -12,9 +12,13 @@ typed in twice.
 - ``medium``: ``expert``, the rule-based player that counts cards.
 - ``hard``: the table's trained policy (:func:`scat_session.seating.default_opponent`), the
   default opponent of ``scat play`` and ``scat serve`` once a person has played a game.
-- ``strongest``: ``search``, the trained policy that also plays out its close decisions on
-  sampled deals (agents/search.py); where the search does not play (calls, golf, points
-  races) it is the trained policy.
+- ``strongest``: ``search``, the standard game's trained set that also plays out its close
+  decisions on sampled deals (agents/search.py), where that set is the table's trained
+  policy and the rules are draw-and-discard without calls; elsewhere it is ``hard``.
+
+The figures were measured in the standard game at three players; a table where a level
+seats another agent (another preset's policy, or ``expert`` where no policy plays) says so
+instead of showing them (:func:`level_line` with the seated spec).
 """
 
 from __future__ import annotations
@@ -64,14 +68,18 @@ def level(name: str) -> Level:
     raise ValueError(f"unknown level {name[:30]!r}; the levels are {', '.join(LEVEL_NAMES)}")
 
 
-def level_spec(name: str, players: int, rules: Rules) -> str:
+def level_spec(name: str, players: int, rules: Rules,
+               trained: str | None = None) -> str:
     """The agent spec that plays level ``name`` at a table of ``players`` under ``rules``:
-    ``hard`` is the table's trained policy; ``strongest`` searches where the search plays
-    and the table's trained policy plays, else it is ``hard``."""
+    ``hard`` is the table's trained policy (``trained``, default
+    :func:`scat_session.seating.default_opponent`: a server passes its own choice);
+    ``strongest`` is ``search`` where the search plays (the table's policy is the standard
+    game's set, the rules draw-and-discard without calls), else it is ``hard``."""
     from scat_session.seating import default_opponent
 
     lv = level(name)
-    trained = default_opponent(players, rules)
+    if trained is None:
+        trained = default_opponent(players, rules)
     if lv.spec is None:
         return trained
     if lv.name == "strongest" and not _search_plays(players, rules, trained):
@@ -130,20 +138,32 @@ def level_figures(path: Path | None = None) -> dict[str, Any]:
         return {}
 
 
-def level_line(name: str, figures: dict[str, Any] | None = None) -> str:
+#: The level each level's line is compared with: one yardstick for all, so the lines read
+#: side by side (``medium`` itself against ``easy``).
+YARDSTICK = {"easy": "medium", "medium": "easy", "hard": "medium", "strongest": "medium"}
+
+
+def level_line(name: str, figures: dict[str, Any] | None = None,
+               spec: str | None = None) -> str:
     """One line a person reads beside a level, e.g. "hard: the trained AI; wins 44% against
-    two medium players; a beginner beats it 21%". Without figures, the blurb alone."""
+    two medium; a beginner beats it 21% (fair share 33%)". ``spec``: the agent the level
+    seats at this table; where it is not the one measured (another preset, where the
+    trained policy is another or the search does not play), the line names that agent and
+    gives no figure. Without figures, the blurb alone."""
     figures = level_figures() if figures is None else figures
     lv = level(name)
+    measured = figures.get("levels", {}).get(name)
+    if spec is not None and spec != (measured or lv.spec or spec):
+        from .seating import agent_label
+
+        return f"{lv.name}: here {agent_label(spec)} ({spec})"
     parts = [f"{lv.name}: {lv.blurb}"]
     cells = figures.get("cells", {})
-    row = cells.get(name, {})
     n = figures.get("players", 3)
-    for other in LEVEL_NAMES:
-        cell = row.get(other)
-        if other != name and cell is not None:
-            parts.append(f"wins {round(100 * cell['win_rate'])}% against two {other}")
-            break
+    other = YARDSTICK[name]
+    cell = cells.get(name, {}).get(other)
+    if cell is not None:
+        parts.append(f"wins {round(100 * cell['win_rate'])}% against two {other}")
     beginner = cells.get("greedy", {}).get(name)
     if beginner is not None:
         parts.append(f"a beginner beats it {round(100 * beginner['win_rate'])}% "
@@ -152,7 +172,8 @@ def level_line(name: str, figures: dict[str, Any] | None = None) -> str:
 
 
 def levels_payload(figures: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Every level with its line and its measured cells, for the browser's picker."""
+    """Every level with its line (as measured: the standard game at three players) and its
+    measured cells, for the browser's picker."""
     figures = level_figures() if figures is None else figures
     cells = figures.get("cells", {})
     return [{"name": lv.name, "blurb": lv.blurb, "line": level_line(lv.name, figures),

@@ -25,7 +25,7 @@ from scat_env.actions import action_str
 
 if TYPE_CHECKING:
     from agents.search import MoveValue
-    from scat_env import PlayerView
+    from scat_env import PlayerView, Rules
 
     from .savegame import SavedGame
 
@@ -34,9 +34,12 @@ HONESTY = ("Each move is judged from what you could see when you made it: the de
            "each estimate are sampled from your view, never from the other hands.")
 #: Sampled deals a decision is played out on.
 DEFAULT_WORLDS = 96
-#: A move that costs less than this much win chance is not called a mistake (the
-#: estimates' own noise is about this size).
+#: A move is called a mistake when it gives up at least this much win chance, and the
+#: sampled deals are sure of it: the best move beats it by :data:`MISTAKE_Z` paired standard
+#: errors (the best of several noisy means is biased up; a lone threshold would call noise a
+#: mistake).
 MISTAKE = 0.02
+MISTAKE_Z = 2.0
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class DecisionReview:
     view: PlayerView
     played: int
     values: tuple[MoveValue, ...]
+    #: How sure the deals are that the best move beats the played one (paired z-score).
+    cost_z: float = 0.0
 
     @property
     def best(self) -> MoveValue:
@@ -66,7 +71,8 @@ class DecisionReview:
 
     @property
     def mistake(self) -> bool:
-        return self.best.action != self.played and self.cost >= MISTAKE
+        return (self.best.action != self.played and self.cost >= MISTAKE
+                and self.cost_z >= MISTAKE_Z)
 
     def line(self, symbols: bool = True) -> str:
         """The decision in one line, e.g. "Hand 2, turn 5: you took the 7♣ (win chance 38%);
@@ -78,14 +84,14 @@ class DecisionReview:
             return f"{where}: {mine}: the best move"
         if not self.mistake:
             return (f"{where}: {mine}: as good as {_move(best.action, symbols)} "
-                    f"({_pct(best.mean)}) within the estimates' noise")
+                    f"({_pct(best.mean)}) as far as the sampled deals tell")
         return (f"{where}: {mine}; best was {_move(best.action, symbols)} "
                 f"({_pct(best.mean)}, +{100 * self.cost:.0f} points)")
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "hand": self.hand_number, "turn": self.turn,
                 "played": self.played, "best": self.best.action, "cost": self.cost,
-                "mistake": self.mistake, "text": self.line(),
+                "cost_z": self.cost_z, "mistake": self.mistake, "text": self.line(),
                 "values": [{"action": v.action, "move": _move(v.action, True),
                             "win_chance": v.mean, "se": v.se, "prior": v.prior}
                            for v in self.values]}
@@ -130,7 +136,7 @@ def review_game(save: SavedGame, seat: int | None = None, worlds: int = DEFAULT_
                 progress: Callable[[int, int], None] | None = None) -> GameReview:
     """Review ``seat``'s decisions (default: the person's) in the finished game ``save``.
     ``progress(done, total)`` is called after each decision (a review takes seconds)."""
-    from agents.search import SearchAgent, searchable
+    from agents.search import SearchAgent, move_values, paired_gain, searchable
 
     if save.status != "finished":
         raise ValueError("only a finished game is reviewed: its decisions are all known")
@@ -154,11 +160,31 @@ def review_game(save: SavedGame, seat: int | None = None, worlds: int = DEFAULT_
         agent.check_table(save.num_players, save.rules)
     out = []
     for k, (i, view, action) in enumerate(todo):
-        values = tuple(agent.evaluate(view))
-        out.append(DecisionReview(i, view.hand_number, view.turn, view, action, values))
+        moves = list(view.legal_actions)
+        outcomes = agent.play_out(view, moves, worlds)
+        values = tuple(move_values(moves, outcomes, agent.priors(view)))
+        _, z = paired_gain(outcomes[:, moves.index(values[0].action)],
+                           outcomes[:, moves.index(action)])
+        out.append(DecisionReview(i, view.hand_number, view.turn, view, action, values, z))
         if progress is not None:
             progress(k + 1, len(todo))
     return GameReview(seat, save.names[seat], tuple(out), worlds, skipped)
+
+
+def reviewable(num_players: int, rules: Rules) -> bool:
+    """Whether a game of these rules has decisions the review plays out: the search's
+    draws and discards, at a table its policy plays (not golf, the calls, the races)."""
+    from agents.registry import make_agent
+    from agents.search import _plain
+    from scat_env.batch import covers
+
+    if not (covers(rules) and _plain(rules)):
+        return False
+    try:
+        make_agent("search:1").check_table(num_players, rules)
+    except ValueError:
+        return False
+    return True
 
 
 def _move(action: int, symbols: bool) -> str:
@@ -169,5 +195,5 @@ def _pct(p: float) -> str:
     return f"{round(100 * p)}%"
 
 
-__all__ = ["DEFAULT_WORLDS", "HONESTY", "MISTAKE", "DecisionReview", "GameReview",
-           "review_game"]
+__all__ = ["DEFAULT_WORLDS", "HONESTY", "MISTAKE", "MISTAKE_Z", "DecisionReview", "GameReview",
+           "review_game", "reviewable"]

@@ -90,7 +90,10 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),
     ("ismcts:100", "Search (ISMCTS, 100 deals a move; slower)"),
+    ("search", "Trained policy set with search (64 deals a close call; the level "
+               "strongest)"),
     ("greedy", "Greedy (knocks at 25+)"),
+    ("threshold:21", "Knocks early (at 21+; the level easy)"),
     ("random", "Random (any legal move)"),
 )
 _GAME_ID = re.compile(r"[0-9a-f]{8}")
@@ -297,8 +300,9 @@ class GameStore:
         :data:`scat_session.levels.LEVEL_NAMES`, exclusive with ``opponents``) seats that
         level's agent for this table in every opponent seat."""
         rules = Rules.preset(rules_name)
-        if level is not None:
-            opponents = [level_spec(level, players, rules)] * (players - 1)
+        if level is not None:  # the level's agent, this server's trained choice as "hard"
+            spec = level_spec(level, players, rules, self.default_opponent(players, rules))
+            opponents = [spec] * (players - 1)
         specs = opponents or [self.default_opponent(players, rules)] * (players - 1)
         seed = self.seed_source()
         base = new_game(players, specs, rules, seed, name)

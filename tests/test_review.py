@@ -54,13 +54,13 @@ def test_the_review_reads_only_the_players_view(tmp_path, monkeypatch):
     """What the search is given is the person's view at the time, nothing of the game's
     full state (the opponents' cards are in the file, and over, but not used)."""
     seen: list[object] = []
-    real = search.SearchAgent.evaluate
+    real = search.SearchAgent.play_out
 
     def spy(self, view, *args, **kwargs):  # noqa: ANN001, ANN202
         seen.append(view)
         return real(self, view, *args, **kwargs)
 
-    monkeypatch.setattr(search.SearchAgent, "evaluate", spy)
+    monkeypatch.setattr(search.SearchAgent, "play_out", spy)
     save = SavedGame.load(_finished(tmp_path, seed=5))
     review_game(save, worlds=4)
     assert seen and all(type(v) is PlayerView and v.seat == 0 for v in seen)
@@ -75,25 +75,29 @@ def test_a_game_in_progress_is_not_reviewed(tmp_path):
 def test_replay_review_prints_the_costliest_first_on_their_tables(tmp_path, capsys):
     path = _finished(tmp_path, seed=7)
     capsys.readouterr()
-    assert main(["replay", str(path), "--review", "--worlds", "8", "--no-color",
+    assert main(["replay", str(path), "--review", "--worlds", "32", "--no-color",
                  "--width", "100"]) == 0
     out = capsys.readouterr().out
     assert "Review of You's decisions" in out
     assert "judged from what you could see" in out
     assert "decisions reviewed" in out and "Every decision" in out
-    if "costliest" in out:  # a mistake is shown on the table as it stood
-        assert "Win chance of each move:" in out and "Scat · custom rules" in out
+    # always the first menu entry (draw from the stock, discard the first card) makes
+    # mistakes, each shown on the table as it stood
+    assert "costliest" in out
+    assert "Win chance of each move:" in out and "Scat · custom rules" in out
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--worlds", "0"], "--worlds must be between 1 and"),
     (["--worlds", "5"], "--worlds is for --review"),
+    (["--review", "--reveal"], "--reveal is for watching the turns"),
+    (["--review", "--fast"], "--fast is for watching the turns"),
 ])
 def test_bad_review_options_are_one_line(tmp_path, capsys, argv, message):
     path = _finished(tmp_path, seed=3)
     capsys.readouterr()
     args = ["replay", str(path), *argv]
-    if "--worlds" in argv and message.startswith("--worlds must"):
+    if message.startswith("--worlds must"):
         args.append("--review")
     assert main(args) == 2
     err = capsys.readouterr().err
@@ -113,3 +117,14 @@ def test_the_end_of_a_game_offers_the_review(tmp_path, capsys, monkeypatch):
     assert "Review your decisions with: scat replay --review" in out
     assert "r: review your decisions now" in out
     assert "Review of You's decisions" in out and "decisions reviewed" in out
+
+
+def test_a_game_with_nothing_to_review_says_so_and_the_end_offers_nothing(tmp_path, capsys):
+    """Golf's moves are not the search's: ``r`` is not offered, and ``--review`` says why."""
+    game = new_game(2, ["expert"], Rules.preset("golf"), seed=2, name="You")
+    path = tmp_path / "golf.json"
+    PlaySession(game, path, color=False, fast=True, input_fn=lambda prompt: "1").run()
+    out = capsys.readouterr().out
+    assert "r: review your decisions now" not in out
+    assert main(["replay", str(path), "--review", "--worlds", "4", "--no-color"]) == 0
+    assert "Nothing to review: none of these decisions" in capsys.readouterr().out

@@ -15,7 +15,6 @@ stood then with the opponents' cards face down, and "Show every hand" turns them
 from __future__ import annotations
 
 import os
-import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,9 +151,8 @@ def test_the_review_of_a_finished_game_says_what_it_sampled_and_lists_the_costli
         assert {v["action"] for v in d["values"]} >= {d["played"], d["best"]}
         assert all(0 <= v["win_chance"] <= 1 for v in d["values"])
     # kept: a second request is answered from memory, the same review
-    started = time.perf_counter()
     assert client.get(f"/api/games/{game['id']}/review").json() == data
-    assert time.perf_counter() - started < 1 and len(calls) == 1
+    assert len(calls) == 1
 
 
 def test_a_replay_step_says_what_the_person_saw_of_each_seat(client):
@@ -325,7 +323,9 @@ def test_the_review_button_of_a_replay_asks_for_the_review(
     wait_for_first_step(page)
     assert page.is_hidden("#review")
     page.click("#r-review")
-    assert "Reviewing" in page.inner_text("#review-status")
+    # the click shows "Reviewing..." at once, unless the answer came first
+    assert ("Reviewing" in page.inner_text("#review-status")
+            or page.get_attribute("body", "data-review") == "ready")
     assert page.evaluate("location.hash") == f"#review={final['id']}"
     page.wait_for_selector("body[data-review='ready']", timeout=180_000)
     assert page.is_visible("#review-honesty") and page.is_hidden("#r-review")
