@@ -15,6 +15,8 @@ from agents.registry import make_agent
     ("expert:gin_win=1.5", "gin_win must be between"),
     ("ismcts:100000000000", "budget must be between 1 and 100,000"),
     ("ismcts:-3", "budget must be between"),
+    ("search:100000", "budget must be between 1 and 4,096"),
+    ("search:nan", "budget must be a positive integer"),
     ("threshold:", "give the knock threshold"),
     ("threshold: ", "give the knock threshold"),
 ])
@@ -25,7 +27,8 @@ def test_an_out_of_range_spec_is_refused_in_one_line(spec, words):
 
 
 @pytest.mark.parametrize("spec", ["expert:beta=0.5,risk=0.6", "expert:draw_bonus=-1",
-                                  "threshold", "threshold:never", "ismcts:100000"])
+                                  "threshold", "threshold:never", "ismcts:100000",
+                                  "search:4096", "search"])
 def test_specs_within_range_still_build(spec):
     assert make_agent(spec).spec == spec
 
