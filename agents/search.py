@@ -83,18 +83,18 @@ class MoveValue:
 def searchable(view: PlayerView) -> bool:
     """Whether ``view``'s decision is one the search plays out: a draw or a discard of the
     draw-and-discard games without calls, with two or more legal moves."""
-    from scat_env.batch import covers
-
     if view.phase not in ("draw", "discard") or len(view.legal_actions) < 2:
         return False
-    return covers(view.rules) and _plain(view.rules)
+    return searched_rules(view.rules)
 
 
-def _plain(rules: Rules) -> bool:
-    from scat_env.batch import _params
-    from scat_env.batch import kernels as K
+def searched_rules(rules: Rules) -> bool:
+    """Whether the search plays out decisions under ``rules``: the batched engine's
+    draw-and-discard games without calls, whose whole state a view's sampled world gives
+    (:meth:`scat_env.batch.BatchEnv.set_games`)."""
+    from scat_env.batch import plain
 
-    return bool(_params(rules, 1, "game")[K.P_PLAIN])
+    return plain(rules)
 
 
 class _Rollouts:
@@ -110,7 +110,6 @@ class _Rollouts:
         self.env.reset()
         self.policy = policy
         self.expert = BatchExpert(rules) if policy.advice else None
-        self.acts = np.zeros(games, np.int64)
         self.advice = np.zeros(games, np.int64)
 
     def policy_actions(self) -> np.ndarray:
@@ -165,9 +164,8 @@ class SearchAgent(Agent):
         """Outcomes [worlds, len(moves)]: move ``k`` played in world ``w``, then everyone
         playing the policy to the horizon (``[w, k] - [w, j]`` compares two moves on the
         same deal, paired). Only for a :func:`searchable` view. The engine's kernels run on
-        this thread alone:
-        a few hundred games a step are done in microseconds, and waking numba's threads
-        beside numpy's matrix products cost 50 times that (``scat bench agents``)."""
+        this thread alone: a few hundred games a step take microseconds, and waking numba's
+        threads beside numpy's matrix products cost 50 times that (``scat bench agents``)."""
         import numba
 
         if not searchable(view):
@@ -302,4 +300,4 @@ register("search", _make,
          f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
 
 __all__ = ["DEFAULT_WORLDS", "MoveValue", "SearchAgent", "move_values", "paired_gain",
-           "parse_worlds", "searchable"]
+           "parse_worlds", "searchable", "searched_rules"]

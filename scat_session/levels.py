@@ -99,9 +99,9 @@ def _search_plays(players: int, rules: Rules, trained: str) -> bool:
         make_agent("search:1").check_table(players, rules)
     except ValueError:
         return False
-    from agents.search import _plain
+    from agents.search import searched_rules
 
-    return _plain(rules)
+    return searched_rules(rules)
 
 
 @cache

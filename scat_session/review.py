@@ -175,10 +175,9 @@ def reviewable(num_players: int, rules: Rules) -> bool:
     """Whether a game of these rules has decisions the review plays out: the search's
     draws and discards, at a table its policy plays (not golf, the calls, the races)."""
     from agents.registry import make_agent
-    from agents.search import _plain
-    from scat_env.batch import covers
+    from agents.search import searched_rules
 
-    if not (covers(rules) and _plain(rules)):
+    if not searched_rules(rules):
         return False
     try:
         make_agent("search:1").check_table(num_players, rules)

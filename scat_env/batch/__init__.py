@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from ..engine import GameState
 
 __all__ = ["BatchEnv", "BatchState", "beyond_base_observation", "compile_kernels",
-           "covered_presets", "covers", "observation_size", "uncovered"]
+           "covered_presets", "covers", "observation_size", "plain", "uncovered"]
 
 
 class BatchState(NamedTuple):
@@ -148,6 +148,13 @@ def beyond_base_observation(rules: Rules) -> str | None:
 def covers(rules: Rules | str) -> bool:
     """Whether :class:`BatchEnv` plays ``rules`` (a :class:`Rules` or a preset name)."""
     return uncovered(Rules.preset(rules) if isinstance(rules, str) else rules) is None
+
+
+def plain(rules: Rules) -> bool:
+    """Whether ``rules`` are one of the draw-and-discard games without calls (``P_PLAIN``:
+    the engine's lean path), whose whole state is the cards, the lives and the turn's
+    scalars: what :meth:`BatchEnv.set_games` writes."""
+    return covers(rules) and bool(_params(rules, 1, "game")[K.P_PLAIN])
 
 
 def covered_presets() -> list[str]:
