@@ -7,7 +7,7 @@ ROW,COL,COL --seating rotations``: every deal played with the row's agent in eac
 win rate with its 95% interval clustered by deal. The row ``greedy`` is a steady beginner
 (keeps its best cards, knocks at 25) in the person's seat.
 
-    python scripts/level_table.py --games 1200 --seed 20261128 \
+    python scripts/level_table.py --games 900 --seed 20261128 \
         --json policies/levels.json --card policies/README.md
 
 writes the figures both front ends show beside each level (``levels.json``, shipped beside
@@ -33,7 +33,7 @@ PLAYERS = 3
 #: (row, column): the row's agent in one seat, two of the column's in the others.
 CELLS = (("easy", "medium"), ("hard", "medium"), ("strongest", "medium"),
          ("strongest", "hard"), ("hard", "easy"), ("greedy", "easy"), ("greedy", "medium"),
-         ("greedy", "hard"), ("greedy", "strongest"))
+         ("greedy", "hard"), ("greedy", "strongest"), ("medium", "easy"))
 MARKER = "level-table"
 
 
@@ -59,8 +59,9 @@ def measure(row: str, col: str, games: int, seed: int, out: Path) -> dict[str, A
 def markdown(cells: dict[str, dict[str, dict[str, Any]]], command: str) -> str:
     rows = ["| level | agent | against two | win rate [95% CI] | games |",
             "| --- | --- | --- | --- | --- |"]
-    for row, cols in cells.items():
-        for col, c in cols.items():
+    order = [*LEVEL_NAMES, "greedy"]
+    for row in sorted(cells, key=lambda r: order.index(r) if r in order else len(order)):
+        for col, c in sorted(cells[row].items(), key=lambda kv: order.index(kv[0])):
             lo, hi = c["ci95"]
             who = "a beginner (`greedy`)" if row == "greedy" else f"**{row}**"
             rows.append(f"| {who} | `{c['row']}` | {col} (`{c['column']}`) | "
@@ -70,23 +71,35 @@ def markdown(cells: dict[str, dict[str, dict[str, Any]]], command: str) -> str:
 
 
 def write_card(card: Path, table: str) -> None:
+    """Replace what lies between the card's two ``<!-- MARKER -->`` lines with ``table``."""
+    mark = f"<!-- {MARKER} -->"
     text = card.read_text(encoding="utf-8")
-    pattern = re.compile(rf"(<!-- {MARKER} -->\n).*?(\n<!-- {MARKER} -->)", re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{card}: no <!-- {MARKER} --> markers to write between")
-    card.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text),
+    pattern = re.compile(re.escape(mark) + r".*?" + re.escape(mark), re.S)
+    if len(pattern.findall(text)) != 1:
+        raise SystemExit(f"{card}: wants one pair of {mark} markers")
+    card.write_text(pattern.sub(lambda _: f"{mark}\n{table}\n{mark}", text),
                     encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, default=1200, help="games a cell (default 1200)")
+    p.add_argument("--games", type=int, default=900, help="games a cell (default 900)")
     p.add_argument("--seed", type=int, default=20261128)
     p.add_argument("--out", type=Path, default=Path("runs/levels"))
     p.add_argument("--json", type=Path, default=None, help="write the figures here")
     p.add_argument("--card", type=Path, default=None, help="rewrite the model card's table")
-    p.add_argument("--only", default=None, help="measure only cells ROW:COL[,ROW:COL]")
+    p.add_argument("--only", default=None,
+                   help="measure only cells ROW:COL[,ROW:COL] (the others kept from --json)")
+    p.add_argument("--from-json", type=Path, default=None,
+                   help="measure nothing: write the card's table from this figures file")
     args = p.parse_args(argv)
+    if args.from_json is not None:
+        data = json.loads(args.from_json.read_text())
+        table = markdown(data["cells"], data["command"])
+        if args.card is not None:
+            write_card(args.card, table)
+        print(table)
+        return 0
     if args.games < PLAYERS:
         p.error(f"--games must be at least {PLAYERS}")
     chosen = CELLS
