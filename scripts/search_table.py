@@ -3,8 +3,8 @@
 Each row seats one agent against a field of another (``scat tournament --field
 A,B,B... --seating rotations``: duplicate deals, every deal played with ``A`` in each
 seat; 95% interval clustered by deal) and times ``A``'s decisions in those games
-(``scat bench agents``: milliseconds per decision, every decision of the game counted, and
-the slowest one). The shipped policy, which the search starts from, is measured on the same
+(milliseconds per decision over every decision of a few games, after one game that warms
+up the process, and the slowest one; ``--retime`` times the rows of a figures file again). The shipped policy, which the search starts from, is measured on the same
 deals, so the rows compare as the same games.
 
     python scripts/search_table.py --rows search:16@3,search:64@3,search:256@3 \
@@ -58,10 +58,12 @@ def decision_times(spec: str, field: str, players: int, games: int, seed: int) -
             times.append(time.perf_counter() - t)
             return a
 
-    for g in range(games):
+    for g in range(games + 1):  # the first game warms up (loading, compiling): untimed
         seats = [make_agent(field, seed=seed + s) for s in range(players)]
         seats[g % players] = Timed()  # type: ignore[call-overload]
         play_game(seats, seed=seed + 7919 * g)
+        if g == 0:
+            times.clear()
     return sum(times) / len(times), max(times)
 
 
@@ -109,7 +111,7 @@ def write_card(card: Path, table: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rows", required=True, help="SPEC@PLAYERS[/FIELD],...")
+    p.add_argument("--rows", default="", help="SPEC@PLAYERS[/FIELD],...")
     p.add_argument("--games", type=int, default=1200)
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--timing-games", type=int, default=6,
@@ -117,7 +119,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("runs/search_table"))
     p.add_argument("--json", type=Path, default=None)
     p.add_argument("--card", type=Path, default=None)
+    p.add_argument("--retime", action="store_true",
+                   help="measure no strength: time the rows of --json again, rewrite it")
     args = p.parse_args(argv)
+    if args.retime:
+        if args.json is None:
+            p.error("--retime needs --json")
+        data = json.loads(args.json.read_text())
+        for r in data["rows"]:
+            mean_s, max_s = decision_times(r["spec"], r["field"], r["players"],
+                                           args.timing_games, args.seed)
+            r["ms_mean"], r["ms_max"] = 1000 * mean_s, 1000 * max_s
+            print(f"{r['spec']} at {r['players']}: {r['ms_mean']:.0f} ms a decision "
+                  f"(slowest {r['ms_max']:.0f})", flush=True)
+        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        if args.card is not None:
+            write_card(args.card, markdown(data["rows"], data["command"]))
+        return 0
     try:
         rows = [parse_row(t) for t in args.rows.split(",")]
     except ValueError as exc:
