@@ -84,6 +84,10 @@ def measure(spec: str, players: int, field: str, games: int, seed: int,
             "ms_max": 1000 * max_s}
 
 
+def _ms(ms: float) -> str:
+    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+
+
 def markdown(rows: list[dict[str, Any]], command: str) -> str:
     out = ["| player | players | against | win rate [95% CI] | x fair share [95% CI] | "
            "ms a decision: mean / slowest | games |",
@@ -94,7 +98,7 @@ def markdown(rows: list[dict[str, Any]], command: str) -> str:
         out.append(f"| `{r['spec']}` | {r['players']} | `{r['field']}` | "
                    f"{100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
                    f"{r['x_fair']:.2f}x [{xlo:.2f}, {xhi:.2f}] | "
-                   f"{r['ms_mean']:.0f} / {r['ms_max']:.0f} | {r['games']:,} |")
+                   f"{_ms(r['ms_mean'])} / {_ms(r['ms_max'])} | {r['games']:,} |")
     return "\n".join(out) + f"\n\n`{command}`"
 
 
