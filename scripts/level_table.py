@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,14 +70,14 @@ def markdown(cells: dict[str, dict[str, dict[str, Any]]], command: str) -> str:
 
 
 def write_card(card: Path, table: str) -> None:
-    """Replace what lies between the card's two ``<!-- MARKER -->`` lines with ``table``."""
-    mark = f"<!-- {MARKER} -->"
-    text = card.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(mark) + r".*?" + re.escape(mark), re.S)
-    if len(pattern.findall(text)) != 1:
-        raise SystemExit(f"{card}: wants one pair of {mark} markers")
-    card.write_text(pattern.sub(lambda _: f"{mark}\n{table}\n{mark}", text),
-                    encoding="utf-8")
+    """The table between the card's ``<!-- MARKER -->`` lines; a card without them is
+    refused in one line."""
+    from training.report import write_between_markers
+
+    try:
+        write_between_markers(card, MARKER, table)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

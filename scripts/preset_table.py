@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from scat_env.rules import PRESETS
 from scat_env.variants import FAMILY_OF_PRESET
 from scat_session.seating import default_opponent
 from training.batch_eval import measure_cells
+from training.report import write_between_markers
 
 BAR = 1.25
 MARKER = "preset-table"
@@ -102,12 +102,7 @@ def seat_best(cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def write_card(path: Path, text: str, marker: str = MARKER) -> None:
     """Replace what lies between the card's two ``<!-- marker -->`` lines with ``text``."""
-    mark = f"<!-- {marker} -->"
-    card = path.read_text()
-    pattern = re.compile(re.escape(mark) + r".*?" + re.escape(mark), re.S)
-    if len(pattern.findall(card)) != 1:
-        raise ValueError(f"{path}: wants one pair of {mark} markers")
-    path.write_text(pattern.sub(lambda _: f"{mark}\n{text}\n{mark}", card))
+    write_between_markers(path, marker, text)
 
 
 def _players(args: argparse.Namespace, preset: str, n: int) -> list[str]:

@@ -37,6 +37,7 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -441,3 +442,15 @@ def write_report(
             paths["ratings_png"] = out / RATINGS_PNG
             _png(plot_ratings, summary, paths["ratings_png"])
     return paths
+
+
+def write_between_markers(path: Path, marker: str, text: str) -> None:
+    """Replace what lies between a document's two ``<!-- marker -->`` lines with ``text``:
+    how a model card's generated tables are written (``scripts/*_table.py``), so a figure is
+    a script's output, never typed in. ``ValueError`` unless there is exactly one pair."""
+    mark = f"<!-- {marker} -->"
+    doc = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(mark) + r".*?" + re.escape(mark), re.S)
+    if len(pattern.findall(doc)) != 1:
+        raise ValueError(f"{path}: wants one pair of {mark} markers")
+    path.write_text(pattern.sub(lambda _: f"{mark}\n{text}\n{mark}", doc), encoding="utf-8")
