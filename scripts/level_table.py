@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +39,13 @@ def spec_of(name: str) -> str:
 
 
 def measure(row: str, col: str, games: int, seed: int, out: Path) -> dict[str, Any]:
-    """One cell: ``scat tournament`` with the row's agent against two of the column's."""
+    """One cell: the row's agent against two of the column's, on duplicate deals."""
+    from training.tournament import lineup_win_rate
+
     a, b = spec_of(row), spec_of(col)
-    folder = out / f"{row}_vs_{col}"
-    cmd = [sys.executable, "-m", "scat_cli", "tournament", "--field", f"{a},{b},{b}",
-           "--players", str(PLAYERS), "--games", str(games), "--seed", str(seed),
-           "--seating", "rotations", "--out", str(folder), "--overwrite", "--no-plots",
-           "--quiet"]
-    subprocess.run(cmd, check=True)
-    results = json.loads((folder / "results.json").read_text())
-    rate = results["agents"][a]["win_rate"]
+    rate, played = lineup_win_rate((a, b, b), games, seed, out / f"{row}_vs_{col}")
     return {"row": a, "column": b, "win_rate": rate["value"], "ci95": rate["ci95"],
-            "games": results["games"]}
+            "games": played}
 
 
 def markdown(cells: dict[str, dict[str, dict[str, Any]]], command: str) -> str:

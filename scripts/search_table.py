@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -68,16 +67,12 @@ def decision_times(spec: str, field: str, players: int, games: int, seed: int) -
 
 def measure(spec: str, players: int, field: str, games: int, seed: int,
             out: Path, timing_games: int) -> dict[str, Any]:
+    from training.tournament import lineup_win_rate
+
     folder = out / f"{spec.replace(':', '_')}_{players}p_vs_{field.replace(':', '_')}"
-    lineup = ",".join([spec] + [field] * (players - 1))
-    subprocess.run([sys.executable, "-m", "scat_cli", "tournament", "--field", lineup,
-                    "--players", str(players), "--games", str(games), "--seed", str(seed),
-                    "--seating", "rotations", "--out", str(folder), "--overwrite",
-                    "--no-plots", "--quiet"], check=True)
-    results = json.loads((folder / "results.json").read_text())
-    rate = results["agents"][spec]["win_rate"]
+    rate, played = lineup_win_rate((spec, *[field] * (players - 1)), games, seed, folder)
     mean_s, max_s = decision_times(spec, field, players, timing_games, seed)
-    return {"spec": spec, "players": players, "field": field, "games": results["games"],
+    return {"spec": spec, "players": players, "field": field, "games": played,
             "win_rate": rate["value"], "ci95": rate["ci95"], "x_fair": rate["value"] * players,
             "x_fair_ci95": [v * players for v in rate["ci95"]], "ms_mean": 1000 * mean_s,
             "ms_max": 1000 * max_s}

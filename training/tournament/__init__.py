@@ -36,7 +36,7 @@ from .logcheck import (
     read_games,
 )
 from .ray_backend import RAY_MISSING, check_ray_address, init_ray, require_ray
-from .run import BACKENDS, TournamentRun, run_tournament
+from .run import BACKENDS, TournamentRun, lineup_win_rate, run_tournament
 from .runner import play_key
 from .schedule import (
     AUTO_MAX_PERMUTATIONS,
@@ -49,6 +49,7 @@ from .schedule import (
 )
 
 __all__ = [
+    "lineup_win_rate",
     "AUTO_MAX_PERMUTATIONS", "BACKENDS", "CONFIG_FILE", "GAMES_FILE", "HAND_FIELDS",
     "RAY_MISSING", "RECORD_FIELDS", "SEATINGS", "VERIFY_FRACTION", "VERIFY_MIN", "VERIFY_MODES",
     "VERIFY_SECONDS", "RecordCheck", "TournamentConfig", "TournamentRun", "check_ray_address",

@@ -128,6 +128,21 @@ def run_tournament(
                            backend=backend, ray_address=ray_address)
 
 
+def lineup_win_rate(lineup: tuple[str, ...], games: int, seed: int,
+                    out: str | Path) -> tuple[dict[str, Any], int]:
+    """One lineup on duplicate deals, each deal played in every rotation of its seats (what
+    ``scat tournament --field A,B,B --seating rotations`` plays): the first spec's win rate
+    (``value``, ``ci95`` clustered by deal) and the games played, the games logged in
+    ``out``. How the model card's level and search tables measure a cell."""
+    from ..report import summarize
+
+    config = TournamentConfig(tables=(tuple(lineup),), games=games, seed=seed,
+                              seating="rotations")
+    run = run_tournament(config, out, overwrite=True, progress=False)
+    summary = summarize(config.to_dict(), run.games)
+    return summary["agents"][lineup[0]]["win_rate"], summary["games"]
+
+
 @contextmanager
 def _game_player(
     config: TournamentConfig, workers: int | None, jobs: int, backend: str = "local",
