@@ -73,3 +73,20 @@ def likeliest_moves_text(name: str, view: PlayerView, logits: Sequence[float]) -
     p /= p.sum()
     order = np.argsort(-p)[:3]
     return f"{name}: " + ", ".join(f"{action_str(legal[i])} {p[i]:.0%}" for i in order)
+
+
+def parse_budget(kind: str, arg: str | None, default: int, maximum: int, unit: str) -> int:
+    """A search's budget from its spec (``ismcts:N``, ``search:W``): ``default`` when none
+    is given, else an integer from 1 to ``maximum`` ``unit`` per decision; one line
+    naming the spec otherwise (a budget past the maximum is minutes a move: a typo)."""
+    if arg is None or arg == "":
+        return default
+    try:
+        n = int(arg)
+    except ValueError:
+        raise ValueError(f"{kind}:{arg}: the budget must be a positive integer ({unit} per "
+                         "decision)") from None
+    if not 1 <= n <= maximum:
+        raise ValueError(f"{kind}:{arg}: the budget must be between 1 and {maximum:,} "
+                         f"{unit} per decision, got {n:,}")
+    return n

@@ -42,6 +42,7 @@ from scat_env.cards import CARD_SUIT
 from scat_env.engine import Phase
 from scat_env.rewards import win_chance
 
+from . import base
 from .base import Agent
 from .expert import ExpertAgent, ExpertParams, knock_risk
 from .knowledge import MAX_DRAWS, hand_model, opponents, unseen_cards, value3
@@ -408,18 +409,7 @@ MAX_BUDGET = 100_000
 
 
 def parse_budget(arg: str | None) -> int:
-    if arg is None or arg == "":
-        return DEFAULT_BUDGET
-    try:
-        n = int(arg)
-    except ValueError:
-        raise ValueError(
-            f"ismcts:{arg}: the budget must be a positive integer (determinisations per "
-            "decision)") from None
-    if not 1 <= n <= MAX_BUDGET:
-        raise ValueError(f"ismcts:{arg}: the budget must be between 1 and {MAX_BUDGET:,} "
-                         f"determinisations per decision, got {n:,}")
-    return n
+    return base.parse_budget("ismcts", arg, DEFAULT_BUDGET, MAX_BUDGET, "determinisations")
 
 
 def _make(arg: str | None, seed: int | None) -> Agent:

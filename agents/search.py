@@ -47,7 +47,7 @@ import numpy as np
 from scat_env import PlayerView, Rules
 from scat_env.rewards import win_chance
 
-from .base import Agent
+from .base import Agent, parse_budget
 from .compact import SHIPPED_SET, CompactAgent, load_compact_player, policy_path
 from .ismcts import determinise
 from .registry import register
@@ -278,17 +278,7 @@ def paired_gain(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 def parse_worlds(arg: str | None) -> int:
-    if arg is None or arg == "":
-        return DEFAULT_WORLDS
-    try:
-        w = int(arg)
-    except ValueError:
-        raise ValueError(f"search:{arg}: the budget must be a positive integer (sampled "
-                         "worlds per decision)") from None
-    if not 1 <= w <= MAX_WORLDS:
-        raise ValueError(f"search:{arg}: the budget must be between 1 and {MAX_WORLDS:,} "
-                         f"sampled worlds per decision, got {w:,}")
-    return w
+    return parse_budget("search", arg, DEFAULT_WORLDS, MAX_WORLDS, "sampled worlds")
 
 
 def _make(arg: str | None, seed: int | None) -> Agent:
