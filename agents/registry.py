@@ -22,9 +22,12 @@ Factory = Callable[[str | None, int | None], Agent]
 #: ``scat play`` and ``scat serve`` seat the first one trained on the table's rules, else the
 #: first that plays them (:func:`scat_session.seating.first_to_play`): the standard game's
 #: set (each position to its member for the players in, 2 to 10 players), then the policy
-#: that learned every preset and reads the rules. One list, here, so that the front ends and
-#: the trainers never disagree on who the default is.
-DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set", "compact:scat_rules")
+#: that learned every preset and reads the rules, then the members per family (each the
+#: every-preset policy trained on its family's presets alone: a table of those presets
+#: seats one where the model card measured it the strongest). One list, here, so that the
+#: front ends and the trainers never disagree on who the default is.
+DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set", "compact:scat_rules",
+                                     "compact:scat_golf")
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 #: Agent kinds no longer played, by what their specs are told instead: the replacement, in

@@ -1,8 +1,9 @@
 """The model card's table of every preset, and who sits at each table by default: the
 shipped policies, each measured in one seat against a field of ``expert``.
 
-``--candidates A,B`` measures each candidate that plays the table, and seats the one with
-the highest figure, or ``expert`` where none beats its fair share (``expert`` against
+``--candidates A,B`` measures each candidate that plays the table (a family's member, a
+policy trained on some presets, only on those: :func:`family_member`), and seats the one
+with the highest figure, or ``expert`` where none beats its fair share (``expert`` against
 itself is 1x by construction). The figures file this writes (``--json
 policies/presets.json``, shipped beside the policies) is what
 :func:`scat_session.seating.default_opponent` seats by and what the front ends show beside
@@ -13,7 +14,8 @@ each seat), win rate as a multiple of the fair share ``1/n``, and the 95% interv
 each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
     python scripts/preset_table.py --players 3,6 --games 10000 --seed 20261128 \
-        --candidates compact:scat_batch_set,compact:scat_rules --workers 2 \
+        --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf \
+        --workers 2 \
         --json policies/presets.json --card policies/README.md
 
 Without ``--candidates``, each table's current default opponent is measured; ``--spec``
@@ -105,6 +107,15 @@ def write_card(path: Path, text: str, marker: str = MARKER) -> None:
     write_between_markers(path, marker, text)
 
 
+def family_member(agent: Any) -> bool:
+    """Whether ``agent`` is a family's member: a policy trained on a mix of some presets,
+    not all of them. It reads the rules, so it would play any table, but it learned only
+    its family's: a candidate there alone (the every-preset policy and the standard game's
+    set stay candidates everywhere they play)."""
+    mix = getattr(agent, "policy", None) and agent.policy.meta.get("rules_mix")
+    return bool(mix) and set(mix) != set(PRESETS)
+
+
 def _players(args: argparse.Namespace, preset: str, n: int) -> list[str]:
     """Who is measured at one table: ``--spec``, else each of ``--candidates`` that plays
     it, else the seat :func:`~scat_session.seating.default_opponent` gives it."""
@@ -116,8 +127,11 @@ def _players(args: argparse.Namespace, preset: str, n: int) -> list[str]:
     playing = []
     for spec in args.candidates.split(","):
         try:
-            make_agent(spec).check_table(n, rules)
+            agent = make_agent(spec)
+            agent.check_table(n, rules)
         except ValueError:
+            continue
+        if family_member(agent) and not agent.trained_on(rules):
             continue
         playing.append(spec)
     if not playing:

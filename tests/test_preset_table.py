@@ -71,6 +71,20 @@ def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
     assert message in err and err.count("\n") == 1
 
 
+def test_a_family_member_is_a_candidate_on_its_family_alone():
+    """``compact:scat_golf`` reads the rules, so it would play a standard table, but it
+    learned golf alone: measured there, never elsewhere; the every-preset policy and the
+    standard game's set stay candidates wherever they play."""
+    from argparse import Namespace
+
+    script = _script()
+    args = Namespace(spec=None, candidates="compact:scat_batch_set,compact:scat_rules,"
+                                           "compact:scat_golf")
+    assert script._players(args, "golf", 3) == ["compact:scat_rules", "compact:scat_golf"]
+    assert script._players(args, "standard", 6) == ["compact:scat_batch_set",
+                                                    "compact:scat_rules"]
+
+
 def test_the_shipped_figures_seat_the_best_measured_player_and_the_game_seats_it():
     """``policies/presets.json``: each table's seat is its best measured candidate (or
     ``expert`` where none beat its fair share), and that is who ``scat play`` seats."""
