@@ -153,8 +153,12 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
     # the model card's seat: the policy of every preset, measured ahead of expert there
     assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == (
         "compact:scat_rules")
-    # golf: no shipped policy beat expert's fair share, so expert sits
-    assert _new(client, opponents=None, rules="golf")["players"][1]["agent"] == "expert"
+    # golf: its family's member, measured ahead of scat_rules and of expert there
+    assert _new(client, opponents=None, rules="golf")["players"][1]["agent"] == (
+        "compact:scat_golf")
+    # Jacobs at six: no shipped policy beat expert's fair share, so expert sits
+    assert _new(client, opponents=None, rules="french_canadian_jacobs",
+                players=6)["players"][1]["agent"] == "expert"
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [
