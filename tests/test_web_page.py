@@ -225,8 +225,12 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
         assert moves < MAX_MOVES, "the game did not end"
         if page.get_attribute("body", "data-showdown") == "1":
             result = server.get(f"/api/games/{game}")["game"]["result"]
+            # the attribute may still be the last showdown's while the page draws this one
+            # (a hand can end before the person moves: a dealt 31): wait for its number
+            title = f"Showdown · hand {result['hand_number']}"
+            page.locator("#showdown", has_text=title).wait_for()
             text = page.inner_text("#showdown")
-            assert f"Showdown · hand {result['hand_number']}" in text
+            assert title in text
             assert result["rule_text"] in text
             for seat, value in result["values"].items():
                 row = page.locator(f"#showdown tr[data-seat='{seat}']")
