@@ -4,8 +4,9 @@ Each row seats one agent against a field of another (``scat tournament --field
 A,B,B... --seating rotations``: duplicate deals, every deal played with ``A`` in each
 seat; 95% interval clustered by deal) and times ``A``'s decisions in those games
 (milliseconds per decision over every decision of a few games, after one game that warms
-up the process, and the slowest one; ``--retime`` times the rows of a figures file again). The shipped policy, which the search starts from, is measured on the same
-deals, so the rows compare as the same games.
+up the process, and the slowest one; ``--retime`` times the rows of a figures file again).
+The shipped policy, which the search starts from, is measured on the same deals, so the
+rows compare as the same games.
 
     python scripts/search_table.py --rows search:16@3,search:64@3,search:256@3 \
         --games 1200 --card policies/README.md
@@ -36,7 +37,8 @@ def parse_row(text: str) -> tuple[str, int, str]:
     return spec, int(players), field or "expert"
 
 
-def decision_times(spec: str, field: str, players: int, games: int, seed: int) -> tuple[float, float]:
+def decision_times(spec: str, field: str, players: int, games: int,
+                   seed: int) -> tuple[float, float]:
     """Mean and slowest seconds a decision of ``spec`` in ``games`` games against ``field``
     (every decision of the game timed, one process)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -49,10 +49,9 @@ from .schedule import (
 )
 
 __all__ = [
-    "lineup_win_rate",
     "AUTO_MAX_PERMUTATIONS", "BACKENDS", "CONFIG_FILE", "GAMES_FILE", "HAND_FIELDS",
     "RAY_MISSING", "RECORD_FIELDS", "SEATINGS", "VERIFY_FRACTION", "VERIFY_MIN", "VERIFY_MODES",
     "VERIFY_SECONDS", "RecordCheck", "TournamentConfig", "TournamentRun", "check_ray_address",
-    "deal_seed", "game_key", "init_ray", "parse_specs", "play_key", "population_tables",
-    "read_games", "require_ray", "run_tournament", "seatings_for",
+    "deal_seed", "game_key", "init_ray", "lineup_win_rate", "parse_specs", "play_key",
+    "population_tables", "read_games", "require_ray", "run_tournament", "seatings_for",
 ]
