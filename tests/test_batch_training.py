@@ -36,6 +36,7 @@ from training.batch_ppo import (
     _act,
     _tensors,
     advantages,
+    collect,
     export,
     train_network,
     warm_start,
@@ -208,6 +209,40 @@ def test_gae_follows_each_seats_own_chain():
     assert adv[0, 0] == pytest.approx((0.3 - 0.1) + adv[2, 0])  # chains to step 2
     assert adv[1, 0] == pytest.approx((0.4 - 0.2) + adv[3, 0])  # seat 1: to step 3
     assert np.allclose(ret, adv + ro.val)
+
+
+def _self_play_rewards(penalty: float) -> tuple[float, int]:
+    """A self-play rollout of French Canadian at three seats with a turn cap of 6: the sum
+    of its rewards and how many games the cap cut."""
+    cfg = BatchPPOConfig(rules="french_canadian", player_counts=[3], self_play=1.0,
+                         max_turns=6, truncation_penalty=penalty, **TINY)
+    table = Table(cfg, 3, seed=7)
+    cut = []
+    step = table.env.step
+
+    def counted(actions):
+        out = step(actions)
+        cut.append(int(out["truncated"].sum()))
+        return out
+
+    table.env.step = counted
+    torch.manual_seed(0)
+    net = CompactNet(32, 2, pieces=table.pieces)
+    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
+    ro, _ = collect(net, net, table, 40, torch.Generator().manual_seed(1), stats,
+                    truncation_penalty=penalty)
+    return float(ro.rew.sum()), sum(cut)
+
+
+def test_a_stalled_points_race_pays_each_seat_the_truncation_penalty():
+    """A points race pays nobody for a game the turn cap cut (002 French Canadian: the
+    race is won by points, and nobody reached them), so a losing seat would learn to stall;
+    ``truncation_penalty`` takes that much from every seat of such a game, and nothing
+    else changes (the same moves, the same other rewards)."""
+    plain, cut = _self_play_rewards(0.0)
+    penalised, cut_again = _self_play_rewards(0.5)
+    assert cut == cut_again and cut > 10
+    assert penalised - plain == pytest.approx(-0.5 * 3 * cut, abs=1e-3)
 
 
 def test_expert_opponents_make_the_batched_experts_moves():

@@ -175,7 +175,7 @@ class Table:
         rules = cfg.rules if rules is None else rules
         self.n = n
         B = cfg.envs_per_table if games is None else games  # a shard's share (Shard)
-        self.env = BatchEnv(B, n, rules, seed)
+        self.env = BatchEnv(B, n, rules, seed, max_turns=cfg.max_turns)
         # the pieces the network reads (a network of many rules reads them all)
         self.pieces = table_pieces(self.env.rules) if pieces is None else pieces
         self.start_lives = self.env.rules.start_lives
@@ -325,11 +325,13 @@ class Rollout:
 
 def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
             gen: torch.Generator, stats: dict[str, float], hand_reward: float = 0.0,
-            advice: bool = False, handoff: Handoff | None = None
-            ) -> tuple[Rollout, np.ndarray]:
+            advice: bool = False, handoff: Handoff | None = None,
+            truncation_penalty: float = 0.0) -> tuple[Rollout, np.ndarray]:
     """``T`` batched steps of ``table``: the rollout and each seat's bootstrap value.
     ``hand_reward`` adds the lives shaping of :func:`scat_env.rewards.hand_shaping` to
-    each hand's rewards. A learner seat's decisions that ``handoff`` plays stay in its
+    each hand's rewards. ``truncation_penalty`` is taken from every seat of a game the turn
+    cap cut: a points race pays nobody for a stalled game, so a seat that expects to lose
+    would otherwise learn never to knock. A learner seat's decisions that ``handoff`` plays stay in its
     chain (their values carry the seat's result back to its own decisions) but are not
     policy samples (``Rollout.policy``)."""
     env = table.env
@@ -356,6 +358,8 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
         rew = out["rewards"]
         if hand_reward:
             rew = rew + lives_shaping(out, hand_reward)
+        if truncation_penalty:
+            rew = rew - np.float32(truncation_penalty) * out["truncated"][:, None]
         has = last >= 0
         gi, si = np.nonzero(has)
         np.add.at(ro.rew, (last[gi, si], gi), rew[gi, si])
@@ -429,7 +433,7 @@ class Shard:
         batches = []
         for table in self.tables:
             ro, boot = collect(net, snapshot, table, cfg.rollout_steps, self.gen, self.stats,
-                               hand_reward, cfg.expert_advice, handoff)
+                               hand_reward, cfg.expert_advice, handoff, cfg.truncation_penalty)
             batches.append(_batch(table, ro, *advantages(ro, boot, cfg.gamma, cfg.gae_lambda)))
         return batches
 

@@ -398,6 +398,10 @@ class BatchPPOConfig:
     hand_reward: float = shared("hand_reward", 0.25)
     hand_reward_decay_samples: int = declare(0, count(10**12, "linear decay of hand_reward "
                                                       "to 0; 0: constant", "samples"))
+    max_turns: int = shared("max_turns", DEFAULT_MAX_TURNS)
+    truncation_penalty: float = declare(0.0, number(0, 10, "what every seat of a game cut "
+                                                    "by the turn cap pays: above 0, a stalled "
+                                                    "game is worse than one played out"))
     hidden: int = shared("hidden", 128)
     layers: int = shared("layers", 2)
     lr: float = shared("lr", 3e-4)
