@@ -161,6 +161,16 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
                 players=6)["players"][1]["agent"] == "expert"
 
 
+def test_the_browser_offers_every_default_policy_so_it_seats_as_the_terminal_does():
+    """The server picks its default among the agents it offers (``GameStore.default_opponent``):
+    a shipped policy missing from :data:`scat_web.games.AGENTS` would be seated by
+    ``scat play`` and silently replaced by another agent in the browser."""
+    from agents.registry import DEFAULT_POLICIES
+
+    offered = {spec for spec, _ in AGENTS}
+    assert set(DEFAULT_POLICIES) <= offered, set(DEFAULT_POLICIES) - offered
+
+
 @pytest.mark.parametrize(("body", "status", "words"), [
     ({"players": 1}, 400, ["players", "2 to 10"]),
     ({"players": 11}, 400, ["players"]),

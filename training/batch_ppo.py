@@ -331,9 +331,9 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
     ``hand_reward`` adds the lives shaping of :func:`scat_env.rewards.hand_shaping` to
     each hand's rewards. ``truncation_penalty`` is taken from every seat of a game the turn
     cap cut: a points race pays nobody for a stalled game, so a seat that expects to lose
-    would otherwise learn never to knock. A learner seat's decisions that ``handoff`` plays stay in its
-    chain (their values carry the seat's result back to its own decisions) but are not
-    policy samples (``Rollout.policy``)."""
+    would otherwise learn never to knock. A learner seat's decisions that ``handoff`` plays
+    stay in its chain (their values carry the seat's result back to its own decisions) but
+    are not policy samples (``Rollout.policy``)."""
     env = table.env
     B, n = env.num_envs, table.n
     ro = Rollout(T, B, n, env.observation_size)
