@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from scat_cli.main import main
 from scat_env import Rules
 from scat_env.batch import BatchEnv
 from scat_env.batch.kernels import C_HAND, C_UNSEEN
+from training.batch_learner import points_shaping
 from training.batch_ppo import (
     EXPERT,
     GREEDY,
@@ -243,6 +245,85 @@ def test_a_stalled_points_race_pays_each_seat_the_truncation_penalty():
     penalised, cut_again = _self_play_rewards(0.5)
     assert cut == cut_again and cut > 10
     assert penalised - plain == pytest.approx(-0.5 * 3 * cut, abs=1e-3)
+
+
+def test_a_point_won_pays_its_winner_against_the_others_mean():
+    """``points_shaping``: a hand of a race pays the seats that won a point against the
+    others' mean (zero-sum, as the lives shaping is), and nothing in a game that ended this
+    step (it restarted: its result pays it, and its points read the new game's zeros)."""
+    before = np.array([[2, 1, 0], [4, 4, 3], [5, 1, 1]])
+    after = np.array([[3, 1, 0], [5, 5, 3], [0, 0, 0]])
+    done = np.array([False, False, True])
+    got = points_shaping(before, after, done, 0.5)
+    assert got.dtype == np.float32
+    assert np.allclose(got[0], [0.5, -0.25, -0.25])
+    assert np.allclose(got[1], [0.25, 0.25, -0.5])
+    assert np.allclose(got[2], 0.0)
+    assert np.allclose(got.sum(axis=1), 0.0)
+
+
+def test_the_batched_engine_reports_a_races_points_as_the_game_holds_them():
+    """``BatchEnv.race_points`` is each seat's score in the race now played (002 French
+    Canadian: a point a hand to its winner), the same as the game's own record."""
+    env = BatchEnv(16, 3, "french_canadian", seed=4)
+    env.reset()
+    seen = 0
+    for _ in range(120):
+        env.step(env.random_actions())
+        points = env.race_points()
+        for i in range(16):
+            assert points[i].tolist() == env.game(i)["points"]
+        seen += int(points.sum())
+    assert seen > 0 and not env.race_points().flags.writeable
+    plain = BatchEnv(4, 3, "standard", seed=4)
+    plain.reset()
+    plain.step(plain.random_actions())
+    assert not plain.race_points().any()
+
+
+def _race_rollout(points_reward: float) -> tuple[Any, list[np.ndarray]]:
+    """A self-play rollout of French Canadian at three seats, and each step's race points
+    (before, after) and ``done``, as the engine reported them."""
+    cfg = BatchPPOConfig(rules="french_canadian", player_counts=[3], self_play=1.0,
+                         points_reward=points_reward, **TINY)
+    table = Table(cfg, 3, seed=11)
+    seen: list[np.ndarray] = []
+    step = table.env.step
+
+    def recorded(actions):
+        before = table.env.race_points().copy()
+        out = step(actions)
+        seen.append((before, table.env.race_points().copy(), out["done"].copy()))
+        return out
+
+    table.env.step = recorded
+    torch.manual_seed(0)
+    net = CompactNet(32, 2, pieces=table.pieces)
+    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
+    ro, _ = collect(net, net, table, 60, torch.Generator().manual_seed(1), stats,
+                    points_reward=points_reward)
+    return ro, seen
+
+
+def test_points_reward_pays_each_seat_the_points_it_won_against_the_others_mean():
+    """``points_reward`` adds to a race's rewards, hand by hand, a point won against the
+    others' mean (002 French Canadian: a point a hand), and changes nothing else: the same
+    moves, and each seat's rewards differ by exactly what the engine's points pay it from
+    its first move on (a reward goes to the seat's latest decision)."""
+    plain, _ = _race_rollout(0.0)
+    shaped, seen = _race_rollout(0.5)
+    assert (plain.act == shaped.act).all()
+    diff = shaped.rew - plain.rew
+    T, B = diff.shape
+    got, want = np.zeros((B, 3)), np.zeros((B, 3))
+    moved = np.zeros((B, 3), bool)
+    for t, (before, after, done) in enumerate(seen):
+        moved[np.arange(B), shaped.seat[t]] = True
+        np.add.at(got, (np.arange(B), shaped.seat[t]), diff[t])
+        won = (after - before) * ~done[:, None]
+        want += 0.5 * (won - (won.sum(axis=1, keepdims=True) - won) / 2) * moved
+    assert np.abs(want).sum() > 1.0
+    assert np.allclose(got, want, atol=1e-4)
 
 
 def test_expert_opponents_make_the_batched_experts_moves():

@@ -77,6 +77,21 @@ def lives_shaping(out: dict[str, np.ndarray], coef: float) -> np.ndarray:
     return coef * (others - lost) * seated
 
 
+def points_shaping(before: np.ndarray, after: np.ndarray, done: np.ndarray,
+                   coef: float) -> np.ndarray:
+    """``coef * (points I won - mean points the others won)`` this step, for every seat of
+    every points race still going, [B, n] float32: a race's form of :func:`lives_shaping`.
+    A race pays only at its end, and a hand of it costs nobody a life, so without this a
+    learner hears nothing of the hands it wins until the race is decided (docs/TRAINING.md,
+    "A points race"). ``before`` and ``after`` are :meth:`BatchEnv.race_points` around the
+    step; a game that ended (``done``) has restarted and pays here nothing (its result
+    pays it)."""
+    won = (after - before).astype(np.float32) * ~done[:, None]
+    n = won.shape[1]
+    others = (won.sum(axis=1, keepdims=True) - won) / max(n - 1, 1)
+    return coef * (won - others)
+
+
 @dataclass
 class Transition:
     """What one :meth:`BatchLearnerEnv.step` returns, each row one game.

@@ -79,7 +79,7 @@ from scat_env.batch import BatchEnv
 from scat_env.batch.active import players_in
 from scat_env.batch.kernels import C_UNSEEN
 
-from .batch_learner import lives_shaping
+from .batch_learner import lives_shaping, points_shaping
 from .config import BatchPPOConfig
 
 
@@ -326,19 +326,22 @@ class Rollout:
 def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
             gen: torch.Generator, stats: dict[str, float], hand_reward: float = 0.0,
             advice: bool = False, handoff: Handoff | None = None,
-            truncation_penalty: float = 0.0) -> tuple[Rollout, np.ndarray]:
+            truncation_penalty: float = 0.0, points_reward: float = 0.0
+            ) -> tuple[Rollout, np.ndarray]:
     """``T`` batched steps of ``table``: the rollout and each seat's bootstrap value.
     ``hand_reward`` adds the lives shaping of :func:`scat_env.rewards.hand_shaping` to
     each hand's rewards. ``truncation_penalty`` is taken from every seat of a game the turn
     cap cut: a points race pays nobody for a stalled game, so a seat that expects to lose
-    would otherwise learn never to knock. A learner seat's decisions that ``handoff`` plays
-    stay in its chain (their values carry the seat's result back to its own decisions) but
-    are not policy samples (``Rollout.policy``)."""
+    would otherwise learn never to knock. ``points_reward`` pays a race's points as they are
+    won (:func:`training.batch_learner.points_shaping`). A learner seat's decisions that
+    ``handoff`` plays stay in its chain (their values carry the seat's result back to its
+    own decisions) but are not policy samples (``Rollout.policy``)."""
     env = table.env
     B, n = env.num_envs, table.n
     ro = Rollout(T, B, n, env.observation_size)
     last = np.full((B, n), -1, np.int64)  # step of each seat's latest sample, or -1
     games = np.arange(B)
+    points = np.zeros((B, n), np.int64) if points_reward else None
     for t in range(T):
         out = table.out
         obs = out["observation"]
@@ -354,12 +357,16 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
                                                                      learn, movers)
         ro.policy[t] = ~handed
         last[games, movers] = t
+        if points is not None:
+            points[:] = env.race_points()
         table.out = out = env.step(actions)
         rew = out["rewards"]
         if hand_reward:
             rew = rew + lives_shaping(out, hand_reward)
         if truncation_penalty:
             rew = rew - np.float32(truncation_penalty) * out["truncated"][:, None]
+        if points is not None:
+            rew = rew + points_shaping(points, env.race_points(), out["done"], points_reward)
         has = last >= 0
         gi, si = np.nonzero(has)
         np.add.at(ro.rew, (last[gi, si], gi), rew[gi, si])
@@ -433,7 +440,8 @@ class Shard:
         batches = []
         for table in self.tables:
             ro, boot = collect(net, snapshot, table, cfg.rollout_steps, self.gen, self.stats,
-                               hand_reward, cfg.expert_advice, handoff, cfg.truncation_penalty)
+                               hand_reward, cfg.expert_advice, handoff, cfg.truncation_penalty,
+                               cfg.points_reward)
             batches.append(_batch(table, ro, *advantages(ro, boot, cfg.gamma, cfg.gae_lambda)))
         return batches
 

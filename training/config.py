@@ -402,6 +402,9 @@ class BatchPPOConfig:
     truncation_penalty: float = declare(0.0, number(0, 10, "what every seat of a game cut "
                                                     "by the turn cap pays: above 0, a stalled "
                                                     "game is worse than one played out"))
+    points_reward: float = declare(0.0, number(0, 1, "a points race's per-hand shaping: "
+                                               "each point won against the others' mean "
+                                               "pays this much"))
     hidden: int = shared("hidden", 128)
     layers: int = shared("layers", 2)
     lr: float = shared("lr", 3e-4)

@@ -441,6 +441,17 @@ class BatchEnv:
         view.flags.writeable = False
         return view
 
+    def race_points(self) -> np.ndarray:
+        """A points race's score of every game and absolute seat, [B, num_players]
+        (read-only; zeros under rules of lives): the points each seat has won so far in the
+        game now being played. A game that ended this step has already restarted, so its
+        row reads the new game's zeros. Every player sees the score (the ``points`` piece of
+        the observation, relative to the player to move); a trainer that pays a point won
+        as it is won (``training.batch_learner.points_shaping``) reads it here."""
+        view = self._per_seat[:, :, K.S_POINTS]
+        view.flags.writeable = False
+        return view
+
     def hand_features(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Scoring features of compact observations [B, D] -> [B, 54] float32
         (:func:`scat_env.batch.kernels.hand_features`: the value kept by each discard, the
