@@ -13,13 +13,19 @@ on the batched engine (``training.batch_eval``: each deal played once with the p
 each seat), win rate as a multiple of the fair share ``1/n``, and the 95% interval with
 each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
-    python scripts/preset_table.py --players 3,6 --games 10000 --seed 20261128 \
+    python scripts/preset_table.py --players 3,6 --games 2000 --seed 20261128 \
         --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf,compact:scat_gin,compact:scat_calls \
-        --workers 2 \
+        --confirm-games 10000 --workers 2 \
         --json policies/presets.json --card policies/README.md
 
 Without ``--candidates``, each table's current default opponent is measured; ``--spec``
 measures one player everywhere.
+
+``--confirm-games N`` measures each seated player again on N games of fresh deals (from
+``--seed`` + 1), and the table shows that figure: the seat is the best of several
+candidates' figures on the same deals, and the best of several noisy figures is biased
+upward (the winner's curse); a second measurement on deals the choice never saw is not.
+The candidates' screening figures stay in the figures file, and in the last column.
 
 ``--workers N`` measures N cells at once, each in its own process on its share of the
 cores: the figures are the same for any N (every cell's deals come from the seed alone).
@@ -85,6 +91,12 @@ def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
     passed = sum(c["x_fair_ci95"][0] > bar for c in measured)
     lines += ["", f"{passed} of {len(measured)} measured cells clear {bar}x (bold). "
               f"`{command}`"]
+    confirmed = [c["games"] for c in measured if c.get("screened")]
+    if confirmed:
+        lines[-1] += (f" Each seated figure was measured again on {min(confirmed):,} or more "
+                      "games of fresh deals after the candidates' screening (module "
+                      "docstring of `scripts/preset_table.py`); the other candidates' "
+                      "figures are the screening's.")
     return "\n".join(lines)
 
 
@@ -150,7 +162,29 @@ def measuring_command(args: argparse.Namespace) -> str:
             parts += [flag, value]
     if args.opponent != "expert":
         parts += ["--opponent", args.opponent]
+    if args.confirm_games:
+        parts += ["--confirm-games", str(args.confirm_games)]
     return " ".join(parts)
+
+
+FIGURES = ("games", "deals", "win_rate", "ci95", "x_fair", "x_fair_ci95", "seconds")
+
+
+def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespace) -> None:
+    """Measure every seated player again on ``--confirm-games`` games of fresh deals (seed
+    ``--seed`` + 1) and take those figures as the cells', the screening's kept under
+    ``screened`` (module docstring: the best of several noisy figures is biased upward)."""
+    seated = [(preset, size, c) for preset, row in table.items() for size, c in row.items()
+              if c.get("games")]
+    jobs = [(c["spec"], preset, int(size), args.confirm_games, args.seed + 1, args.opponent)
+            for preset, size, c in seated]
+    for (preset, size, c), again in zip(seated, measure_cells(jobs, args.workers),
+                                        strict=True):
+        c["screened"] = {k: c[k] for k in ("games", "x_fair", "x_fair_ci95")}
+        c.update({k: again[k] for k in FIGURES})
+        lo, hi = c["x_fair_ci95"]
+        print(f"{preset:26s} {size:>2s}p {c['spec']:28s} {c['x_fair']:.2f}x [{lo:.2f}, "
+              f"{hi:.2f}] confirmed ({c['games']} games, {c['seconds']:.0f} s)")
 
 
 def _from_json(path: Path, card: str | None, marker: str) -> int:
@@ -189,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
                     "plays the table, and seat the best (module docstring)")
     ap.add_argument("--opponent", choices=("expert", "greedy"), default="expert",
                     help="the field every other seat holds")
+    ap.add_argument("--confirm-games", type=int, default=0,
+                    help="measure each seated player again on this many games of fresh "
+                    "deals, and show that figure (module docstring); 0: no")
     ap.add_argument("--workers", type=int, default=1, help="cells measured at once")
     ap.add_argument("--marker", default=MARKER, help="the card's markers to write between")
     ap.add_argument("--json", help="write every figure here")
@@ -199,8 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         return _from_json(Path(args.from_json), args.card, args.marker)
     presets = args.presets.split(",") if args.presets else list(PRESETS)
     unknown = [p for p in presets if p not in PRESETS]
-    if unknown or args.games < 1 or args.workers < 1:
+    if unknown or args.games < 1 or args.workers < 1 or args.confirm_games < 0:
         what = (f"unknown preset {unknown[0]!r}" if unknown
+                else "--confirm-games must be at least 0" if args.confirm_games < 0
                 else "--games and --workers must be at least 1")
         print(f"preset_table: {what}", file=sys.stderr)
         return 2
@@ -221,12 +259,15 @@ def main(argv: list[str] | None = None) -> int:
     for (preset, n), found in measured.items():
         table.setdefault(preset, {})[str(n)] = (seat_best(found) if args.candidates
                                                 else next(iter(found.values())))
+    if args.confirm_games:
+        confirm(table, args)
     command = measuring_command(args)
     text = markdown(table, args.players, command, args.opponent)
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps({
             "command": command, "seed": args.seed, "opponent": args.opponent,
+            "confirm_games": args.confirm_games,
             "players": args.players, "cells": table}, indent=1) + "\n")
     if args.card:
         write_card(Path(args.card), text, args.marker)

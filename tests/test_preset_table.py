@@ -54,6 +54,29 @@ def test_the_table_is_written_between_the_cards_markers(tmp_path, capsys):
     assert again["standard"]["3"]["win_rate"] == cells["standard"]["3"]["win_rate"]
 
 
+def test_a_confirmed_cell_is_the_seated_players_figure_on_fresh_deals(tmp_path, capsys):
+    """``--confirm-games``: the seat is chosen on the screening's deals, and its figure is
+    measured again on deals of the next seed (the best of several noisy figures is biased
+    upward): the confirmed figure is what a plain run on that seed measures, and the
+    screening's stays beside it."""
+    script = _script()
+    base = ["--presets", "standard", "--players", "3", "--spec", "expert", "--opponent",
+            "greedy"]
+    out, plain = tmp_path / "confirmed.json", tmp_path / "plain.json"
+    card = tmp_path / "card.md"
+    card.write_text("<!-- preset-table -->\n<!-- preset-table -->\n")
+    assert script.main([*base, "--games", "12", "--seed", "5", "--confirm-games", "30",
+                        "--json", str(out), "--card", str(card)]) == 0
+    assert script.main([*base, "--games", "30", "--seed", "6", "--json", str(plain)]) == 0
+    capsys.readouterr()
+    cell = json.loads(out.read_text())["cells"]["standard"]["3"]
+    want = json.loads(plain.read_text())["cells"]["standard"]["3"]
+    assert cell["games"] == want["games"] == 30 and cell["screened"]["games"] == 12
+    assert cell["win_rate"] == want["win_rate"] and cell["ci95"] == want["ci95"]
+    text = card.read_text()
+    assert "--confirm-games 30`" in text and "measured again on 30 or more games" in text
+
+
 def test_a_card_without_markers_is_refused(tmp_path):
     card = tmp_path / "card.md"
     card.write_text("# Card\n")
@@ -64,6 +87,7 @@ def test_a_card_without_markers_is_refused(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--presets", "no_such"], "unknown preset 'no_such'"),
     (["--games", "0"], "--games and --workers must be at least 1"),
+    (["--confirm-games", "-1"], "--confirm-games must be at least 0"),
 ])
 def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
     assert _script().main(args) == 2
