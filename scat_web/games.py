@@ -92,6 +92,8 @@ AGENTS: tuple[tuple[str, str], ...] = (
                          "expert)"),
     ("compact:scat_calls", "Trained policy for the calls (hammer, throw-down, second "
                            "knock, declared 31; batched PPO, reads the rules and expert)"),
+    ("compact:scat_points", "Trained policy for the points races (French Canadian, "
+                            "Jacobs; batched PPO, reads the rules and expert)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),
