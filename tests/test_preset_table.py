@@ -136,3 +136,13 @@ def test_the_shipped_figures_seat_the_best_measured_player_and_the_game_seats_it
             assert cell["spec"] == want, (preset, size)
             assert min(c["games"] for c in found.values()) >= 2000
             assert default_opponent(int(size), Rules.preset(preset)) == want, (preset, size)
+
+
+def test_a_table_no_policy_beats_seats_expert():
+    """Where no candidate beats its fair share against ``expert``, ``expert`` sits (its
+    figure against itself is 1x by construction, not measured)."""
+    cells = {"compact:a": {"x_fair": 0.53, "x_fair_ci95": [0.47, 0.6], "games": 2004},
+             "compact:b": {"x_fair": 0.9, "x_fair_ci95": [0.8, 1.0], "games": 2004}}
+    seat = _script().seat_best(cells)
+    assert seat["spec"] == "expert" and seat["games"] == 0 and seat["x_fair"] == 1.0
+    assert set(seat["candidates"]) == {"compact:a", "compact:b"}

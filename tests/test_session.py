@@ -111,9 +111,9 @@ def test_the_default_opponent_is_the_first_candidate_that_plays_the_table():
     assert calls == ["a", "b", "c"]  # none learned the rules: the first that plays them
     assert seating.first_to_play(8, Rules(), ["a"], factory) is None
     assert seating.default_opponent(3) in seating.default_candidates()
-    # the model card measured no policy ahead of expert at six-player Jacobs
+    # six-player Jacobs: the points races' member, the model card's seat there
     jacobs = Rules.preset("french_canadian_jacobs")
-    assert seating.default_opponent(6, jacobs) == seating.FALLBACK_OPPONENT
+    assert seating.default_opponent(6, jacobs) == "compact:scat_points"
 
 
 def test_a_new_game_seats_the_person_first_and_names_the_others():

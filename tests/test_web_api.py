@@ -156,9 +156,9 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
     # golf: its family's member, measured ahead of scat_rules and of expert there
     assert _new(client, opponents=None, rules="golf")["players"][1]["agent"] == (
         "compact:scat_golf")
-    # Jacobs at six: no shipped policy beat expert's fair share, so expert sits
+    # Jacobs at six: the points races' member, measured ahead of expert there
     assert _new(client, opponents=None, rules="french_canadian_jacobs",
-                players=6)["players"][1]["agent"] == "expert"
+                players=6)["players"][1]["agent"] == "compact:scat_points"
 
 
 def test_the_browser_offers_every_default_policy_so_it_seats_as_the_terminal_does():
