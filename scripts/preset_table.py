@@ -167,6 +167,13 @@ def measuring_command(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def _progress(preset: str, n: int, spec: str, c: dict[str, Any], note: str = "") -> str:
+    """One measured cell as the script prints it while it runs."""
+    lo, hi = c["x_fair_ci95"]
+    return (f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
+            f"{note}({c['games']} games, {c['seconds']:.0f} s)")
+
+
 FIGURES = ("games", "deals", "win_rate", "ci95", "x_fair", "x_fair_ci95", "seconds")
 
 
@@ -182,9 +189,7 @@ def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespac
                                         strict=True):
         c["screened"] = {k: c[k] for k in ("games", "x_fair", "x_fair_ci95")}
         c.update({k: again[k] for k in FIGURES})
-        lo, hi = c["x_fair_ci95"]
-        print(f"{preset:26s} {size:>2s}p {c['spec']:28s} {c['x_fair']:.2f}x [{lo:.2f}, "
-              f"{hi:.2f}] confirmed ({c['games']} games, {c['seconds']:.0f} s)")
+        print(_progress(preset, int(size), c["spec"], c, "confirmed "))
 
 
 def _from_json(path: Path, card: str | None, marker: str) -> int:
@@ -252,9 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     measured: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
     for (spec, preset, n, *_), c in zip(jobs, cells, strict=True):
         measured.setdefault((preset, n), {})[spec] = c
-        lo, hi = c["x_fair_ci95"]
-        print(f"{preset:26s} {n:2d}p {spec:28s} {c['x_fair']:.2f}x [{lo:.2f}, {hi:.2f}] "
-              f"({c['games']} games, {c['seconds']:.0f} s)")
+        print(_progress(preset, n, spec, c))
     table: dict[str, dict[str, dict[str, Any]]] = {}
     for (preset, n), found in measured.items():
         table.setdefault(preset, {})[str(n)] = (seat_best(found) if args.candidates

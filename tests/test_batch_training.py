@@ -213,27 +213,38 @@ def test_gae_follows_each_seats_own_chain():
     assert np.allclose(ret, adv + ro.val)
 
 
-def _self_play_rewards(penalty: float) -> tuple[float, int]:
-    """A self-play rollout of French Canadian at three seats with a turn cap of 6: the sum
-    of its rewards and how many games the cap cut."""
+def _race_rollout(seed: int, steps: int, **fields: Any) -> tuple[Any, list[tuple]]:
+    """A self-play rollout of French Canadian at three seats under ``fields`` of the
+    config, and what each step reported: the race points before and after it, ``done`` and
+    ``truncated``, as the engine gave them."""
     cfg = BatchPPOConfig(rules="french_canadian", player_counts=[3], self_play=1.0,
-                         max_turns=6, truncation_penalty=penalty, **TINY)
-    table = Table(cfg, 3, seed=7)
-    cut = []
+                         **fields, **TINY)
+    table = Table(cfg, 3, seed=seed)
+    seen: list[tuple] = []
     step = table.env.step
 
-    def counted(actions):
+    def recorded(actions):
+        before = table.env.race_points().copy()
         out = step(actions)
-        cut.append(int(out["truncated"].sum()))
+        seen.append((before, table.env.race_points().copy(), out["done"].copy(),
+                     out["truncated"].copy()))
         return out
 
-    table.env.step = counted
+    table.env.step = recorded
     torch.manual_seed(0)
     net = CompactNet(32, 2, pieces=table.pieces)
     stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
-    ro, _ = collect(net, net, table, 40, torch.Generator().manual_seed(1), stats,
-                    truncation_penalty=penalty)
-    return float(ro.rew.sum()), sum(cut)
+    ro, _ = collect(net, net, table, steps, torch.Generator().manual_seed(1), stats,
+                    truncation_penalty=cfg.truncation_penalty,
+                    points_reward=cfg.points_reward)
+    return ro, seen
+
+
+def _self_play_rewards(penalty: float) -> tuple[float, int]:
+    """The sum of a French Canadian rollout's rewards with a turn cap of 6, and how many
+    games the cap cut."""
+    ro, seen = _race_rollout(7, 40, max_turns=6, truncation_penalty=penalty)
+    return float(ro.rew.sum()), sum(int(truncated.sum()) for *_, truncated in seen)
 
 
 def test_a_stalled_points_race_pays_each_seat_the_truncation_penalty():
@@ -281,43 +292,19 @@ def test_the_batched_engine_reports_a_races_points_as_the_game_holds_them():
     assert not plain.race_points().any()
 
 
-def _race_rollout(points_reward: float) -> tuple[Any, list[np.ndarray]]:
-    """A self-play rollout of French Canadian at three seats, and each step's race points
-    (before, after) and ``done``, as the engine reported them."""
-    cfg = BatchPPOConfig(rules="french_canadian", player_counts=[3], self_play=1.0,
-                         points_reward=points_reward, **TINY)
-    table = Table(cfg, 3, seed=11)
-    seen: list[np.ndarray] = []
-    step = table.env.step
-
-    def recorded(actions):
-        before = table.env.race_points().copy()
-        out = step(actions)
-        seen.append((before, table.env.race_points().copy(), out["done"].copy()))
-        return out
-
-    table.env.step = recorded
-    torch.manual_seed(0)
-    net = CompactNet(32, 2, pieces=table.pieces)
-    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
-    ro, _ = collect(net, net, table, 60, torch.Generator().manual_seed(1), stats,
-                    points_reward=points_reward)
-    return ro, seen
-
-
 def test_points_reward_pays_each_seat_the_points_it_won_against_the_others_mean():
     """``points_reward`` adds to a race's rewards, hand by hand, a point won against the
     others' mean (002 French Canadian: a point a hand), and changes nothing else: the same
     moves, and each seat's rewards differ by exactly what the engine's points pay it from
     its first move on (a reward goes to the seat's latest decision)."""
-    plain, _ = _race_rollout(0.0)
-    shaped, seen = _race_rollout(0.5)
+    plain, _ = _race_rollout(11, 60)
+    shaped, seen = _race_rollout(11, 60, points_reward=0.5)
     assert (plain.act == shaped.act).all()
     diff = shaped.rew - plain.rew
     T, B = diff.shape
     got, want = np.zeros((B, 3)), np.zeros((B, 3))
     moved = np.zeros((B, 3), bool)
-    for t, (before, after, done) in enumerate(seen):
+    for t, (before, after, done, _) in enumerate(seen):
         moved[np.arange(B), shaped.seat[t]] = True
         np.add.at(got, (np.arange(B), shaped.seat[t]), diff[t])
         won = (after - before) * ~done[:, None]

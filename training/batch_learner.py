@@ -83,7 +83,7 @@ def points_shaping(before: np.ndarray, after: np.ndarray, done: np.ndarray,
     every points race still going, [B, n] float32: a race's form of :func:`lives_shaping`.
     A race pays only at its end, and a hand of it costs nobody a life, so without this a
     learner hears nothing of the hands it wins until the race is decided (docs/TRAINING.md,
-    "A points race"). ``before`` and ``after`` are :meth:`BatchEnv.race_points` around the
+    "A points race, hand by hand"). ``before`` and ``after`` are :meth:`BatchEnv.race_points` around the
     step; a game that ended (``done``) has restarted and pays here nothing (its result
     pays it)."""
     won = (after - before).astype(np.float32) * ~done[:, None]
