@@ -313,6 +313,50 @@ def test_points_reward_pays_each_seat_the_points_it_won_against_the_others_mean(
     assert np.allclose(got, want, atol=1e-4)
 
 
+def test_an_eliminated_seats_return_ends_where_it_is_put_out():
+    """A seat that lost its last life is paid nothing more (its ``-1/(n-1)`` came at the
+    step that put it out), so its decisions' returns are complete then: however large the
+    rollout's bootstrap values, the returns of a seat that is out of a game still going do
+    not change. Bootstrapping it from its view, which no decision trains, made the value
+    head's targets grow with its own guesses (docs/EXPERIMENTS.md, entry 60)."""
+    cfg = BatchPPOConfig(rules="standard", player_counts=[3], self_play=1.0, **TINY)
+    table = Table(cfg, 3, seed=3)
+    torch.manual_seed(0)
+    net = CompactNet(32, 2, pieces=table.pieces)
+    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
+    ro, boot = collect(net, net, table, 120, torch.Generator().manual_seed(1), stats)
+    out = np.argwhere(table.env.active_seats() == 0)
+    assert len(out) >= 3  # seats out of games that go on, at the rollout's end
+    _, low = advantages(ro, np.zeros_like(boot), 0.995, 0.95)
+    _, high = advantages(ro, np.full_like(boot, 1000.0), 0.995, 0.95)
+    assert not np.allclose(low, high)  # the seats still in do bootstrap
+    for g, s in out:
+        mine = ro.seat[:, g] == s
+        assert mine.any()
+        assert np.allclose(low[mine, g], high[mine, g]), (g, s)
+
+
+def test_the_batched_engine_reports_who_is_out_as_the_game_holds_it():
+    """``active_seats`` is each game's own record of who is still in (``BatchEnv.game``),
+    read-only; every seat of a points race stays in."""
+    env = BatchEnv(num_envs=16, num_players=4, rules="standard", seed=2)
+    env.reset()
+    seen_out = False
+    for _ in range(400):
+        env.step(env.random_actions())
+        active = env.active_seats()
+        for i in range(env.num_envs):
+            assert [bool(a) for a in active[i]] == env.game(i)["active"]
+        seen_out |= bool((active == 0).any())
+    assert seen_out
+    assert not active.flags.writeable
+    race = BatchEnv(num_envs=8, num_players=3, rules="french_canadian", seed=2)
+    race.reset()
+    for _ in range(200):
+        race.step(race.random_actions())
+        assert race.active_seats().all()
+
+
 def test_expert_opponents_make_the_batched_experts_moves():
     """An ``expert`` seat of a training game plays :class:`BatchExpert`'s move (itself
     checked move for move against ``ExpertAgent`` in tests/test_batch_expert.py)."""

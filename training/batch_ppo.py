@@ -44,9 +44,12 @@ played by another compact policy once few players are in, as the set would play 
 positions train the value head only.
 
 Returns are per seat: a sample's reward is everything its seat received after that decision
-until its next one (or the game's end), so a seat that is knocked out on another seat's
-move still learns it; GAE runs along each seat's own chain of decisions, bootstrapped at the
-rollout's end from the value of the seat's current observation.
+until its next one (or the game's end, or the step that puts the seat out), so a seat that is
+knocked out on another seat's move still learns it; GAE runs along each seat's own chain of
+decisions, bootstrapped at the rollout's end from the value of the seat's current
+observation. A chain ends where its seat is put out: an eliminated seat is paid nothing more
+(``scat_env.rewards``), and a bootstrap from its view, which no decision trains, let the
+value head's targets grow with its own guesses (docs/EXPERIMENTS.md, entry 60).
 """
 
 from __future__ import annotations
@@ -215,19 +218,23 @@ class Handoff:
     member for each of those counts, so it reads the smaller game
     (:func:`scat_env.batch.active.active_observations`)."""
 
-    def __init__(self, spec: str, players: int, rules: str) -> None:
+    def __init__(self, spec: str, players: int, rules: str | list[str]) -> None:
+        every = [rules] if isinstance(rules, str) else list(rules)
         try:
             policy = compact.load_compact_player(
                 compact.policy_path(spec.removeprefix("compact:")))
             if isinstance(policy, CompactPolicy):
                 policy = CompactSet({k: [policy] for k in range(2, players + 1)}, None,
                                     f"handoff {spec!r}")
-            compact.CompactAgent(policy).check_table(players, Rules.preset(rules))
+            for name in every:
+                compact.CompactAgent(policy).check_table(players, Rules.preset(name))
         except (OSError, ValueError) as exc:
             raise ValueError(f"batch config: handoff {spec!r}: {exc}") from None
         self.policy: CompactSet = policy
         self.spec, self.players = spec, players
-        self.expert = BatchExpert(rules) if policy.advice else None
+        # the expert of each table's rules, for a handoff that reads its advice
+        self.experts = ({name: BatchExpert(name) for name in every} if policy.advice
+                        else {})
 
     def moves(self, env: BatchEnv, out: dict[str, np.ndarray], rows: np.ndarray,
               advice: np.ndarray | None = None) -> np.ndarray:
@@ -235,8 +242,8 @@ class Handoff:
         ``out``; every one with at most ``players`` players in); ``advice``: the
         expert's move in every game, when already computed."""
         obs = out["observation"][rows]
-        if self.expert is not None and advice is None:
-            advice = self.expert.actions(env)
+        if self.experts and advice is None:
+            advice = self.experts[env.rules.name].actions(env)
         return self.policy.play_logits(
             obs, env.hand_features(obs), env.num_players, env.rules.start_lives,
             out["action_mask"][rows], None if advice is None else advice[rows],
@@ -330,7 +337,7 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
             ) -> tuple[Rollout, np.ndarray]:
     """``T`` batched steps of ``table``: the rollout and each seat's bootstrap value.
     ``hand_reward`` adds the lives shaping of :func:`scat_env.rewards.hand_shaping` to
-    each hand's rewards. ``truncation_penalty`` is taken from every seat of a game the turn
+    each hand's rewards. ``truncation_penalty`` is taken from every seat still in a game the turn
     cap cut: a points race pays nobody for a stalled game, so a seat that expects to lose
     would otherwise learn never to knock. ``points_reward`` pays a race's points as they are
     won (:func:`training.batch_learner.points_shaping`). A learner seat's decisions that
@@ -371,6 +378,13 @@ def collect(net: CompactNet, snapshot: CompactNet, table: Table, T: int,
         gi, si = np.nonzero(has)
         np.add.at(ro.rew, (last[gi, si], gi), rew[gi, si])
         done = out["done"]
+        # A seat put out of a game that goes on is paid nothing more: its chain ends here,
+        # or the rollout's end would bootstrap it from a view no decision ever trains.
+        gone = has & (env.active_seats() == 0) & ~done[:, None]
+        if gone.any():
+            gg, gs = np.nonzero(gone)
+            ro.done[last[gg, gs], gg] = True
+            last[gg, gs] = -1
         if done.any():
             ended = np.flatnonzero(done)
             dg, ds = np.nonzero(last[ended] >= 0)
@@ -831,7 +845,7 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
         snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     handoff = (None if cfg.handoff is None
-               else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
+               else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix or cfg.rules))
     rollouts = rollouts_for(cfg, pieces, gen, handoff)
     try:
         return _loop(cfg, log, writer, net, snapshot, opt, gen, handoff, rollouts)

@@ -452,6 +452,17 @@ class BatchEnv:
         view.flags.writeable = False
         return view
 
+    def active_seats(self) -> np.ndarray:
+        """Which seats of every game are still in it, [B, num_players] uint8 (read-only; 1
+        for every seat of a points race or golf, where nobody is put out): a seat that lost
+        its last life reads 0 until its game ends and restarts. Every player sees who is out
+        (the lives in the observation). A trainer reads it to close an eliminated seat's
+        chain of decisions: that seat will not move again in this game and is paid nothing
+        more, so its return is complete (``training.batch_ppo.collect``)."""
+        view = self._active.view()
+        view.flags.writeable = False
+        return view
+
     def hand_features(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Scoring features of compact observations [B, D] -> [B, 54] float32
         (:func:`scat_env.batch.kernels.hand_features`: the value kept by each discard, the
