@@ -27,7 +27,17 @@ from scat_env.batch import BatchEnv
 from scat_env.rules import PRESETS
 from scat_env.variants import FIELDS
 from scat_session import seating
-from training.batch_ppo import CompactNet, _tensors, export, train_network, warm_start
+from training.batch_ppo import (
+    CompactNet,
+    Handoff,
+    Shard,
+    _tensors,
+    collect,
+    export,
+    network_pieces,
+    train_network,
+    warm_start,
+)
 from training.config import BatchPPOConfig
 
 MIX = ["standard", "hammer", "golf", "french_canadian", "gin"]
@@ -175,7 +185,7 @@ def test_a_policy_of_fewer_pieces_continues_as_it_played(tmp_path):
     (dict(rules_mix=["standard", "no_such"]), "rules_mix: 'no_such' is not a preset"),
     (dict(rules_mix=["golf", "golf"]), "rules_mix names a preset twice"),
     (dict(rules_mix=["standard", "hammer"], handoff="scat_batch_2p", player_counts=[3]),
-     "a run of rules_mix has no handoff"),
+     "rules_mix 'hammer' has the hammer call in its observation"),
     (dict(rules_mix="golf"), "rules_mix must be a list of preset names"),
 ])
 def test_a_mix_is_checked(fields, message):
@@ -183,3 +193,23 @@ def test_a_mix_is_checked(fields, message):
     with pytest.raises(ValueError, match=message) as err:
         BatchPPOConfig(**{**base, **fields})
     assert "\n" not in str(err.value)
+
+
+def test_a_mix_of_rules_without_pieces_hands_its_heads_up_to_a_set_member():
+    """A set's member for three players in may learn many rules at once when none of them
+    adds a piece to the observation (the smaller game a set's member reads is the base
+    observation): every table of the mix hands its positions with two players in to the
+    handoff, as the set will play them, and the run trains."""
+    mix = ["ride_the_bus", "italian"]
+    cfg = BatchPPOConfig(rules="standard", rules_mix=mix, player_counts=[3], self_play=1.0,
+                         handoff="scat_batch_2p", total_samples=2000, **TINY)
+    handoff = Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix)
+    shard = Shard(cfg, 0, network_pieces(cfg), torch.Generator().manual_seed(0))
+    net = CompactNet(32, 2, pieces=network_pieces(cfg))
+    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
+    assert [t.env.rules.name for t in shard.tables] == mix
+    for table in shard.tables:
+        ro, _ = collect(net, net, table, 200, shard.gen, stats, handoff=handoff)
+        assert (~ro.policy).any() and ro.policy.any(), table.env.rules.name
+    _, summary = train_network(cfg, log=lambda m: None)
+    assert summary["samples"] >= 2000

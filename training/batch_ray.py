@@ -61,7 +61,7 @@ class RolloutWorker:
         numba.set_num_threads(min(cfg.numba_threads or 1, numba.config.NUMBA_NUM_THREADS))
         self.cfg = cfg
         self.handoff = (None if cfg.handoff is None
-                        else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules))
+                        else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix or cfg.rules))
         self.shards = {i: Shard(cfg, i, pieces, None, restart) for i in shards}
         self.net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
         self.snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice,

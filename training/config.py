@@ -466,8 +466,9 @@ class BatchPPOConfig:
         self._check_shards(where)
 
     def _check_mix(self, where: str) -> None:
-        """``rules_mix``: preset names, each once, and no handoff (a set's members read
-        smaller games, which a table with observation pieces has not)."""
+        """``rules_mix``: preset names, each once, and a handoff only where no preset's table
+        has observation pieces (a set's members read smaller games, which a table with
+        pieces has not)."""
         from scat_env.rules import PRESETS
 
         mix = self.rules_mix
@@ -480,7 +481,14 @@ class BatchPPOConfig:
         if len(set(mix)) != len(mix):
             raise ValueError(f"{where}: rules_mix names a preset twice")
         if mix and self.handoff is not None:
-            raise ValueError(f"{where}: handoff: a run of rules_mix has no handoff")
+            from scat_env.batch import beyond_base_observation
+
+            for rules in mix:
+                why = beyond_base_observation(Rules.preset(rules))
+                if why is not None:
+                    raise ValueError(f"{where}: handoff: rules_mix {rules!r} has {why} in its "
+                                     "observation, which a set's smaller game does not "
+                                     "show; a handoff takes a mix of rules without pieces")
 
     def _check_expert(self, where: str, rules: str) -> None:
         """The batched expert plays the draw-and-discard presets only."""
