@@ -524,6 +524,12 @@ class CompactSet:
                              f"({', '.join(sorted(map(str, trained)))})")
         self.members, self.default, self.name = members, default, name
         self.meta: dict[str, Any] = {"rules": trained.pop()}
+        # A set with a member that learned some presets together (a family's member for
+        # three players in, its heads-ups to the standard game's member) is that family's
+        # set: it was put together for those presets, and is measured and seated there.
+        mix = [r for p in every for r in p.meta.get("rules_mix") or []]
+        if mix:
+            self.meta["rules_mix"] = list(dict.fromkeys(mix))
         self.advice = any(p.advice for p in every)
         # what every member reads: a piece one member lacks is one the set cannot see
         self.pieces = tuple(p for p in PIECE_WIDTHS
@@ -644,9 +650,10 @@ class CompactAgent(Agent):
 
     def trained_on(self, rules: Rules) -> bool:
         """Whether ``rules`` (by their options, not their name) are a preset this policy
-        was trained on: its ``rules``, or one of its ``rules_mix``."""
+        was trained on: one of its ``rules_mix``, or without a mix its ``rules`` (a mix's
+        ``rules`` is only its in-training check's preset)."""
         meta = self.policy.meta
-        names = [meta.get("rules"), *(meta.get("rules_mix") or [])]
+        names = meta.get("rules_mix") or [meta.get("rules")]
         return any(name in PRESETS and Rules.preset(name) == rules for name in names)
 
     def logits(self, view: PlayerView) -> np.ndarray:

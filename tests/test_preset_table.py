@@ -104,7 +104,8 @@ def test_a_family_member_is_a_candidate_on_its_family_alone():
     script = _script()
     args = Namespace(spec=None, candidates="compact:scat_batch_set,compact:scat_rules,"
                                            "compact:scat_golf,compact:scat_gin,"
-                                           "compact:scat_calls,compact:scat_points")
+                                           "compact:scat_calls,compact:scat_points,"
+                                           "compact:scat_lives_set")
     assert script._players(args, "golf", 3) == ["compact:scat_rules", "compact:scat_golf"]
     assert script._players(args, "gin", 6) == ["compact:scat_rules", "compact:scat_gin"]
     # the calls' member learned five of the calls presets: Moyer's and sudden death's
@@ -112,6 +113,12 @@ def test_a_family_member_is_a_candidate_on_its_family_alone():
     assert script._players(args, "throw_down_any", 3) == ["compact:scat_rules",
                                                           "compact:scat_calls"]
     assert script._players(args, "moyer", 3) == ["compact:scat_rules"]
+    # the knock and lives options' set learned ten presets, Moyer's second knock among them
+    assert script._players(args, "moyer_second_knock", 6) == [
+        "compact:scat_batch_set", "compact:scat_rules", "compact:scat_calls",
+        "compact:scat_lives_set"]
+    assert script._players(args, "ride_the_bus", 3) == [
+        "compact:scat_batch_set", "compact:scat_rules", "compact:scat_lives_set"]
     # the points races' member learned French Canadian and Jacobs' race alone
     assert script._players(args, "french_canadian_jacobs", 6) == ["compact:scat_rules",
                                                                   "compact:scat_points"]

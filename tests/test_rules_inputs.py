@@ -19,7 +19,7 @@ import torch
 from test_batch_pieces import EVERY_PRESET
 from test_batch_training import TINY, _Table
 
-from agents.compact import PIECE_WIDTHS, CompactAgent, CompactPolicy, load_compact
+from agents.compact import PIECE_WIDTHS, CompactAgent, CompactPolicy, load_compact, policy_path
 from agents.registry import make_agent
 from agents.rules_inputs import NOT_READ, RULES_INPUTS, RULES_WIDTH, rules_vector
 from scat_env import Rules
@@ -213,3 +213,20 @@ def test_a_mix_of_rules_without_pieces_hands_its_heads_up_to_a_set_member():
         assert (~ro.policy).any() and ro.policy.any(), table.env.rules.name
     _, summary = train_network(cfg, log=lambda m: None)
     assert summary["samples"] >= 2000
+
+
+def test_a_set_with_a_familys_member_learned_that_family_alone():
+    """``compact:scat_lives_set`` is the standard game's set with a three-player member
+    trained on the knock and lives presets: the set learned those (its ``rules_mix`` is its
+    member's), not the standard game its members' ``rules`` name (a mix's ``rules`` is
+    only its in-training check), and it plays no table with pieces."""
+    agent = make_agent("compact:scat_lives_set")
+    _, member = load_compact(policy_path("scat_lives_3p"))
+    assert agent.policy.meta["rules_mix"] == member["rules_mix"]
+    for rules in member["rules_mix"]:
+        assert agent.trained_on(Rules.preset(rules)), rules
+        agent.check_table(3, Rules.preset(rules))
+    assert not agent.trained_on(Rules()) and not agent.trained_on(Rules.preset("moyer"))
+    with pytest.raises(ValueError):
+        agent.check_table(3, Rules.preset("hammer"))
+    assert "rules_mix" not in make_agent("compact:scat_batch_set").policy.meta
