@@ -250,6 +250,14 @@ class Handoff:
             env.rules).argmax(-1)
 
 
+def handoff_for(cfg: BatchPPOConfig) -> Handoff | None:
+    """The run's :class:`Handoff` over every table's rules, or None: one place for the
+    trainer and its rollout workers (:mod:`training.batch_ray`)."""
+    if cfg.handoff is None:
+        return None
+    return Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix or cfg.rules)
+
+
 def _sample(logits: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """One action per row drawn from softmax(logits), by the Gumbel-max trick: the same
     distribution as ``torch.multinomial``, without its per-row cost on a batch."""
@@ -844,8 +852,7 @@ def _train(cfg: BatchPPOConfig, log: Any, writer: Any = None
     else:
         snapshot.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    handoff = (None if cfg.handoff is None
-               else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix or cfg.rules))
+    handoff = handoff_for(cfg)
     rollouts = rollouts_for(cfg, pieces, gen, handoff)
     try:
         return _loop(cfg, log, writer, net, snapshot, opt, gen, handoff, rollouts)

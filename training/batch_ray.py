@@ -55,13 +55,12 @@ class RolloutWorker:
                  restart: int) -> None:
         import numba
 
-        from .batch_ppo import CompactNet, Handoff, Shard
+        from .batch_ppo import CompactNet, Shard, handoff_for
 
         torch.set_num_threads(1)  # one CPU slot per worker
         numba.set_num_threads(min(cfg.numba_threads or 1, numba.config.NUMBA_NUM_THREADS))
         self.cfg = cfg
-        self.handoff = (None if cfg.handoff is None
-                        else Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix or cfg.rules))
+        self.handoff = handoff_for(cfg)
         self.shards = {i: Shard(cfg, i, pieces, None, restart) for i in shards}
         self.net = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice, pieces=pieces)
         self.snapshot = CompactNet(cfg.hidden, cfg.layers, advice=cfg.expert_advice,
