@@ -27,6 +27,11 @@ candidates' figures on the same deals, and the best of several noisy figures is 
 upward (the winner's curse); a second measurement on deals the choice never saw is not.
 The candidates' screening figures stay in the figures file, and in the last column.
 
+``--update`` measures only ``--presets`` and keeps every other cell of the ``--json`` file:
+the same file the whole command writes, when what changed since (a family's set trained
+further) plays only those presets. It refuses a file written by another command, and a kept
+cell whose candidates that play it are no longer the ones measured there.
+
 ``--workers N`` measures N cells at once, each in its own process on its share of the
 cores: the figures are the same for any N (every cell's deals come from the seed alone).
 
@@ -192,6 +197,29 @@ def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespac
         print(_progress(preset, int(size), c["spec"], c, "confirmed "))
 
 
+def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str, Any]:
+    """The cells of ``path`` that ``--update`` keeps: every preset but ``presets``, from a
+    file the whole command wrote (same players, deals, candidates and field), each still
+    played by the candidates measured there. Raises ``ValueError`` naming what differs."""
+    whole = measuring_command(argparse.Namespace(**{**vars(args), "presets": None}))
+    try:
+        data = json.loads(path.read_text())
+        stored, cells = data["command"], data["cells"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"--update reads {path}: {exc!r}"[:300]) from None
+    if stored != whole:
+        raise ValueError(f"--update: {path} was written by `{stored}`, not `{whole}`")
+    kept = {p: row for p, row in cells.items() if p not in presets}
+    for preset, row in kept.items():
+        for size, cell in row.items():
+            now = set(_players(args, preset, int(size)))
+            if now != set(cell.get("candidates", {})):
+                raise ValueError(f"--update: {preset} at {size} players is now played by "
+                                 f"{sorted(now)}, not the {sorted(cell.get('candidates', {}))}"
+                                 f" measured there; measure it too")
+    return kept
+
+
 def _from_json(path: Path, card: str | None, marker: str) -> int:
     """The table of a figures file written by ``--json``, printed and written to ``card``."""
     try:
@@ -231,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--confirm-games", type=int, default=0,
                     help="measure each seated player again on this many games of fresh "
                     "deals, and show that figure (module docstring); 0: no")
+    ap.add_argument("--update", action="store_true", help="measure only --presets and "
+                    "keep the --json file's other cells (module docstring)")
     ap.add_argument("--workers", type=int, default=1, help="cells measured at once")
     ap.add_argument("--marker", default=MARKER, help="the card's markers to write between")
     ap.add_argument("--json", help="write every figure here")
@@ -247,7 +277,12 @@ def main(argv: list[str] | None = None) -> int:
                 else "--games and --workers must be at least 1")
         print(f"preset_table: {what}", file=sys.stderr)
         return 2
+    if args.update and not (args.json and args.presets and args.candidates):
+        print("preset_table: --update wants --json, --presets and --candidates",
+              file=sys.stderr)
+        return 2
     try:
+        kept = _kept(Path(args.json), args, presets) if args.update else {}
         jobs = [(spec, p, n, args.games, args.seed, args.opponent)
                 for p in presets for n in args.players for spec in _players(args, p, n)]
         cells = measure_cells(jobs, args.workers)
@@ -264,6 +299,10 @@ def main(argv: list[str] | None = None) -> int:
                                                 else next(iter(found.values())))
     if args.confirm_games:
         confirm(table, args)
+    if args.update:
+        args.presets = None
+        table = {p: table[p] if p in table else kept[p] for p in PRESETS
+                 if p in table or p in kept}
     command = measuring_command(args)
     text = markdown(table, args.players, command, args.opponent)
     print(text)

@@ -77,6 +77,41 @@ def test_a_confirmed_cell_is_the_seated_players_figure_on_fresh_deals(tmp_path, 
     assert "--confirm-games 30`" in text and "measured again on 30 or more games" in text
 
 
+def test_an_update_measures_its_presets_again_and_keeps_the_rest(tmp_path, capsys):
+    """``--update``: the presets named are measured again (each cell's deals come from the
+    seed alone, so an unchanged player measures the same), every other cell is kept, and the
+    file names the whole command, whose output it is. A file of another command, or a kept
+    cell now played by other candidates, is refused in one line."""
+    script = _script()
+    out = tmp_path / "cells.json"
+    base = ["--players", "3", "--games", "12", "--candidates", "compact:scat_rules", "--json",
+            str(out)]
+    assert script.main(["--presets", "standard,golf", *base]) == 0
+    first = json.loads(out.read_text())
+    whole = first["command"].replace(" --presets standard,golf", "")
+    first["cells"]["standard"]["3"]["seconds"] = -1.0  # a kept cell is not measured again
+    out.write_text(json.dumps({**first, "command": whole}))  # as the whole command wrote it
+    assert script.main(["--update", "--presets", "golf", *base]) == 0
+    again = json.loads(out.read_text())
+    assert again["command"] == whole and list(again["cells"]) == ["standard", "golf"]
+    assert again["cells"]["standard"] == first["cells"]["standard"]
+    golf, was = again["cells"]["golf"]["3"], first["cells"]["golf"]["3"]
+    assert golf["win_rate"] == was["win_rate"] and golf["seconds"] >= 0
+    capsys.readouterr()
+    # another command's file, and a kept cell whose candidates changed
+    other = [*base[:-3], "compact:scat_rules,compact:scat_golf", *base[-2:]]
+    assert script.main(["--update", "--presets", "golf", *other]) == 2
+    assert "was written by `" in capsys.readouterr().err
+    again["cells"]["standard"]["3"]["candidates"] = {"expert": {}}
+    out.write_text(json.dumps(again))
+    assert script.main(["--update", "--presets", "golf", *base]) == 2
+    err = capsys.readouterr().err
+    assert "standard at 3 players is now played by ['compact:scat_rules']" in err
+    assert err.count("\n") == 1
+    assert script.main(["--update", "--presets", "golf", "--players", "3"]) == 2
+    assert "--update wants --json, --presets and --candidates" in capsys.readouterr().err
+
+
 def test_a_card_without_markers_is_refused(tmp_path):
     card = tmp_path / "card.md"
     card.write_text("# Card\n")
