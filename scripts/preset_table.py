@@ -197,11 +197,17 @@ def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespac
         print(_progress(preset, int(size), c["spec"], c, "confirmed "))
 
 
+def _whole_command(args: argparse.Namespace) -> str:
+    """The command that measures every preset with these options: what an ``--update``'s
+    file is the output of, and the one it must have been written by."""
+    return measuring_command(argparse.Namespace(**{**vars(args), "presets": None}))
+
+
 def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str, Any]:
     """The cells of ``path`` that ``--update`` keeps: every preset but ``presets``, from a
     file the whole command wrote (same players, deals, candidates and field), each still
     played by the candidates measured there. Raises ``ValueError`` naming what differs."""
-    whole = measuring_command(argparse.Namespace(**{**vars(args), "presets": None}))
+    whole = _whole_command(args)
     try:
         data = json.loads(path.read_text())
         stored, cells = data["command"], data["cells"]
@@ -300,10 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.confirm_games:
         confirm(table, args)
     if args.update:
-        args.presets = None
         table = {p: table[p] if p in table else kept[p] for p in PRESETS
                  if p in table or p in kept}
-    command = measuring_command(args)
+    command = _whole_command(args) if args.update else measuring_command(args)
     text = markdown(table, args.players, command, args.opponent)
     print(text)
     if args.json:
