@@ -96,6 +96,9 @@ AGENTS: tuple[tuple[str, str], ...] = (
                             "Jacobs; batched PPO, reads the rules and expert)"),
     ("compact:scat_lives_set", "Trained policy set for the knock and lives options "
                                "(Cadillac, Ride the Bus, second knock...; batched PPO)"),
+    ("compact:scat_calls_b", "Trained policy for the calls, second run (hammer, "
+                             "throw-down, second knock, declared 31; batched PPO, reads "
+                             "the rules and expert)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),

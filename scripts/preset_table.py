@@ -14,7 +14,7 @@ each seat), win rate as a multiple of the fair share ``1/n``, and the 95% interv
 each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
     python scripts/preset_table.py --players 3,6 --games 2000 --seed 20261128 \
-        --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf,compact:scat_gin,compact:scat_calls,compact:scat_points,compact:scat_lives_set \
+        --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf,compact:scat_gin,compact:scat_calls,compact:scat_points,compact:scat_lives_set,compact:scat_calls_b \
         --confirm-games 10000 --workers 2 \
         --json policies/presets.json --card policies/README.md
 
@@ -29,8 +29,10 @@ The candidates' screening figures stay in the figures file, and in the last colu
 
 ``--update`` measures only ``--presets`` and keeps every other cell of the ``--json`` file:
 the same file the whole command writes, when what changed since (a family's set trained
-further) plays only those presets. It refuses a file written by another command, and a kept
-cell whose candidates that play it are no longer the ones measured there.
+further, or a new candidate that plays only those presets) plays only those presets. It
+refuses a file written by another command (other players, deals, field or candidates, bar
+candidates added at the end), and a kept cell whose candidates that play it are no longer
+the ones measured there: a candidate added that plays a kept cell must measure it too.
 
 ``--workers N`` measures N cells at once, each in its own process on its share of the
 cores: the figures are the same for any N (every cell's deals come from the seed alone).
@@ -203,6 +205,16 @@ def _whole_command(args: argparse.Namespace) -> str:
     return measuring_command(argparse.Namespace(**{**vars(args), "presets": None}))
 
 
+def _with_fewer_candidates(args: argparse.Namespace) -> set[str]:
+    """The whole commands of ``args`` with some of the last ``--candidates`` left out: a
+    file one of them wrote holds the cells this command would write wherever the candidates
+    added play none of them, which :func:`_kept` checks cell by cell (each cell's deals come
+    from the seed, its preset and its size alone, never from who else is measured)."""
+    specs = (args.candidates or "").split(",")
+    return {_whole_command(argparse.Namespace(**{**vars(args), "candidates": ",".join(specs[:k])}))
+            for k in range(1, len(specs))}
+
+
 def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str, Any]:
     """The cells of ``path`` that ``--update`` keeps: every preset but ``presets``, from a
     file the whole command wrote (same players, deals, candidates and field), each still
@@ -213,7 +225,7 @@ def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str,
         stored, cells = data["command"], data["cells"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"--update reads {path}: {exc!r}"[:300]) from None
-    if stored != whole:
+    if stored != whole and stored not in _with_fewer_candidates(args):
         raise ValueError(f"--update: {path} was written by `{stored}`, not `{whole}`")
     kept = {p: row for p, row in cells.items() if p not in presets}
     for preset, row in kept.items():

@@ -98,13 +98,28 @@ def test_an_update_measures_its_presets_again_and_keeps_the_rest(tmp_path, capsy
     golf, was = again["cells"]["golf"]["3"], first["cells"]["golf"]["3"]
     assert golf["win_rate"] == was["win_rate"] and golf["seconds"] >= 0
     capsys.readouterr()
-    # another command's file, and a kept cell whose candidates changed
-    other = [*base[:-3], "compact:scat_rules,compact:scat_golf", *base[-2:]]
+    # another command's file (another candidate in place of one measured there)
+    other = [*base[:-3], "compact:scat_golf", *base[-2:]]
     assert script.main(["--update", "--presets", "golf", *other]) == 2
     assert "was written by `" in capsys.readouterr().err
+    # a candidate added at the end that plays a kept cell must measure it too
+    added = [*base[:-3], "compact:scat_rules,compact:scat_batch_set", *base[-2:]]
+    assert script.main(["--update", "--presets", "golf", *added]) == 2
+    assert "standard at 3 players is now played by" in capsys.readouterr().err
+    # one that plays only the presets measured again joins, and the file names it
+    added = [*base[:-3], "compact:scat_rules,compact:scat_golf", *base[-2:]]
+    assert script.main(["--update", "--presets", "golf", *added]) == 0
+    capsys.readouterr()
+    joined = json.loads(out.read_text())
+    assert joined["command"] == whole.replace("compact:scat_rules",
+                                              "compact:scat_rules,compact:scat_golf")
+    assert joined["cells"]["standard"] == first["cells"]["standard"]
+    assert set(joined["cells"]["golf"]["3"]["candidates"]) == {"compact:scat_rules",
+                                                               "compact:scat_golf"}
+    again = json.loads(out.read_text())
     again["cells"]["standard"]["3"]["candidates"] = {"expert": {}}
     out.write_text(json.dumps(again))
-    assert script.main(["--update", "--presets", "golf", *base]) == 2
+    assert script.main(["--update", "--presets", "golf", *added]) == 2
     err = capsys.readouterr().err
     assert "standard at 3 players is now played by ['compact:scat_rules']" in err
     assert err.count("\n") == 1
@@ -140,18 +155,18 @@ def test_a_family_member_is_a_candidate_on_its_family_alone():
     args = Namespace(spec=None, candidates="compact:scat_batch_set,compact:scat_rules,"
                                            "compact:scat_golf,compact:scat_gin,"
                                            "compact:scat_calls,compact:scat_points,"
-                                           "compact:scat_lives_set")
+                                           "compact:scat_lives_set,compact:scat_calls_b")
     assert script._players(args, "golf", 3) == ["compact:scat_rules", "compact:scat_golf"]
     assert script._players(args, "gin", 6) == ["compact:scat_rules", "compact:scat_gin"]
-    # the calls' member learned five of the calls presets: Moyer's and sudden death's
+    # the calls' two members learned five of the calls presets: Moyer's and sudden death's
     # tables are not among them
-    assert script._players(args, "throw_down_any", 3) == ["compact:scat_rules",
-                                                          "compact:scat_calls"]
+    assert script._players(args, "throw_down_any", 3) == [
+        "compact:scat_rules", "compact:scat_calls", "compact:scat_calls_b"]
     assert script._players(args, "moyer", 3) == ["compact:scat_rules"]
     # the knock and lives options' set learned ten presets, Moyer's second knock among them
     assert script._players(args, "moyer_second_knock", 6) == [
         "compact:scat_batch_set", "compact:scat_rules", "compact:scat_calls",
-        "compact:scat_lives_set"]
+        "compact:scat_lives_set", "compact:scat_calls_b"]
     assert script._players(args, "ride_the_bus", 3) == [
         "compact:scat_batch_set", "compact:scat_rules", "compact:scat_lives_set"]
     # the points races' member learned French Canadian and Jacobs' race alone
