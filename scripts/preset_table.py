@@ -27,6 +27,14 @@ candidates' figures on the same deals, and the best of several noisy figures is 
 upward (the winner's curse); a second measurement on deals the choice never saw is not.
 The candidates' screening figures stay in the figures file, and in the last column.
 
+``--confirm-more M`` is the second stage of that measurement: a seated figure whose 95%
+interval still holds the bar (1.25x against ``expert``) after ``--confirm-games`` is measured
+once more on M games from the same seed, the confirmation's deals the first among them (each
+deal comes from its seed and number alone). A cell clearly above or below the bar keeps its
+figure; one the confirmation could not decide gets an interval half as wide for four times
+the games, where the time goes where it decides something. The earlier figure stays in the
+file under ``first_confirm``.
+
 ``--update`` measures only ``--presets`` and keeps every other cell of the ``--json`` file:
 the same file the whole command writes, when what changed since (a family's set trained
 further, or a new candidate that plays only those presets) plays only those presets. It
@@ -67,13 +75,19 @@ def _short(spec: str) -> str:
     return spec.removeprefix("compact:")
 
 
+def bar_of(opponent: str) -> float:
+    """The bar a cell clears in bold: 1.25x against ``expert``; against ``greedy`` (the
+    yardstick's own check) its fair share."""
+    return BAR if opponent == "expert" else 1.0
+
+
 def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
              command: str, opponent: str = "expert") -> str:
     """The card's table: a row a preset, a column a size, each cell the seated player and
     its figure; bold where the lower bound clears the bar (1.25x against ``expert``;
     against ``greedy``, the yardstick's check: 1x). The last column: the other candidates'
     figures, where several were measured."""
-    bar = BAR if opponent == "expert" else 1.0
+    bar = bar_of(opponent)
     head = ("| preset | family | " + " | ".join(f"{n} players: seated, x fair [95% CI]"
                                                  for n in sizes) + " | other candidates |")
     lines = [head, "|" + " --- |" * (3 + len(sizes))]
@@ -98,12 +112,16 @@ def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
     passed = sum(c["x_fair_ci95"][0] > bar for c in measured)
     lines += ["", f"{passed} of {len(measured)} measured cells clear {bar}x (bold). "
               f"`{command}`"]
-    confirmed = [c["games"] for c in measured if c.get("screened")]
+    confirmed = [c.get("first_confirm", c)["games"] for c in measured if c.get("screened")]
     if confirmed:
         lines[-1] += (f" Each seated figure was measured again on {min(confirmed):,} or more "
                       "games of fresh deals after the candidates' screening (module "
                       "docstring of `scripts/preset_table.py`); the other candidates' "
                       "figures are the screening's.")
+    more = [c["games"] for c in measured if c.get("first_confirm")]
+    if more:
+        lines[-1] += (f" The {len(more)} whose interval then held {bar}x were measured once "
+                      f"more, on {min(more):,} games or more, those deals among them.")
     return "\n".join(lines)
 
 
@@ -171,6 +189,8 @@ def measuring_command(args: argparse.Namespace) -> str:
         parts += ["--opponent", args.opponent]
     if args.confirm_games:
         parts += ["--confirm-games", str(args.confirm_games)]
+    if getattr(args, "confirm_more", 0):
+        parts += ["--confirm-more", str(args.confirm_more)]
     return " ".join(parts)
 
 
@@ -199,6 +219,26 @@ def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespac
         print(_progress(preset, int(size), c["spec"], c, "confirmed "))
 
 
+def confirm_more(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespace,
+                 bar: float) -> None:
+    """The second stage (module docstring): every seated cell whose interval holds ``bar``
+    and that has fewer than ``--confirm-more`` games is measured on that many games from the
+    confirmation's seed, which extend its deals; the figure it had is kept under
+    ``first_confirm``. A cell measured so already is left as it is, so an ``--update`` that
+    keeps it measures nothing again."""
+    undecided = [(preset, size, c) for preset, row in table.items()
+                 for size, c in row.items()
+                 if c.get("screened") and c["games"] < args.confirm_more
+                 and c["x_fair_ci95"][0] <= bar <= c["x_fair_ci95"][1]]
+    jobs = [(c["spec"], preset, int(size), args.confirm_more, args.seed + 1, args.opponent)
+            for preset, size, c in undecided]
+    for (preset, size, c), again in zip(undecided, measure_cells(jobs, args.workers),
+                                        strict=True):
+        c["first_confirm"] = {k: c[k] for k in ("games", "x_fair", "x_fair_ci95")}
+        c.update({k: again[k] for k in FIGURES})
+        print(_progress(preset, int(size), c["spec"], c, "measured once more "))
+
+
 def _whole_command(args: argparse.Namespace) -> str:
     """The command that measures every preset with these options: what an ``--update``'s
     file is the output of, and the one it must have been written by."""
@@ -215,6 +255,16 @@ def _with_fewer_candidates(args: argparse.Namespace) -> set[str]:
             for k in range(1, len(specs))}
 
 
+def _without_second_stage(args: argparse.Namespace) -> set[str]:
+    """The whole commands of ``args`` without ``--confirm-more``: a file one of them wrote
+    holds every cell up to the confirmation, and :func:`confirm_more` then measures what the
+    second stage adds to the kept cells as to the new ones."""
+    if not args.confirm_more:
+        return set()
+    first = argparse.Namespace(**{**vars(args), "confirm_more": 0})
+    return {_whole_command(first)} | _with_fewer_candidates(first)
+
+
 def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str, Any]:
     """The cells of ``path`` that ``--update`` keeps: every preset but ``presets``, from a
     file the whole command wrote (same players, deals, candidates and field), each still
@@ -225,7 +275,8 @@ def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str,
         stored, cells = data["command"], data["cells"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"--update reads {path}: {exc!r}"[:300]) from None
-    if stored != whole and stored not in _with_fewer_candidates(args):
+    if (stored != whole and stored not in _with_fewer_candidates(args)
+            and stored not in _without_second_stage(args)):
         raise ValueError(f"--update: {path} was written by `{stored}`, not `{whole}`")
     kept = {p: row for p, row in cells.items() if p not in presets}
     for preset, row in kept.items():
@@ -277,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--confirm-games", type=int, default=0,
                     help="measure each seated player again on this many games of fresh "
                     "deals, and show that figure (module docstring); 0: no")
+    ap.add_argument("--confirm-more", type=int, default=0,
+                    help="measure a confirmed figure whose interval holds the bar again on "
+                    "this many games (module docstring); 0: no")
     ap.add_argument("--update", action="store_true", help="measure only --presets and "
                     "keep the --json file's other cells (module docstring)")
     ap.add_argument("--workers", type=int, default=1, help="cells measured at once")
@@ -289,9 +343,13 @@ def main(argv: list[str] | None = None) -> int:
         return _from_json(Path(args.from_json), args.card, args.marker)
     presets = args.presets.split(",") if args.presets else list(PRESETS)
     unknown = [p for p in presets if p not in PRESETS]
-    if unknown or args.games < 1 or args.workers < 1 or args.confirm_games < 0:
+    more_bad = args.confirm_more and not 0 < args.confirm_games < args.confirm_more
+    if (unknown or args.games < 1 or args.workers < 1 or args.confirm_games < 0
+            or args.confirm_more < 0 or more_bad):
         what = (f"unknown preset {unknown[0]!r}" if unknown
                 else "--confirm-games must be at least 0" if args.confirm_games < 0
+                else "--confirm-more must be 0, or more than --confirm-games (which it "
+                     "follows)" if args.confirm_more < 0 or more_bad
                 else "--games and --workers must be at least 1")
         print(f"preset_table: {what}", file=sys.stderr)
         return 2
@@ -320,13 +378,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.update:
         table = {p: table[p] if p in table else kept[p] for p in PRESETS
                  if p in table or p in kept}
+    if args.confirm_more:
+        confirm_more(table, args, bar_of(args.opponent))
     command = _whole_command(args) if args.update else measuring_command(args)
     text = markdown(table, args.players, command, args.opponent)
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps({
             "command": command, "seed": args.seed, "opponent": args.opponent,
-            "confirm_games": args.confirm_games,
+            "confirm_games": args.confirm_games, "confirm_more": args.confirm_more,
             "players": args.players, "cells": table}, indent=1) + "\n")
     if args.card:
         write_card(Path(args.card), text, args.marker)

@@ -203,3 +203,76 @@ def test_a_table_no_policy_beats_seats_expert():
     seat = _script().seat_best(cells)
     assert seat["spec"] == "expert" and seat["games"] == 0 and seat["x_fair"] == 1.0
     assert set(seat["candidates"]) == {"compact:a", "compact:b"}
+
+
+def test_a_confirmed_figure_the_bar_falls_inside_is_measured_once_more(tmp_path, capsys):
+    """``--confirm-more``: a seated cell whose confirmed interval holds the bar is measured
+    again on more games of the confirmation's seed (its deals the first among them), the
+    figure it had kept under ``first_confirm``; one clearly above or below, or measured so
+    already, is left as it is."""
+    from argparse import Namespace
+
+    script = _script()
+    jobs = []
+
+    def measure(batch, workers):
+        jobs.extend(batch)
+        return [dict(games=job[3], deals=job[3] // 3, win_rate=0.4, ci95=[0.39, 0.41],
+                     x_fair=1.2, x_fair_ci95=[1.19, 1.21], seconds=1.0) for job in batch]
+
+    def seated(lo, hi, games=10002):
+        return {"spec": "compact:p", "learned": True, "games": games, "x_fair": (lo + hi) / 2,
+                "x_fair_ci95": [lo, hi], "screened": {"games": 2001}}
+
+    table = {"a": {"3": seated(1.24, 1.30), "6": seated(1.26, 1.30)},
+             "b": {"3": seated(1.10, 1.20), "6": seated(1.20, 1.27, games=40002)}}
+    script.measure_cells = measure
+    args = Namespace(confirm_more=40000, seed=7, opponent="expert", workers=2)
+    script.confirm_more(table, args, 1.25)
+    assert jobs == [("compact:p", "a", 3, 40000, 8, "expert")]
+    assert table["a"]["3"]["games"] == 40000 and table["a"]["3"]["x_fair"] == 1.2
+    assert table["a"]["3"]["first_confirm"] == {"games": 10002, "x_fair": 1.27,
+                                                "x_fair_ci95": [1.24, 1.30]}
+    assert "first_confirm" not in table["a"]["6"] and table["b"]["6"]["games"] == 40002
+    text = script.markdown(table, [3, 6], "cmd")
+    assert ("Each seated figure was measured again on 10,002 or more games" in text
+            and "The 1 whose interval then held 1.25x were measured once more, on 40,000 "
+            "games or more" in text)
+    capsys.readouterr()
+
+
+def test_the_second_stage_updates_a_file_written_without_it(tmp_path, capsys):
+    """A figures file written without ``--confirm-more`` is the first stage of the command
+    with it: ``--update`` with the option measures the presets named, and takes every
+    undecided cell of the file, kept or new, to the second stage; its file names the whole
+    command. The option must follow a confirmation with fewer games."""
+    script = _script()
+    out = tmp_path / "cells.json"
+    base = ["--players", "3", "--games", "12", "--seed", "5", "--candidates",
+            "compact:scat_rules", "--opponent", "greedy", "--confirm-games", "15", "--json",
+            str(out)]
+    assert script.main(["--presets", "standard,hammer", *base]) == 0
+    first = json.loads(out.read_text())
+    whole = first["command"].replace(" --presets standard,hammer", "")
+    out.write_text(json.dumps({**first, "command": whole}))
+    held = {p for p, row in first["cells"].items()
+            if row["3"]["x_fair_ci95"][0] <= 1.0 <= row["3"]["x_fair_ci95"][1]}
+    assert held == {"standard", "hammer"}  # 15 games decide nothing (bar: 1x against greedy)
+    assert script.main(["--update", "--presets", "hammer", *base, "--confirm-more", "30"]) == 0
+    again = json.loads(out.read_text())
+    assert again["command"] == whole + " --confirm-more 30" and again["confirm_more"] == 30
+    for preset in ("standard", "hammer"):
+        cell = again["cells"][preset]["3"]
+        assert cell["games"] == 30 and cell["first_confirm"]["games"] == 15, preset
+    plain = tmp_path / "plain.json"
+    assert script.main(["--presets", "standard", "--players", "3", "--games", "30", "--seed",
+                        "6", "--spec", "compact:scat_rules", "--opponent", "greedy", "--json",
+                        str(plain)]) == 0
+    want = json.loads(plain.read_text())["cells"]["standard"]["3"]
+    assert again["cells"]["standard"]["3"]["win_rate"] == want["win_rate"]
+    capsys.readouterr()
+    for bad in (["--confirm-more", "30"], ["--confirm-games", "30", "--confirm-more", "30"]):
+        assert script.main(["--presets", "standard", *bad]) == 2
+        err = capsys.readouterr().err
+        assert "--confirm-more must be 0, or more than --confirm-games" in err
+        assert err.count("\n") == 1
