@@ -29,7 +29,8 @@ Factory = Callable[[str | None, int | None], Agent]
 DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set", "compact:scat_rules",
                                      "compact:scat_golf", "compact:scat_gin",
                                      "compact:scat_calls", "compact:scat_points",
-                                     "compact:scat_lives_set", "compact:scat_calls_b")
+                                     "compact:scat_lives_set", "compact:scat_calls_b",
+                                     "compact:scat_calls_c", "compact:scat_gin_italian")
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 #: Agent kinds no longer played, by what their specs are told instead: the replacement, in

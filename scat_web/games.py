@@ -99,6 +99,11 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("compact:scat_calls_b", "Trained policy for the calls, second run (hammer, "
                              "throw-down, second knock, declared 31; batched PPO, reads "
                              "the rules and expert)"),
+    ("compact:scat_calls_c", "Trained policy for the calls, second run one leg further "
+                             "(the stronger at 3 players; batched PPO, reads the rules and "
+                             "expert)"),
+    ("compact:scat_gin_italian", "Trained policy for gin and the Italian pack (batched PPO, "
+                                 "reads the rules and expert)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),

@@ -151,8 +151,11 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
     assert _new(client, opponents=None, players=8)["players"][1]["agent"] == (
         "compact:scat_batch_set")
     # the model card's seat: the policy of every preset, measured ahead of expert there
-    assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == (
+    assert _new(client, opponents=None, rules="sudden_death")["players"][1]["agent"] == (
         "compact:scat_rules")
+    # hammer: the calls' member measured the strongest there
+    assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == (
+        "compact:scat_calls_c")
     # golf: its family's member, measured ahead of scat_rules and of expert there
     assert _new(client, opponents=None, rules="golf")["players"][1]["agent"] == (
         "compact:scat_golf")
