@@ -204,19 +204,29 @@ def _progress(preset: str, n: int, spec: str, c: dict[str, Any], note: str = "")
 FIGURES = ("games", "deals", "win_rate", "ci95", "x_fair", "x_fair_ci95", "seconds")
 
 
+Cells = list[tuple[str, str, dict[str, Any]]]
+
+
+def _measure_again(cells: Cells, games: int, args: argparse.Namespace, keep_as: str,
+                   note: str) -> None:
+    """Each ``(preset, size, cell)``'s seated player measured on ``games`` games of the deals
+    of seed ``--seed`` + 1; the cell takes those figures, the ones it had kept under
+    ``keep_as``."""
+    jobs = [(c["spec"], preset, int(size), games, args.seed + 1, args.opponent)
+            for preset, size, c in cells]
+    for (preset, size, c), again in zip(cells, measure_cells(jobs, args.workers), strict=True):
+        c[keep_as] = {k: c[k] for k in ("games", "x_fair", "x_fair_ci95")}
+        c.update({k: again[k] for k in FIGURES})
+        print(_progress(preset, int(size), c["spec"], c, note))
+
+
 def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespace) -> None:
     """Measure every seated player again on ``--confirm-games`` games of fresh deals (seed
     ``--seed`` + 1) and take those figures as the cells', the screening's kept under
     ``screened`` (module docstring: the best of several noisy figures is biased upward)."""
     seated = [(preset, size, c) for preset, row in table.items() for size, c in row.items()
               if c.get("games")]
-    jobs = [(c["spec"], preset, int(size), args.confirm_games, args.seed + 1, args.opponent)
-            for preset, size, c in seated]
-    for (preset, size, c), again in zip(seated, measure_cells(jobs, args.workers),
-                                        strict=True):
-        c["screened"] = {k: c[k] for k in ("games", "x_fair", "x_fair_ci95")}
-        c.update({k: again[k] for k in FIGURES})
-        print(_progress(preset, int(size), c["spec"], c, "confirmed "))
+    _measure_again(seated, args.confirm_games, args, "screened", "confirmed ")
 
 
 def confirm_more(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespace,
@@ -230,13 +240,7 @@ def confirm_more(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Nam
                  for size, c in row.items()
                  if c.get("screened") and c["games"] < args.confirm_more
                  and c["x_fair_ci95"][0] <= bar <= c["x_fair_ci95"][1]]
-    jobs = [(c["spec"], preset, int(size), args.confirm_more, args.seed + 1, args.opponent)
-            for preset, size, c in undecided]
-    for (preset, size, c), again in zip(undecided, measure_cells(jobs, args.workers),
-                                        strict=True):
-        c["first_confirm"] = {k: c[k] for k in ("games", "x_fair", "x_fair_ci95")}
-        c.update({k: again[k] for k in FIGURES})
-        print(_progress(preset, int(size), c["spec"], c, "measured once more "))
+    _measure_again(undecided, args.confirm_more, args, "first_confirm", "measured once more ")
 
 
 def _whole_command(args: argparse.Namespace) -> str:
