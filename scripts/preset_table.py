@@ -189,7 +189,7 @@ def measuring_command(args: argparse.Namespace) -> str:
         parts += ["--opponent", args.opponent]
     if args.confirm_games:
         parts += ["--confirm-games", str(args.confirm_games)]
-    if getattr(args, "confirm_more", 0):
+    if args.confirm_more:
         parts += ["--confirm-more", str(args.confirm_more)]
     return " ".join(parts)
 
@@ -348,12 +348,11 @@ def main(argv: list[str] | None = None) -> int:
     presets = args.presets.split(",") if args.presets else list(PRESETS)
     unknown = [p for p in presets if p not in PRESETS]
     more_bad = args.confirm_more and not 0 < args.confirm_games < args.confirm_more
-    if (unknown or args.games < 1 or args.workers < 1 or args.confirm_games < 0
-            or args.confirm_more < 0 or more_bad):
+    if unknown or args.games < 1 or args.workers < 1 or args.confirm_games < 0 or more_bad:
         what = (f"unknown preset {unknown[0]!r}" if unknown
                 else "--confirm-games must be at least 0" if args.confirm_games < 0
                 else "--confirm-more must be 0, or more than --confirm-games (which it "
-                     "follows)" if args.confirm_more < 0 or more_bad
+                     "follows)" if more_bad
                 else "--games and --workers must be at least 1")
         print(f"preset_table: {what}", file=sys.stderr)
         return 2
