@@ -155,7 +155,7 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
         "compact:scat_rules")
     # hammer: the calls' member measured the strongest there
     assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == (
-        "compact:scat_calls_c")
+        "compact:scat_calls_avg")
     # golf: its family's member, measured ahead of scat_rules and of expert there
     assert _new(client, opponents=None, rules="golf")["players"][1]["agent"] == (
         "compact:scat_golf")
