@@ -8,7 +8,7 @@ import torch
 from test_batch_pieces import EVERY_PRESET, random_policy
 from test_batch_training import TINY
 
-from agents.compact import load_compact, table_pieces
+from agents.compact import load_compact, save_compact, table_pieces
 from agents.registry import make_agent
 from scat_env import Rules
 from training import average
@@ -96,3 +96,27 @@ def test_bad_arguments_are_one_line_and_write_nothing(two, tmp_path, capsys, arg
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and words in err
     assert not out.exists() and a.read_bytes() == before
+
+
+def test_a_file_from_before_the_pieces_field_is_the_same_network(tmp_path):
+    """A file written before policies named their pieces reads none (agents.compact), so it
+    averages with a run that continued from it and wrote ``pieces: []``."""
+    old, new, out = tmp_path / "old.npz", tmp_path / "new.npz", tmp_path / "mean.npz"
+    random_policy(new, "standard", seed=4)
+    arrays, meta = load_compact(new)
+    assert meta["pieces"] == []
+    save_compact(old, arrays, {k: v for k, v in meta.items()
+                               if k not in ("pieces", "kind", "format_version", "sha256")})
+    assert "pieces" not in load_compact(old)[1]
+    assert average.main([str(old), str(new), "--out", str(out)]) == 0
+
+
+def test_another_width_is_refused_naming_the_weight(two, tmp_path, capsys):
+    a, _ = two
+    wide = tmp_path / "wide.npz"
+    net = CompactNet(48, 2, pieces=table_pieces(Rules.preset("hammer")))
+    export(net, wide, BatchPPOConfig(rules="hammer", player_counts=[3], **EVERY_PRESET,
+                                     **{**TINY, "hidden": 48}), {})
+    assert average.main([str(a), str(wide), "--out", str(tmp_path / "mean.npz")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "wide.npz" in err and "weight" in err and "48" in err

@@ -30,12 +30,26 @@ import numpy as np
 
 from agents import compact
 
-#: The metadata fields that fix a network's shape and inputs: files that differ in any of
-#: them are different networks, whose weights cannot be averaged.
-SAME_NETWORK = ("hidden", "layers", "expert_advice", "pieces", "num_codes", "num_actions")
-
 #: Fields a writer adds itself (:func:`agents.compact.save_compact`).
 WRITTEN = ("kind", "format_version", "sha256")
+
+
+def _other_network(arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                   first: dict[str, np.ndarray], first_meta: dict[str, Any]) -> str | None:
+    """How a file's network differs from the first's, else ``None``: the observation pieces
+    it reads, in order (absent in files written before the field: none, as
+    :func:`agents.compact.load_compact` reads them), then its weights, whose names and shapes
+    fix its width, layers, expert advice and action space (the loader checked them against
+    those fields)."""
+    pieces, first_pieces = meta.get("pieces", []), first_meta.get("pieces", [])
+    if pieces != first_pieces:
+        return f"pieces is {pieces!r}, {first_pieces!r}"
+    for name in sorted(set(arrays) | set(first)):
+        shape = arrays[name].shape if name in arrays else None
+        first_shape = first[name].shape if name in first else None
+        if shape != first_shape:
+            return f"weight {name!r} is {shape or 'absent'}, {first_shape or 'absent'}"
+    return None
 
 
 def average(paths: Sequence[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -47,12 +61,9 @@ def average(paths: Sequence[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]
     loaded = [compact.load_compact(compact.policy_path(p)) for p in paths]
     first_arrays, first_meta = loaded[0]
     for path, (arrays, meta) in zip(paths[1:], loaded[1:], strict=True):
-        for key in SAME_NETWORK:
-            if meta.get(key) != first_meta.get(key):
-                raise ValueError(f"{path!r}: {key} is {meta.get(key)!r}, "
-                                 f"{first_meta.get(key)!r} in {paths[0]!r}: not one network")
-        if set(arrays) != set(first_arrays):  # the fields above fix them; a guard all the same
-            raise ValueError(f"{path!r}: its weights are not those of {paths[0]!r}")
+        why = _other_network(arrays, meta, first_arrays, first_meta)
+        if why:
+            raise ValueError(f"{path!r}: {why} in {paths[0]!r}: not one network")
     mean = {k: np.mean([a[k] for a, _ in loaded], axis=0, dtype=np.float64).astype(np.float32)
             for k in first_arrays}
     meta = {k: v for k, v in first_meta.items() if k not in WRITTEN}
