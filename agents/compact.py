@@ -516,7 +516,8 @@ class CompactSet:
     """
 
     def __init__(self, members: dict[int, list[CompactPolicy]],
-                 default: list[CompactPolicy] | None, name: str) -> None:
+                 default: list[CompactPolicy] | None, name: str,
+                 presets: tuple[str, ...] | None = None) -> None:
         every = [p for group in members.values() for p in group] + list(default or [])
         trained = {p.meta.get("rules") for p in every}
         if len(trained) > 1:
@@ -527,7 +528,9 @@ class CompactSet:
         # A set with a member that learned some presets together (a family's member for
         # three players in, its heads-ups to the standard game's member) is that family's
         # set: it was put together for those presets, and is measured and seated there.
-        mix = [r for p in every for r in p.meta.get("rules_mix") or []]
+        # A manifest's ``presets`` says which they are where a member learned more (the
+        # every-preset policy borrowed for the positions the family's member does not play).
+        mix = list(presets or [r for p in every for r in p.meta.get("rules_mix") or []])
         if mix:
             self.meta["rules_mix"] = list(dict.fromkeys(mix))
         self.advice = any(p.advice for p in every)
@@ -581,7 +584,7 @@ def load_compact_set(path: str) -> CompactSet:
     manifest = load_policy_set(path)
     members = {k: [_load_file(f) for f in files] for k, files in manifest.members.items()}
     default = None if manifest.default is None else [_load_file(f) for f in manifest.default]
-    return CompactSet(members, default, f"compact set {path!r}")
+    return CompactSet(members, default, f"compact set {path!r}", manifest.presets)
 
 
 def is_set_manifest(path: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
+from scat_env.rules import PRESETS
 from scat_env.yamlfile import one_line, read_yaml
 
 #: The one format tag a policy-set manifest carries, so any other YAML file is refused.
@@ -20,6 +21,9 @@ class PolicySetManifest(NamedTuple):
 
     members: dict[int, list[str]]  # players in -> files whose logits are averaged
     default: list[str] | None  # every other size
+    #: the presets the set was put together for (``presets:``), or None: then the presets
+    #: its members learned
+    presets: tuple[str, ...] | None = None
 
 
 def load_policy_set(path: str) -> PolicySetManifest:
@@ -41,17 +45,23 @@ def _load_policy_set(path: str) -> PolicySetManifest:
           2: scat_batch_2p.npz                  # plays whenever two players are in
           3: [net_a.npz, net_b.npz, net_c.npz]  # a list: their logits averaged (an ensemble)
           default: scat_batch_7_10.npz          # every other size
+        presets: [cadillac, ride_the_bus]       # optional: what the set is for
 
-    File names are relative to the manifest's folder. Any problem is one ``ValueError``
-    naming the manifest and what is wrong; the member files are checked when loaded.
+    File names are relative to the manifest's folder. ``presets`` names the presets the set
+    was put together for, where it is measured and seated: without it, the presets its
+    members learned. Why: a set may borrow a member that learned every preset (to play the
+    positions its family's member does not) without becoming a candidate at every table.
+    Any problem is one ``ValueError`` naming the manifest and what is wrong; the member
+    files are checked when loaded.
     """
     raw = read_yaml(path, "policy set")
     if not isinstance(raw, dict) or raw.get("format") != SET_FORMAT:
         raise ValueError(f"policy set {path!r} must be a mapping with 'format: {SET_FORMAT}'")
-    unknown = sorted(str(k) for k in set(raw) - {"format", "policies"})
+    unknown = sorted(str(k) for k in set(raw) - {"format", "policies", "presets"})
     if unknown:
         raise ValueError(f"policy set {path!r}: unknown field(s) {', '.join(unknown)} "
-                         "(known: format, policies)")
+                         "(known: format, policies, presets)")
+    presets = _presets(path, raw.get("presets")) if "presets" in raw else None
     entries = raw.get("policies")
     if not isinstance(entries, dict) or not entries:
         raise ValueError(f"policy set {path!r}: 'policies' must map player counts (2-10) "
@@ -72,4 +82,19 @@ def _load_policy_set(path: str) -> PolicySetManifest:
         else:
             raise ValueError(f"policy set {path!r}: key {key!r} is not a player count "
                              "(2-10) or 'default'")
-    return PolicySetManifest(members, default)
+    return PolicySetManifest(members, default, presets)
+
+
+def _presets(path: str, value: object) -> tuple[str, ...]:
+    """A manifest's ``presets``: a non-empty list of distinct preset names."""
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(v, str) for v in value)):
+        raise ValueError(f"policy set {path!r}: 'presets' must be a list of preset names, "
+                         f"got {value!r}")
+    unknown = [v for v in value if v not in PRESETS]
+    if unknown:
+        raise ValueError(f"policy set {path!r}: 'presets' names unknown preset(s) "
+                         f"{', '.join(map(repr, unknown))}")
+    if len(set(value)) != len(value):
+        raise ValueError(f"policy set {path!r}: 'presets' names a preset twice")
+    return tuple(value)

@@ -1,0 +1,72 @@
+"""A policy set's ``presets``: the presets it was put together for, where it is measured and
+seated, even when a member learned more (agents/neural/policy_set.py, agents/compact.py).
+
+- Without the field, a set is trained on what its members learned: a set borrowing the
+  every-preset policy is a candidate at every table.
+- With it, the set is its family's: trained on those presets alone, so the preset table and
+  the default seating take it there and nowhere else.
+- A bad ``presets`` is one line naming the manifest and what is wrong.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from agents.neural.policy_set import load_policy_set
+from agents.registry import make_agent
+from scat_env import Rules
+
+REPO = Path(__file__).resolve().parents[1]
+POLICIES = REPO / "policies"
+
+
+def _family_member():
+    spec = importlib.util.spec_from_file_location("preset_table", REPO / "scripts" /
+                                                  "preset_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.family_member
+
+
+def _set(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "set.yaml"
+    path.write_text("format: scat-policy-set\npolicies:\n"
+                    f"  3: {POLICIES / 'scat_lives_3p.npz'}\n"
+                    f"  default: [{POLICIES / 'scat_batch_7_10.npz'}, "
+                    f"{POLICIES / 'scat_rules.npz'}]\n" + extra)
+    return path
+
+
+def test_a_set_borrowing_the_every_preset_policy_learned_what_its_members_learned(tmp_path):
+    agent = make_agent(f"compact:{_set(tmp_path)}")
+    assert agent.trained_on(Rules.preset("hammer")) and agent.trained_on(Rules.preset("golf"))
+    assert not _family_member()(agent)
+
+
+def test_a_sets_presets_are_where_it_is_measured_and_seated(tmp_path):
+    path = _set(tmp_path, "presets: [cadillac, straight_flush]\n")
+    agent = make_agent(f"compact:{path}")
+    assert agent.trained_on(Rules.preset("cadillac"))
+    assert agent.trained_on(Rules.preset("straight_flush"))
+    assert not agent.trained_on(Rules.preset("hammer"))
+    assert not agent.trained_on(Rules.preset("standard"))
+    assert _family_member()(agent)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("cadillac", "'presets' must be a list of preset names"),
+    ("[]", "'presets' must be a list of preset names"),
+    ("[cadillac, 3]", "'presets' must be a list of preset names"),
+    ("[cadillac, no_such_game]", "unknown preset(s) 'no_such_game'"),
+    ("[cadillac, cadillac]", "names a preset twice"),
+])
+def test_a_bad_presets_field_is_one_line_naming_it(tmp_path, value, message):
+    path = _set(tmp_path, f"presets: {value}\n")
+    with pytest.raises(ValueError) as err:
+        load_policy_set(str(path))
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert str(path) in str(err.value)
+
