@@ -70,3 +70,10 @@ def test_a_bad_presets_field_is_one_line_naming_it(tmp_path, value, message):
     assert message in str(err.value) and "\n" not in str(err.value)
     assert str(path) in str(err.value)
 
+
+def test_the_shipped_lives_set_is_measured_on_its_ten_presets():
+    manifest = load_policy_set(str(POLICIES / "scat_lives_set.yaml"))
+    assert manifest.presets is not None and len(manifest.presets) == 10
+    agent = make_agent("compact:scat_lives_set")
+    assert agent.trained_on(Rules.preset("cadillac"))
+    assert not agent.trained_on(Rules.preset("standard"))
