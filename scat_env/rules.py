@@ -188,6 +188,20 @@ Rules = _make_rules()
 #: declared by its family in :mod:`scat_env.variants`), as the fields each changes.
 PRESETS: dict[str, dict[str, Any]] = {p.name: dict(p.changes) for p in variants.PRESETS}
 
+
+def preset_names(value: object, field: str) -> tuple[str, ...]:
+    """``value`` as preset names, each once: what a training config's ``rules_mix`` and a
+    policy set's ``presets`` hold, checked in one place so both refuse alike. A
+    ``ValueError`` line starting with ``field`` otherwise."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{field} must be a list of preset names, got {value!r}")
+    for name in value:
+        if name not in PRESETS:
+            raise ValueError(f"{field}: {name!r} is not a preset")
+    if len(set(value)) != len(value):
+        raise ValueError(f"{field} names a preset twice")
+    return tuple(value)
+
 #: One line per preset in plain words, what ``scat rules`` and the browser's new-game form
 #: show where a person picks one. No source tags here: where a rule comes from is
 #: :data:`PRESET_SOURCES` (and docs/RULES.md), shown with one preset's fields.

@@ -10,10 +10,10 @@ seated, even when a member learned more (agents/neural/policy_set.py, agents/com
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from test_preset_table import _script
 
 from agents.neural.policy_set import load_policy_set
 from agents.registry import make_agent
@@ -24,11 +24,7 @@ POLICIES = REPO / "policies"
 
 
 def _family_member():
-    spec = importlib.util.spec_from_file_location("preset_table", REPO / "scripts" /
-                                                  "preset_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.family_member
+    return _script().family_member
 
 
 def _set(tmp_path: Path, extra: str = "") -> Path:
@@ -60,7 +56,7 @@ def test_a_sets_presets_are_where_it_is_measured_and_seated(tmp_path):
     ("cadillac", "'presets' must be a list of preset names"),
     ("[]", "'presets' must be a list of preset names"),
     ("[cadillac, 3]", "'presets' must be a list of preset names"),
-    ("[cadillac, no_such_game]", "unknown preset(s) 'no_such_game'"),
+    ("[cadillac, no_such_game]", "'presets': 'no_such_game' is not a preset"),
     ("[cadillac, cadillac]", "names a preset twice"),
 ])
 def test_a_bad_presets_field_is_one_line_naming_it(tmp_path, value, message):

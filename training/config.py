@@ -469,17 +469,10 @@ class BatchPPOConfig:
         """``rules_mix``: preset names, each once, and a handoff only where no preset's table
         has observation pieces (a set's members read smaller games, which a table with
         pieces has not)."""
-        from scat_env.rules import PRESETS
+        from scat_env.rules import preset_names
 
         mix = self.rules_mix
-        if not isinstance(mix, list) or not all(isinstance(r, str) for r in mix):
-            raise ValueError(f"{where}: rules_mix must be a list of preset names, got "
-                             f"{mix!r}")
-        for rules in mix:
-            if rules not in PRESETS:
-                raise ValueError(f"{where}: rules_mix: {rules!r} is not a preset")
-        if len(set(mix)) != len(mix):
-            raise ValueError(f"{where}: rules_mix names a preset twice")
+        preset_names(mix, f"{where}: rules_mix")
         if mix and self.handoff is not None:
             from scat_env.batch import beyond_base_observation
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from scat_env.rules import PRESETS
+from scat_env.rules import preset_names
 from scat_env.yamlfile import one_line, read_yaml
 
 #: The one format tag a policy-set manifest carries, so any other YAML file is refused.
@@ -86,15 +86,9 @@ def _load_policy_set(path: str) -> PolicySetManifest:
 
 
 def _presets(path: str, value: object) -> tuple[str, ...]:
-    """A manifest's ``presets``: a non-empty list of distinct preset names."""
-    if (not isinstance(value, list) or not value
-            or not all(isinstance(v, str) for v in value)):
-        raise ValueError(f"policy set {path!r}: 'presets' must be a list of preset names, "
-                         f"got {value!r}")
-    unknown = [v for v in value if v not in PRESETS]
-    if unknown:
-        raise ValueError(f"policy set {path!r}: 'presets' names unknown preset(s) "
-                         f"{', '.join(map(repr, unknown))}")
-    if len(set(value)) != len(value):
-        raise ValueError(f"policy set {path!r}: 'presets' names a preset twice")
-    return tuple(value)
+    """A manifest's ``presets``: preset names, each once (:func:`scat_env.rules.preset_names`,
+    as a training config's ``rules_mix``), and at least one."""
+    field = f"policy set {path!r}: 'presets'"
+    if value == []:
+        raise ValueError(f"{field} must be a list of preset names, got []")
+    return preset_names(value, field)
