@@ -15,7 +15,7 @@ each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
     python scripts/preset_table.py --players 3,6 --games 2000 --seed 20261128 \
         --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf,compact:scat_gin,compact:scat_calls,compact:scat_points,compact:scat_lives_set,compact:scat_calls_b,compact:scat_calls_c,compact:scat_gin_italian,compact:scat_calls_avg \
-        --confirm-games 10000 --confirm-more 40000 --workers 2 \
+        --confirm-games 10000 --confirm-more 40000,160000 --workers 2 \
         --json policies/presets.json --card policies/README.md
 
 Without ``--candidates``, each table's current default opponent is measured; ``--spec``
@@ -27,13 +27,19 @@ candidates' figures on the same deals, and the best of several noisy figures is 
 upward (the winner's curse); a second measurement on deals the choice never saw is not.
 The candidates' screening figures stay in the figures file, and in the last column.
 
-``--confirm-more M`` is the second stage of that measurement: a seated figure whose 95%
-interval still holds the bar (1.25x against ``expert``) after ``--confirm-games`` is measured
-once more on M games from the same seed, the confirmation's deals the first among them (each
-deal comes from its seed and number alone). A cell clearly above or below the bar keeps its
-figure; one the confirmation could not decide gets an interval half as wide for four times
-the games, where the time goes where it decides something. The earlier figure stays in the
-file under ``first_confirm``.
+``--confirm-more M[,L]`` is the second stage of that measurement, and the third: a seated
+figure whose 95% interval still holds the bar (1.25x against ``expert``) after
+``--confirm-games`` is measured once more on M games from the same seed, the confirmation's
+deals the first among them (each deal comes from its seed and number alone); one whose
+interval still holds it then is measured on L games. A cell clearly above or below the bar
+keeps its figure; one the last stage could not decide gets an interval half as wide for four
+times the games, where the time goes where it decides something. The figures each stage
+replaced stay in the file under ``first_confirm`` and ``second_confirm``.
+
+Every stage is one more look at the same deals, and a cell is bold at whichever look clears
+the bar: a cell whose true figure is exactly 1.25x is bold more often than the one time in
+forty a single 95% interval allows. The card's table says how often for the looks it took
+(:func:`false_bold_rate`, a simulation of the looks as one random walk).
 
 ``--update`` measures only ``--presets`` and keeps every other cell of the ``--json`` file:
 the same file the whole command writes, when what changed since (a family's set trained
@@ -58,6 +64,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from agents.registry import make_agent
 from scat_env import Rules
@@ -118,11 +126,41 @@ def markdown(table: dict[str, dict[str, dict[str, Any]]], sizes: list[int],
                       "games of fresh deals after the candidates' screening (module "
                       "docstring of `scripts/preset_table.py`); the other candidates' "
                       "figures are the screening's.")
-    more = [c["games"] for c in measured if c.get("first_confirm")]
+    more = [c.get("second_confirm", c)["games"] for c in measured if c.get("first_confirm")]
     if more:
         lines[-1] += (f" The {len(more)} whose interval then held {bar}x were measured once "
                       f"more, on {min(more):,} games or more, those deals among them.")
+    most = [c["games"] for c in measured if c.get("second_confirm")]
+    if most:
+        lines[-1] += (f" The {len(most)} whose interval still held it, once more on "
+                      f"{min(most):,} games or more.")
+    if confirmed and more:
+        looks = [min(confirmed), min(more)] + ([min(most)] if most else [])
+        lines[-1] += (f" Looks at {', '.join(f'{g:,}' for g in looks)} games bold a cell "
+                      f"whose true figure is exactly {bar}x "
+                      f"{100 * false_bold_rate(looks):.1f}% of the time, one look "
+                      f"{100 * false_bold_rate(looks[:1]):.1f}% (`false_bold_rate`).")
     return "\n".join(lines)
+
+
+def false_bold_rate(looks: list[int], samples: int = 1_000_000, seed: int = 0) -> float:
+    """How often looks at ``looks`` games of the same deals bold a cell whose true figure
+    is exactly the bar, each look taken only where the one before held the bar inside its
+    interval: the figure after g games is a random walk's mean over g steps, so the looks
+    are one walk's sums at ``looks``, and a look bolds where its z clears 1.96. One look:
+    2.5%; each look more adds to it (module docstring)."""
+    rng = np.random.default_rng(seed)
+    total = np.zeros(samples)
+    undecided = np.ones(samples, bool)
+    bold = np.zeros(samples, bool)
+    done = 0
+    for games in looks:
+        total += rng.standard_normal(samples) * np.sqrt(games - done)
+        done = games
+        z = total / np.sqrt(games)
+        bold |= undecided & (z > 1.96)
+        undecided &= np.abs(z) <= 1.96
+    return float(bold.mean())
 
 
 def seat_best(cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -190,7 +228,7 @@ def measuring_command(args: argparse.Namespace) -> str:
     if args.confirm_games:
         parts += ["--confirm-games", str(args.confirm_games)]
     if args.confirm_more:
-        parts += ["--confirm-more", str(args.confirm_more)]
+        parts += ["--confirm-more", ",".join(map(str, args.confirm_more))]
     return " ".join(parts)
 
 
@@ -229,18 +267,23 @@ def confirm(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespac
     _measure_again(seated, args.confirm_games, args, "screened", "confirmed ")
 
 
+#: Where each stage of ``--confirm-more`` keeps the figure it replaced.
+STAGE_KEEPS = ("first_confirm", "second_confirm")
+
+
 def confirm_more(table: dict[str, dict[str, dict[str, Any]]], args: argparse.Namespace,
                  bar: float) -> None:
-    """The second stage (module docstring): every seated cell whose interval holds ``bar``
-    and that has fewer than ``--confirm-more`` games is measured on that many games from the
-    confirmation's seed, which extend its deals; the figure it had is kept under
-    ``first_confirm``. A cell measured so already is left as it is, so an ``--update`` that
-    keeps it measures nothing again."""
-    undecided = [(preset, size, c) for preset, row in table.items()
-                 for size, c in row.items()
-                 if c.get("screened") and c["games"] < args.confirm_more
-                 and c["x_fair_ci95"][0] <= bar <= c["x_fair_ci95"][1]]
-    _measure_again(undecided, args.confirm_more, args, "first_confirm", "measured once more ")
+    """The later stages (module docstring): at each stage of ``--confirm-more``, every
+    seated cell whose interval holds ``bar`` and that has fewer games than the stage is
+    measured on that many games from the confirmation's seed, which extend its deals; the
+    figure it had is kept under the stage's :data:`STAGE_KEEPS` name. A cell measured so
+    already is left as it is, so an ``--update`` that keeps it measures nothing again."""
+    for games, keep_as in zip(args.confirm_more, STAGE_KEEPS, strict=False):
+        undecided = [(preset, size, c) for preset, row in table.items()
+                     for size, c in row.items()
+                     if c.get("screened") and c["games"] < games
+                     and c["x_fair_ci95"][0] <= bar <= c["x_fair_ci95"][1]]
+        _measure_again(undecided, games, args, keep_as, "measured once more ")
 
 
 def _whole_command(args: argparse.Namespace) -> str:
@@ -259,14 +302,15 @@ def _with_fewer_candidates(args: argparse.Namespace) -> set[str]:
             for k in range(1, len(specs))}
 
 
-def _without_second_stage(args: argparse.Namespace) -> set[str]:
-    """The whole commands of ``args`` without ``--confirm-more``: a file one of them wrote
-    holds every cell up to the confirmation, and :func:`confirm_more` then measures what the
-    second stage adds to the kept cells as to the new ones."""
-    if not args.confirm_more:
-        return set()
-    first = argparse.Namespace(**{**vars(args), "confirm_more": 0})
-    return {_whole_command(first)} | _with_fewer_candidates(first)
+def _with_fewer_stages(args: argparse.Namespace) -> set[str]:
+    """The whole commands of ``args`` with the last stages of ``--confirm-more`` left out: a
+    file one of them wrote holds every cell up to those stages, and :func:`confirm_more`
+    then measures what the stages added bring to the kept cells as to the new ones."""
+    commands: set[str] = set()
+    for k in range(len(args.confirm_more)):
+        fewer = argparse.Namespace(**{**vars(args), "confirm_more": args.confirm_more[:k]})
+        commands |= {_whole_command(fewer)} | _with_fewer_candidates(fewer)
+    return commands
 
 
 def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str, Any]:
@@ -280,7 +324,7 @@ def _kept(path: Path, args: argparse.Namespace, presets: list[str]) -> dict[str,
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"--update reads {path}: {exc!r}"[:300]) from None
     if (stored != whole and stored not in _with_fewer_candidates(args)
-            and stored not in _without_second_stage(args)):
+            and stored not in _with_fewer_stages(args)):
         raise ValueError(f"--update: {path} was written by `{stored}`, not `{whole}`")
     kept = {p: row for p, row in cells.items() if p not in presets}
     for preset, row in kept.items():
@@ -317,6 +361,20 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _stages(text: str) -> list[int]:
+    """``--confirm-more``: one or two game counts, each more than the one before."""
+    try:
+        games = [int(x) for x in text.split(",")]
+    except ValueError:
+        games = []
+    rising = all(a < b for a, b in zip(games, games[1:], strict=False))
+    if not 0 < len(games) <= len(STAGE_KEEPS) or not rising or games[0] < 0:
+        raise argparse.ArgumentTypeError(
+            f"--confirm-more wants one or two rising game counts like 40000,160000, got "
+            f"{text[:40]!r}")
+    return [] if games == [0] else games
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python scripts/preset_table.py",
                                  description=__doc__.split("\n\n")[0])
@@ -332,9 +390,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--confirm-games", type=int, default=0,
                     help="measure each seated player again on this many games of fresh "
                     "deals, and show that figure (module docstring); 0: no")
-    ap.add_argument("--confirm-more", type=int, default=0,
+    ap.add_argument("--confirm-more", type=_stages, default=[],
                     help="measure a confirmed figure whose interval holds the bar again on "
-                    "this many games (module docstring); 0: no")
+                    "this many games, and on the second count where it still holds it "
+                    "(module docstring); 0: no")
     ap.add_argument("--update", action="store_true", help="measure only --presets and "
                     "keep the --json file's other cells (module docstring)")
     ap.add_argument("--workers", type=int, default=1, help="cells measured at once")
@@ -347,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         return _from_json(Path(args.from_json), args.card, args.marker)
     presets = args.presets.split(",") if args.presets else list(PRESETS)
     unknown = [p for p in presets if p not in PRESETS]
-    more_bad = args.confirm_more and not 0 < args.confirm_games < args.confirm_more
+    more_bad = args.confirm_more and not 0 < args.confirm_games < args.confirm_more[0]
     if unknown or args.games < 1 or args.workers < 1 or args.confirm_games < 0 or more_bad:
         what = (f"unknown preset {unknown[0]!r}" if unknown
                 else "--confirm-games must be at least 0" if args.confirm_games < 0

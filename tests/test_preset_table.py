@@ -236,7 +236,7 @@ def test_a_confirmed_figure_the_bar_falls_inside_is_measured_once_more(tmp_path,
     table = {"a": {"3": seated(1.24, 1.30), "6": seated(1.26, 1.30)},
              "b": {"3": seated(1.10, 1.20), "6": seated(1.20, 1.27, games=40002)}}
     script.measure_cells = measure
-    args = Namespace(confirm_more=40000, seed=7, opponent="expert", workers=2)
+    args = Namespace(confirm_more=[40000], seed=7, opponent="expert", workers=2)
     script.confirm_more(table, args, 1.25)
     assert jobs == [("compact:p", "a", 3, 40000, 8, "expert")]
     assert table["a"]["3"]["games"] == 40000 and table["a"]["3"]["x_fair"] == 1.2
@@ -269,7 +269,7 @@ def test_the_second_stage_updates_a_file_written_without_it(tmp_path, capsys):
     assert held == {"standard", "hammer"}  # 15 games decide nothing (bar: 1x against greedy)
     assert script.main(["--update", "--presets", "hammer", *base, "--confirm-more", "30"]) == 0
     again = json.loads(out.read_text())
-    assert again["command"] == whole + " --confirm-more 30" and again["confirm_more"] == 30
+    assert again["command"] == whole + " --confirm-more 30" and again["confirm_more"] == [30]
     for preset in ("standard", "hammer"):
         cell = again["cells"][preset]["3"]
         assert cell["games"] == 30 and cell["first_confirm"]["games"] == 15, preset
@@ -285,3 +285,62 @@ def test_the_second_stage_updates_a_file_written_without_it(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "--confirm-more must be 0, or more than --confirm-games" in err
         assert err.count("\n") == 1
+    for bad in ("40000,40000", "40000,10000", "1,2,3", "x", "-4"):
+        with pytest.raises(SystemExit) as exit_:
+            script.main(["--presets", "standard", "--confirm-games", "15", "--confirm-more", bad])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "--confirm-more wants one or two rising game counts" in err, bad
+
+
+def test_a_cell_the_second_stage_left_undecided_goes_to_the_third(capsys):
+    """``--confirm-more M,L``: a cell whose interval still holds the bar after M games is
+    measured on L, the M-game figure kept under ``second_confirm``; a cell the second stage
+    decided stays as it is, and so does one measured on L already."""
+    from argparse import Namespace
+
+    script = _script()
+    jobs = []
+    figures = {40000: (1.26, [1.24, 1.28]), 160000: (1.262, [1.252, 1.272])}
+
+    def measure(batch, workers):
+        jobs.extend(batch)
+        return [dict(games=job[3], deals=job[3] // 3, win_rate=0.4, ci95=[0.39, 0.41],
+                     x_fair=figures[job[3]][0], x_fair_ci95=figures[job[3]][1], seconds=1.0)
+                for job in batch]
+
+    def seated(lo, hi, games=10002, **kept):
+        return {"spec": "compact:p", "learned": True, "games": games, "x_fair": (lo + hi) / 2,
+                "x_fair_ci95": [lo, hi], "screened": {"games": 2001}, **kept}
+
+    first = {"games": 10002, "x_fair": 1.26, "x_fair_ci95": [1.23, 1.29]}
+    table = {"a": {"3": seated(1.23, 1.29)},
+             "b": {"3": seated(1.26, 1.30, games=40002, first_confirm=first)},
+             "c": {"3": seated(1.24, 1.27, games=160002, first_confirm=first)}}
+    script.measure_cells = measure
+    args = Namespace(confirm_more=[40000, 160000], seed=7, opponent="expert", workers=2)
+    script.confirm_more(table, args, 1.25)
+    assert jobs == [("compact:p", "a", 3, 40000, 8, "expert"),
+                    ("compact:p", "a", 3, 160000, 8, "expert")]
+    a = table["a"]["3"]
+    assert a["games"] == 160000 and a["x_fair_ci95"] == [1.252, 1.272]
+    assert a["first_confirm"]["games"] == 10002 and a["second_confirm"] == {
+        "games": 40000, "x_fair": 1.26, "x_fair_ci95": [1.24, 1.28]}
+    assert "second_confirm" not in table["b"]["3"] and table["c"]["3"]["games"] == 160002
+    text = script.markdown(table, [3], "cmd")
+    assert "The 3 whose interval then held 1.25x were measured once more, on 40,000" in text
+    assert "The 1 whose interval still held it, once more on 160,000 games or more." in text
+    assert "Looks at 10,002, 40,000, 160,000 games bold a cell" in text
+    assert "6.5% of the time, one look 2.5%" in text
+    capsys.readouterr()
+
+
+def test_each_look_more_bolds_a_cell_at_the_bar_more_often():
+    """One 95% interval bolds a cell exactly at the bar one time in forty; looks at more
+    games of the same deals, each taken where the one before could not decide, add to that
+    (the figure after g games: a random walk's mean over g steps)."""
+    rate = _script().false_bold_rate
+    one, two, three = rate([10000]), rate([10000, 40000]), rate([10000, 40000, 160000])
+    assert abs(one - 0.025) < 0.001
+    assert one < two < three < 0.08
+    assert rate([10000, 10000]) == pytest.approx(one, abs=0.001)  # the same look twice
