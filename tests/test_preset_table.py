@@ -253,7 +253,8 @@ def test_a_confirmed_figure_the_bar_falls_inside_is_measured_once_more(tmp_path,
 def test_the_second_stage_updates_a_file_written_without_it(tmp_path, capsys):
     """A figures file written without ``--confirm-more`` is the first stage of the command
     with it: ``--update`` with the option measures the presets named, and takes every
-    undecided cell of the file, kept or new, to the second stage; its file names the whole
+    undecided cell of the file, kept or new, to the second stage (and, given a second count,
+    from a file written with the first alone, to the third); its file names the whole
     command. The option must follow a confirmation with fewer games."""
     script = _script()
     out = tmp_path / "cells.json"
@@ -273,6 +274,14 @@ def test_the_second_stage_updates_a_file_written_without_it(tmp_path, capsys):
     for preset in ("standard", "hammer"):
         cell = again["cells"][preset]["3"]
         assert cell["games"] == 30 and cell["first_confirm"]["games"] == 15, preset
+    # a third stage: the file just written is the command without it
+    assert script.main(["--update", "--presets", "hammer", *base, "--confirm-more", "30,60"]) == 0
+    third = json.loads(out.read_text())
+    assert third["command"] == whole + " --confirm-more 30,60"
+    for preset in ("standard", "hammer"):
+        cell = third["cells"][preset]["3"]
+        assert cell["games"] == 60 and cell["second_confirm"]["games"] == 30, preset
+        assert cell["first_confirm"]["games"] == 15, preset
     plain = tmp_path / "plain.json"
     assert script.main(["--presets", "standard", "--players", "3", "--games", "30", "--seed",
                         "6", "--spec", "compact:scat_rules", "--opponent", "greedy", "--json",
@@ -285,7 +294,7 @@ def test_the_second_stage_updates_a_file_written_without_it(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "--confirm-more must be 0, or more than --confirm-games" in err
         assert err.count("\n") == 1
-    for bad in ("40000,40000", "40000,10000", "1,2,3", "x", "-4"):
+    for bad in ("40000,40000", "40000,10000", "1,2,3", "x", "-4", "0,160000"):
         with pytest.raises(SystemExit) as exit_:
             script.main(["--presets", "standard", "--confirm-games", "15", "--confirm-more", bad])
         assert exit_.value.code == 2
@@ -316,7 +325,8 @@ def test_a_cell_the_second_stage_left_undecided_goes_to_the_third(capsys):
     first = {"games": 10002, "x_fair": 1.26, "x_fair_ci95": [1.23, 1.29]}
     table = {"a": {"3": seated(1.23, 1.29)},
              "b": {"3": seated(1.26, 1.30, games=40002, first_confirm=first)},
-             "c": {"3": seated(1.24, 1.27, games=160002, first_confirm=first)}}
+             "c": {"3": seated(1.24, 1.27, games=160002, first_confirm=first,
+                               second_confirm={**first, "games": 40002})}}
     script.measure_cells = measure
     args = Namespace(confirm_more=[40000, 160000], seed=7, opponent="expert", workers=2)
     script.confirm_more(table, args, 1.25)
@@ -329,7 +339,7 @@ def test_a_cell_the_second_stage_left_undecided_goes_to_the_third(capsys):
     assert "second_confirm" not in table["b"]["3"] and table["c"]["3"]["games"] == 160002
     text = script.markdown(table, [3], "cmd")
     assert "The 3 whose interval then held 1.25x were measured once more, on 40,000" in text
-    assert "The 1 whose interval still held it, once more on 160,000 games or more." in text
+    assert "The 2 whose interval still held it, once more on 160,000 games or more." in text
     assert "Looks at 10,002, 40,000, 160,000 games bold a cell" in text
     assert "6.5% of the time, one look 2.5%" in text
     capsys.readouterr()
@@ -338,9 +348,12 @@ def test_a_cell_the_second_stage_left_undecided_goes_to_the_third(capsys):
 def test_each_look_more_bolds_a_cell_at_the_bar_more_often():
     """One 95% interval bolds a cell exactly at the bar one time in forty; looks at more
     games of the same deals, each taken where the one before could not decide, add to that
-    (the figure after g games: a random walk's mean over g steps)."""
+    (the figure after g games: a random walk's mean over g steps). Two looks at g and 4g:
+    P(Z1 > 1.96) + P(|Z1| <= 1.96, Z2 > 1.96) for two normals correlated 0.5, 4.54%."""
     rate = _script().false_bold_rate
     one, two, three = rate([10000]), rate([10000, 40000]), rate([10000, 40000, 160000])
-    assert abs(one - 0.025) < 0.001
-    assert one < two < three < 0.08
+    assert one == pytest.approx(0.025, abs=1e-4)
+    assert two == pytest.approx(0.0454, abs=2e-4)
+    assert two < three < 0.08
+    assert rate([10, 40, 160]) == pytest.approx(three, abs=1e-5)  # only the ratios count
     assert rate([10000, 10000]) == pytest.approx(one, abs=0.001)  # the same look twice
