@@ -554,7 +554,7 @@ class CompactSet:
             group = self.members.get(k)
             o, size = obs[rows], n
             if group is not None:
-                o, size = active_observations(o, n, k), k
+                o, size = active_observations(o, n, k, rules), k
             else:
                 group = self.default
             if group is None:
@@ -631,10 +631,6 @@ class CompactAgent(Agent):
                              f"not read their {', '.join(unread)} observation (they have "
                              f"{beyond_base_observation(rules)}); it was trained on "
                              f"{trained!r}")
-        if (isinstance(self.policy, CompactSet) and self.policy.members
-                and table_pieces(rules)):
-            raise ValueError(f"{self.name} is a set whose members read smaller games, which "
-                             f"the {rules.name!r} rules' observation pieces do not have")
         if ("rules" not in self.policy.pieces and trained in PRESETS
                 and rules.knock_mode != Rules.preset(trained).knock_mode):
             raise ValueError(f"{self.name} was trained on {trained!r}, where a knock means "

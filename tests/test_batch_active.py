@@ -23,10 +23,10 @@ from scat_env.batch.reference import compact_observation
 from scat_env.view import make_view
 
 
-def _positions(n: int, seed: int, wanted: int) -> list:
+def _positions(n: int, seed: int, wanted: int, preset: str = "standard") -> list:
     """Views of seats still in at tables with players out, from games of random moves."""
     rng = random.Random(seed)
-    rules = Rules.preset("standard")
+    rules = Rules.preset(preset)
     views = []
     while len(views) < wanted:
         state = GameState(n, rules, rng=random.Random(rng.random()))
@@ -51,6 +51,42 @@ def test_active_observations_are_the_compact_observation_of_the_active_view(n):
         for row, i in zip(got, rows, strict=True):
             want = compact_observation(active_view(views[i]))
             assert (row == want).all(), f"{n} seats, {k} in, view {i}"
+
+
+@pytest.mark.parametrize("preset", ["hammer", "throw_down", "undeclared_31", "sudden_death",
+                                    "golf"])
+@pytest.mark.parametrize("n", [3, 6])
+def test_the_pieces_of_the_calls_and_golf_come_along_into_the_smaller_game(n, preset):
+    """The phase, a quiet 31 and golf's slots: a set's member for the players in reads
+    them as ``compact_observation(active_view(view))`` shows them (observation_pieces)."""
+    rules = Rules.preset(preset)
+    views = _positions(n, seed=n + 7, wanted=300, preset=preset)
+    obs = np.stack([compact_observation(v) for v in views])
+    ins = players_in(obs, n)
+    for k in np.unique(ins):
+        rows = np.flatnonzero(ins == k)
+        got = active_observations(obs[rows], n, int(k), rules)
+        for row, i in zip(got, rows, strict=True):
+            want = compact_observation(active_view(views[i]))
+            assert row.shape == want.shape and (row == want).all(), f"{k} in, view {i}"
+    if preset == "golf":  # face-up slots of seats in moved with their seats
+        assert any(v.slots and any(c is not None for s in v.slots for c in s) for v in views)
+
+
+def test_a_points_race_keeps_the_points_of_the_seats_in_in_their_new_order():
+    """No seat goes out of a points race, so the map is checked on made-up rows: the points
+    per relative seat follow the lives' order."""
+    rules = Rules.preset("french_canadian")
+    n = 5
+    views = _positions(n, seed=3, wanted=40)  # standard positions with players out
+    for v in views:
+        race = dataclasses.replace(v, rules=rules, points=tuple(10 + s for s in range(n)))
+        row = compact_observation(race)
+        got = active_observations(row[None], n, sum(v.active), rules)[0]
+        want = compact_observation(active_view(race))
+        assert (got == want).all()
+        assert sorted(got[-sum(v.active):]) == sorted(  # the seats in's points, reordered
+            10 + s for s in range(n) if v.active[s])
 
 
 @pytest.mark.parametrize("n", [4, 10])

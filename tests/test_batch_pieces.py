@@ -160,13 +160,43 @@ def test_a_policy_refuses_a_table_whose_pieces_it_does_not_read(tmp_path):
         make_agent("compact:scat_batch").check_table(3, Rules.preset("hammer"))
 
 
-def test_a_set_whose_members_read_smaller_games_is_refused_where_pieces_are(tmp_path):
-    path = tmp_path / "hammer.npz"
-    random_policy(path, "hammer")
+@pytest.mark.parametrize("rules", ["hammer", "undeclared_31", "golf"])
+def test_a_sets_member_reads_the_smaller_games_pieces(tmp_path, rules):
+    """A set at a table with pieces: each position with two players in is its two-player
+    member's, reading the smaller game's pieces (scat_env.batch.active), every other the
+    default member's, reading the table as it is."""
+    from scat_env.batch.active import active_observations, players_in
+
+    random_policy(tmp_path / "two.npz", rules, seed=1)
+    random_policy(tmp_path / "rest.npz", rules, seed=2)
     manifest = tmp_path / "set.yaml"
-    manifest.write_text(f"format: scat-policy-set\npolicies:\n  2: {path}\n  default: {path}\n")
-    with pytest.raises(ValueError, match="members read smaller games"):
-        make_agent(f"compact:{manifest}").check_table(4, Rules.preset("hammer"))
+    manifest.write_text(f"format: scat-policy-set\npolicies:\n  2: {tmp_path / 'two.npz'}\n"
+                        f"  default: {tmp_path / 'rest.npz'}\n")
+    agent = make_agent(f"compact:{manifest}")
+    n, table = 4, Rules.preset(rules)
+    agent.check_table(n, table)
+    two = CompactPolicy(*load_compact(str(tmp_path / "two.npz")))
+    rest = CompactPolicy(*load_compact(str(tmp_path / "rest.npz")))
+    env = BatchEnv(64, n, rules, seed=5)
+    out, heads_up = env.reset(), 0
+    for _ in range(600):
+        obs, mask = out["observation"], out["action_mask"]
+        feats = env.hand_features(obs)
+        got = agent.policy.play_logits(obs, feats, n, table.start_lives, mask, None, table)
+        ins = players_in(obs, n)
+        for k in np.unique(ins).tolist():  # the set plays each count of players in apart
+            rows = np.flatnonzero(ins == k)
+            if k == 2:
+                heads_up += len(rows)
+                small = active_observations(obs[rows], n, 2, table)
+                want = two.play_logits(small, feats[rows], 2, table.start_lives,
+                                       mask[rows], None, table)
+            else:
+                want = rest.play_logits(obs[rows], feats[rows], n, table.start_lives,
+                                        mask[rows], None, table)
+            assert np.array_equal(got[rows], want), f"{k} players in"
+        out = env.step(env.random_actions())
+    assert heads_up
 
 
 @pytest.mark.parametrize("rules", list(FAMILIES))

@@ -466,22 +466,13 @@ class BatchPPOConfig:
         self._check_shards(where)
 
     def _check_mix(self, where: str) -> None:
-        """``rules_mix``: preset names, each once, and a handoff only where no preset's table
-        has observation pieces (a set's members read smaller games, which a table with
-        pieces has not)."""
+        """``rules_mix``: preset names, each once. (A handoff plays every preset of the
+        mix, pieces and all: its set's members read the smaller game's pieces,
+        :func:`scat_env.batch.active.active_observations`; :class:`Handoff` refuses one
+        that does not read a table's pieces.)"""
         from scat_env.rules import preset_names
 
-        mix = self.rules_mix
-        preset_names(mix, f"{where}: rules_mix")
-        if mix and self.handoff is not None:
-            from scat_env.batch import beyond_base_observation
-
-            for rules in mix:
-                why = beyond_base_observation(Rules.preset(rules))
-                if why is not None:
-                    raise ValueError(f"{where}: handoff: rules_mix {rules!r} has {why} in its "
-                                     "observation, which a set's smaller game does not "
-                                     "show; a handoff takes a mix of rules without pieces")
+        preset_names(self.rules_mix, f"{where}: rules_mix")
 
     def _check_expert(self, where: str, rules: str) -> None:
         """The batched expert plays the draw-and-discard presets only."""

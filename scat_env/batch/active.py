@@ -12,9 +12,14 @@ of rows at once, so a batched evaluation hands the end of its games to a special
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from .reference import C_KNOWN, observation_size
+from .reference import C_KNOWN, observation_size, piece_starts
+
+if TYPE_CHECKING:
+    from scat_env.rules import Rules
 
 IN, KNOCKED, DEALER = 1, 2, 4  # the flag bits of each relative seat
 
@@ -25,14 +30,22 @@ def players_in(obs: np.ndarray, num_players: int) -> np.ndarray:
     return (obs[:, 52 + n:52 + 2 * n] & IN).sum(axis=1)
 
 
-def active_observations(obs: np.ndarray, num_players: int, players: int) -> np.ndarray:
-    """Rows of ``num_players``-seat observations that all have exactly ``players`` seats
-    in (the observer among them) -> the ``players``-seat observations of the same positions
-    [B, 52 + 2 * players + 5] int8, as :func:`scat_env.active_view` would show them."""
+def active_observations(obs: np.ndarray, num_players: int, players: int,
+                        rules: Rules | None = None) -> np.ndarray:
+    """Rows of ``num_players``-seat observations under ``rules`` that all have exactly
+    ``players`` seats in (the observer among them) -> the ``players``-seat observations of
+    the same positions [B, :func:`observation_size` (players, rules)] int8, as
+    :func:`scat_env.active_view` would show them.
+
+    The pieces some rules append (:func:`~scat_env.batch.reference.observation_pieces`)
+    come along: the phase and a quiet 31 are the observer's own, the same at any size;
+    points and golf's slots are per relative seat, so they are kept for the seats in, in
+    the smaller game's order, as the lives are. Without ``rules``, the base observation."""
     n, k, B = num_players, players, obs.shape[0]
-    if obs.ndim != 2 or obs.shape[1] != observation_size(n):
-        raise ValueError(f"observations of {n} seats are {observation_size(n)} wide, "
-                         f"got shape {obs.shape}")
+    width = observation_size(n, rules)
+    if obs.ndim != 2 or obs.shape[1] != width:
+        raise ValueError(f"observations of {n} seats are {width} wide, got shape "
+                         f"{obs.shape}")
     flags = obs[:, 52 + n:52 + 2 * n]
     alive = (flags & IN).astype(bool)
     if B and ((alive.sum(axis=1) != k).any() or not alive[:, 0].all()):
@@ -43,7 +56,7 @@ def active_observations(obs: np.ndarray, num_players: int, players: int) -> np.n
     order = np.argsort(~alive, axis=1, kind="stable")[:, :k]
     new_seat = np.zeros((B, n), np.int64)
     new_seat[rows, order] = np.arange(k)
-    out = np.empty((B, observation_size(k)), np.int8)
+    out = np.empty((B, observation_size(k, rules)), np.int8)
     codes = obs[:, :52]
     known = codes >= C_KNOWN  # held by opponent r = code - C_KNOWN + 1, who is still in
     r = np.where(known, codes.astype(np.int64) - C_KNOWN + 1, 0)
@@ -63,5 +76,21 @@ def active_observations(obs: np.ndarray, num_players: int, players: int) -> np.n
     at = np.flatnonzero(has_dealer)
     kept[at, new_seat[at, dealer[at]]] |= DEALER
     out[:, 52 + k:52 + 2 * k] = kept
-    out[:, 52 + 2 * k:] = obs[:, 52 + 2 * n:]
+    out[:, 52 + 2 * k:52 + 2 * k + 5] = obs[:, 52 + 2 * n:52 + 2 * n + 5]
+    small = piece_starts(k, rules)
+    for name, at in piece_starts(n, rules).items():
+        to = small[name]
+        if name == "phase":
+            out[:, to:to + 2] = obs[:, at:at + 2]
+        elif name == "quiet":
+            out[:, to] = obs[:, at]
+        elif name == "points":
+            out[:, to:to + k] = np.take_along_axis(obs[:, at:at + n], order, axis=1)
+        elif name == "slots":  # three per relative seat, in seat order
+            slots = obs[:, at:at + 3 * n].reshape(B, n, 3)
+            out[:, to:to + 3 * k] = np.take_along_axis(
+                slots, order[:, :, None], axis=1).reshape(B, 3 * k)
+        else:  # a piece this map does not know would be read as garbage: refuse it
+            raise ValueError(f"active_observations: no smaller-game map for the {name!r} "
+                             "piece")
     return out
