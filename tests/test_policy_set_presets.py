@@ -70,9 +70,11 @@ def test_a_bad_presets_field_is_one_line_naming_it(tmp_path, value, message):
 def test_the_shipped_lives_set_is_measured_on_its_ten_presets():
     manifest = load_policy_set(str(POLICIES / "scat_lives_set.yaml"))
     assert manifest.presets is not None and len(manifest.presets) == 10
-    # Its own members for two and three players in: every heads-up of these presets too.
+    # Its own members for two, three and more players in: every heads-up of these presets
+    # too, and every position of a six-player table.
     assert [Path(p).name for p in manifest.members[2]] == ["scat_lives_2p.npz"]
     assert [Path(p).name for p in manifest.members[3]] == ["scat_lives_3p.npz"]
+    assert [Path(p).name for p in manifest.default] == ["scat_lives_6p.npz"]
     agent = make_agent("compact:scat_lives_set")
     assert agent.trained_on(Rules.preset("cadillac"))
     assert not agent.trained_on(Rules.preset("standard"))

@@ -232,21 +232,24 @@ def test_a_mix_of_rules_without_pieces_hands_its_heads_up_to_a_set_member():
 
 
 def test_a_set_with_a_familys_member_learned_that_family_alone():
-    """``compact:scat_lives_set`` is the standard game's set with two- and three-player
-    members trained on the knock and lives presets: the set learned those (its
-    ``rules_mix`` is its members', as its manifest's ``presets`` says, though ``scat_rules``
-    beside its default member learned every preset), not the standard game its members'
-    ``rules`` name (a mix's ``rules`` is only its in-training check), and it plays no table
-    with pieces. The heads-up member learned the same presets, at 2 players."""
+    """``compact:scat_lives_set`` has members for two, three and more players in, each
+    trained on the knock and lives presets: the set learned those (its ``rules_mix`` is its
+    members', as its manifest's ``presets`` says), not the standard game its members'
+    ``rules`` name (a mix's ``rules`` is only its in-training check). Its members read
+    every piece and the rules, so it plays a table of the calls, which it never learned:
+    measured and seated only on its ten presets."""
     agent = make_agent("compact:scat_lives_set")
     _, member = load_compact(policy_path("scat_lives_3p"))
     _, heads_up = load_compact(policy_path("scat_lives_2p"))
-    assert agent.policy.meta["rules_mix"] == member["rules_mix"] == heads_up["rules_mix"]
+    _, more = load_compact(policy_path("scat_lives_6p"))
+    assert (agent.policy.meta["rules_mix"] == member["rules_mix"] == heads_up["rules_mix"]
+            == more["rules_mix"])
     assert heads_up["player_counts"] == [2] and member["player_counts"] == [3]
+    assert more["player_counts"] == [6]
     for rules in member["rules_mix"]:
         assert agent.trained_on(Rules.preset(rules)), rules
         agent.check_table(3, Rules.preset(rules))
     assert not agent.trained_on(Rules()) and not agent.trained_on(Rules.preset("moyer"))
-    with pytest.raises(ValueError):
-        agent.check_table(3, Rules.preset("hammer"))
+    agent.check_table(6, Rules.preset("hammer"))
+    assert not agent.trained_on(Rules.preset("hammer"))
     assert "rules_mix" not in make_agent("compact:scat_batch_set").policy.meta
