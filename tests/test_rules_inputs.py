@@ -193,13 +193,9 @@ def test_a_mix_is_checked(fields, message):
     assert "\n" not in str(err.value)
 
 
-def test_a_mix_with_pieces_hands_its_heads_up_to_a_member_that_reads_them():
-    """The calls' heads-ups: the handoff reads the smaller game's phase and quiet 31
-    (scat_env.batch.active), so a mix of calls presets trains with one; a handoff that
-    does not read a table's pieces is refused in one line before the run starts."""
-    mix = ["hammer", "undeclared_31"]
-    cfg = BatchPPOConfig(rules="hammer", rules_mix=mix, player_counts=[3], self_play=1.0,
-                         handoff="scat_calls_avg", total_samples=2000, **TINY)
+def _every_table_hands_off(cfg: BatchPPOConfig) -> list[str]:
+    """Collect a rollout on each table of ``cfg``'s mix with its handoff: every table has
+    positions played by the learner and positions handed off. Returns the tables' rules."""
     handoff = Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix)
     shard = Shard(cfg, 0, network_pieces(cfg), torch.Generator().manual_seed(0))
     net = CompactNet(32, 2, pieces=network_pieces(cfg))
@@ -207,6 +203,17 @@ def test_a_mix_with_pieces_hands_its_heads_up_to_a_member_that_reads_them():
     for table in shard.tables:
         ro, _ = collect(net, net, table, 200, shard.gen, stats, handoff=handoff)
         assert (~ro.policy).any() and ro.policy.any(), table.env.rules.name
+    return [t.env.rules.name for t in shard.tables]
+
+
+def test_a_mix_with_pieces_hands_its_heads_up_to_a_member_that_reads_them():
+    """The calls' heads-ups: the handoff reads the smaller game's phase and quiet 31
+    (scat_env.batch.active), so a mix of calls presets trains with one; a handoff that
+    does not read a table's pieces is refused in one line before the run starts."""
+    mix = ["hammer", "undeclared_31"]
+    cfg = BatchPPOConfig(rules="hammer", rules_mix=mix, player_counts=[3], self_play=1.0,
+                         handoff="scat_calls_avg", total_samples=2000, **TINY)
+    _every_table_hands_off(cfg)
     with pytest.raises(ValueError, match="does not read their phase observation") as err:
         Handoff("scat_batch_2p", 2, mix)
     assert "\n" not in str(err.value)
@@ -219,14 +226,7 @@ def test_a_mix_of_rules_without_pieces_hands_its_heads_up_to_a_set_member():
     mix = ["ride_the_bus", "italian"]
     cfg = BatchPPOConfig(rules="standard", rules_mix=mix, player_counts=[3], self_play=1.0,
                          handoff="scat_batch_2p", total_samples=2000, **TINY)
-    handoff = Handoff(cfg.handoff, cfg.handoff_players, cfg.rules_mix)
-    shard = Shard(cfg, 0, network_pieces(cfg), torch.Generator().manual_seed(0))
-    net = CompactNet(32, 2, pieces=network_pieces(cfg))
-    stats = {"games": 0.0, "learner_wins": 0.0, "mixed_games": 0.0}
-    assert [t.env.rules.name for t in shard.tables] == mix
-    for table in shard.tables:
-        ro, _ = collect(net, net, table, 200, shard.gen, stats, handoff=handoff)
-        assert (~ro.policy).any() and ro.policy.any(), table.env.rules.name
+    assert _every_table_hands_off(cfg) == mix
     _, summary = train_network(cfg, log=lambda m: None)
     assert summary["samples"] >= 2000
 
