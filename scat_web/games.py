@@ -106,6 +106,9 @@ AGENTS: tuple[tuple[str, str], ...] = (
                                  "reads the rules and expert)"),
     ("compact:scat_calls_avg", "Trained policy for the calls, averaged runs (the strongest "
                                "at 3 players; batched PPO, reads the rules and expert)"),
+    ("compact:scat_calls_set", "Trained policy set for the calls (the averaged runs, and a "
+                               "member for 4 or more players in; batched PPO, reads the "
+                               "rules and expert)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),

@@ -78,3 +78,27 @@ def test_the_shipped_lives_set_is_measured_on_its_ten_presets():
     agent = make_agent("compact:scat_lives_set")
     assert agent.trained_on(Rules.preset("cadillac"))
     assert not agent.trained_on(Rules.preset("standard"))
+
+
+def test_the_shipped_calls_set_hands_three_players_in_to_the_averaged_calls_policy():
+    """``compact:scat_calls_set``: the averaged calls policy plays every position with two
+    or three players in, as that smaller game; its member for four or more learned at 6
+    players with those positions handed to that same policy
+    (configs/train/family_calls_6p.yaml), the way the set plays them."""
+    from agents.compact import load_compact, policy_path
+
+    manifest = load_policy_set(str(POLICIES / "scat_calls_set.yaml"))
+    assert manifest.presets is None  # its members' five presets are the set's
+    assert [Path(p).name for p in manifest.members[2]] == ["scat_calls_avg.npz"]
+    assert [Path(p).name for p in manifest.members[3]] == ["scat_calls_avg.npz"]
+    assert [Path(p).name for p in manifest.default] == ["scat_calls_6p.npz"]
+    _, meta = load_compact(policy_path("scat_calls_6p"))
+    config = meta["config"]
+    assert (config["handoff"], config["handoff_players"]) == ("policies/scat_calls_avg.npz", 3)
+    assert meta["player_counts"] == [6]
+    agent = make_agent("compact:scat_calls_set")
+    assert set(agent.policy.meta["rules_mix"]) == {
+        "hammer", "throw_down", "throw_down_any", "moyer_second_knock", "undeclared_31"}
+    assert agent.trained_on(Rules.preset("hammer"))
+    assert not agent.trained_on(Rules.preset("moyer"))
+    agent.check_table(6, Rules.preset("undeclared_31"))

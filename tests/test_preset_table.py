@@ -157,7 +157,7 @@ def test_a_family_member_is_a_candidate_on_its_family_alone():
                                            "compact:scat_calls,compact:scat_points,"
                                            "compact:scat_lives_set,compact:scat_calls_b,"
                                            "compact:scat_calls_c,compact:scat_gin_italian,"
-                                           "compact:scat_calls_avg")
+                                           "compact:scat_calls_avg,compact:scat_calls_set")
     assert script._players(args, "golf", 3) == ["compact:scat_rules", "compact:scat_golf"]
     # gin's member, and the run on gin and the Italian pack together
     assert script._players(args, "gin", 6) == ["compact:scat_rules", "compact:scat_gin",
@@ -165,17 +165,17 @@ def test_a_family_member_is_a_candidate_on_its_family_alone():
     assert script._players(args, "italian", 3) == [
         "compact:scat_batch_set", "compact:scat_rules", "compact:scat_lives_set",
         "compact:scat_gin_italian"]
-    # the calls' four members learned five of the calls presets: Moyer's and sudden death's
-    # tables are not among them
+    # the calls' four members and their set learned five of the calls presets: Moyer's and
+    # sudden death's tables are not among them
     assert script._players(args, "throw_down_any", 3) == [
         "compact:scat_rules", "compact:scat_calls", "compact:scat_calls_b",
-        "compact:scat_calls_c", "compact:scat_calls_avg"]
+        "compact:scat_calls_c", "compact:scat_calls_avg", "compact:scat_calls_set"]
     assert script._players(args, "moyer", 3) == ["compact:scat_rules"]
     # the knock and lives options' set learned ten presets, Moyer's second knock among them
     assert script._players(args, "moyer_second_knock", 6) == [
         "compact:scat_batch_set", "compact:scat_rules", "compact:scat_calls",
         "compact:scat_lives_set", "compact:scat_calls_b", "compact:scat_calls_c",
-        "compact:scat_calls_avg"]
+        "compact:scat_calls_avg", "compact:scat_calls_set"]
     assert script._players(args, "ride_the_bus", 3) == [
         "compact:scat_batch_set", "compact:scat_rules", "compact:scat_lives_set"]
     # the points races' member learned French Canadian and Jacobs' race alone
