@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from test_preset_table import _script
 
+from agents.compact import load_compact, policy_path
 from agents.neural.policy_set import load_policy_set
 from agents.registry import make_agent
 from scat_env import Rules
@@ -85,8 +86,6 @@ def test_the_shipped_calls_set_hands_three_players_in_to_the_averaged_calls_poli
     or three players in, as that smaller game; its member for four or more learned at 6
     players with those positions handed to that same policy
     (configs/train/family_calls_6p.yaml), the way the set plays them."""
-    from agents.compact import load_compact, policy_path
-
     manifest = load_policy_set(str(POLICIES / "scat_calls_set.yaml"))
     assert manifest.presets is None  # its members' five presets are the set's
     assert [Path(p).name for p in manifest.members[2]] == ["scat_calls_avg.npz"]
