@@ -142,7 +142,10 @@ def _knock_threshold(model, rules, m: int, k: int, params: ExpertParams) -> floa
 # -- sampling worlds --------------------------------------------------------------------
 def determinise(view: PlayerView, rng, weighted: bool = True) -> GameState:  # noqa: ANN001
     """A full game state consistent with ``view``; with ``weighted``, hidden cards that
-    contradict the opponents' public play are rejected with high probability."""
+    contradict the opponents' public play are rejected with high probability. Golf's
+    worlds are :func:`determinise_golf`'s."""
+    if view.rules.play == "golf":
+        return determinise_golf(view, rng)
     pool = unseen_cards(view)
     opps = opponents(view)
     table = hand_model(view.rules).value
@@ -208,6 +211,55 @@ def determinise(view: PlayerView, rng, weighted: bool = True) -> GameState:  # n
         log=view.log,
         taken=view.taken_card,
         drawn=view.drawn_card,
+        single_hand=True,
+    )
+
+
+def determinise_golf(view: PlayerView, rng) -> GameState:  # noqa: ANN001
+    """A golf state consistent with ``view``: every unseen card dealt at random to the
+    face-down slots (everyone's, mine too) and the stock. Uniform is exact here, not an
+    approximation: nobody has seen a face-down card, its owner included, and every choice
+    a player made was made without seeing them (002, decision (w)), so the public play
+    tells nothing of where the unseen cards lie."""
+    pool = unseen_cards(view)
+    rng.shuffle(pool)
+    hands: list[list[int]] = []
+    face_up: list[int] = []
+    pos = 0
+    for seat, slots in enumerate(view.slots):
+        cards, up = [], 0
+        for i, card in enumerate(slots):
+            if card is None:
+                cards.append(pool[pos])
+                pos += 1
+            else:
+                cards.append(card)
+                up |= 1 << i
+        if seat == view.seat and view.drawn_card is not None:
+            cards.append(view.drawn_card)  # held after the three slots until placed
+        hands.append(cards)
+        face_up.append(up)
+    # what each seat is known to hold: its face-up cards, and a card taken from the pile
+    known = [list(cards) for cards in view.known_cards]
+    known[view.seat] = [c for c in view.slots[view.seat] if c is not None]
+    if view.taken_card is not None:
+        known[view.seat].append(view.taken_card)
+    return GameState.from_parts(
+        view.rules,
+        hands=hands,
+        stock=pool[pos:],
+        discard=view.discard_pile,
+        lives=view.lives,
+        dealer=view.dealer,
+        current_player=view.seat,
+        phase=view.phase,
+        turn=view.turn,
+        hand_number=view.hand_number,
+        known=known,
+        log=view.log,
+        taken=view.taken_card,
+        drawn=view.drawn_card,
+        face_up=face_up,
         single_hand=True,
     )
 

@@ -28,9 +28,14 @@ otherwise the policy's choice stands.
   times longer and its outcome far noisier than a hand's).
 
 It plays the tables the set plays (:meth:`SearchAgent.check_table` refuses the others: the
-calls, golf, the points races) and searches the draw-and-discard games without calls among
-them (22 presets, the standard game among them); a decision it does not search is the set's
-move. ``scat bench agents --agent search --opponents expert``
+calls, the points races) and searches the draw-and-discard games without calls among them
+(22 presets, the standard game among them); a decision it does not search is the set's
+move. Golf it plays with the golf policy (:data:`GOLF_POLICY`) as prior and rollout, and
+searches every decision with two kinds of move open (draw or take; place or turn a slot
+up), whatever the policy's prior: that policy learned to copy ``expert``, which judges a
+golf hand by its expected value, while a hand costs a quarter only to the lowest, and the
+search's outcome, the win chance after the hand, is that cost. Golf's worlds are exact
+(:func:`agents.ismcts.determinise_golf`): nobody has seen a face-down card. ``scat bench agents --agent search --opponents expert``
 measures its cost; the model card (policies/README.md, "The search player") its strength.
 
 Spec: ``search`` (W = :data:`DEFAULT_WORLDS`) or ``search:W``, 1 <= W <= :data:`MAX_WORLDS`.
@@ -53,6 +58,12 @@ from .ismcts import determinise
 from .registry import register
 
 DEFAULT_WORLDS = 64
+#: The policy golf is searched with (prior and rollout): the one trained on golf.
+GOLF_POLICY = "scat_golf"
+#: Golf's actions by the kind of move they are: the slot of a place or a turn-up is one of
+#: the face-down ones, which nobody has seen, so the search weighs one slot of each kind.
+_GOLF_KIND = {52: "stock", 53: "take", 61: "place", 62: "place", 63: "place", 64: "turn",
+              65: "turn", 66: "turn"}
 MAX_WORLDS = 4096
 #: Moves the policy gives less than this are not searched.
 MIN_PRIOR = 0.02
@@ -82,19 +93,20 @@ class MoveValue:
 
 def searchable(view: PlayerView) -> bool:
     """Whether ``view``'s decision is one the search plays out: a draw or a discard of the
-    draw-and-discard games without calls, with two or more legal moves."""
-    if view.phase not in ("draw", "discard") or len(view.legal_actions) < 2:
+    draw-and-discard games without calls, or either of golf's choices, with two or more
+    legal moves."""
+    if view.phase not in ("draw", "discard", "golf_draw", "golf_place"):
         return False
-    return searched_rules(view.rules)
+    return len(view.legal_actions) >= 2 and searched_rules(view.rules)
 
 
 def searched_rules(rules: Rules) -> bool:
     """Whether the search plays out decisions under ``rules``: the batched engine's
-    draw-and-discard games without calls, whose whole state a view's sampled world gives
-    (:meth:`scat_env.batch.BatchEnv.set_games`)."""
+    draw-and-discard games without calls, and golf, whose whole state a view's sampled
+    world gives (:meth:`scat_env.batch.BatchEnv.set_games`)."""
     from scat_env.batch import plain
 
-    return plain(rules)
+    return rules.play == "golf" or plain(rules)
 
 
 class _Rollouts:
@@ -125,25 +137,35 @@ class _Rollouts:
 
 class SearchAgent(Agent):
     """The shipped policy with determinised playouts on the batched engine (module
-    docstring). Deterministic for a given seed."""
+    docstring). Deterministic for a given seed. ``policy`` (a shipped name or file) is
+    the prior and rollout at every table; by default the shipped set, and
+    :data:`GOLF_POLICY` in golf."""
 
     def __init__(self, worlds: int = DEFAULT_WORLDS, seed: int | None = None,
-                 policy: str = SHIPPED_SET) -> None:
+                 policy: str | None = None) -> None:
         super().__init__(seed)
         self.worlds = worlds
-        self.policy = load_compact_player(policy_path(policy))
-        self.prior = CompactAgent(self.policy, name=f"compact:{policy}")
+        self._policy = policy
+        self._loaded: dict[str, tuple] = {}
         self._rollouts: dict[tuple, _Rollouts] = {}
 
+    def _player(self, rules: Rules) -> tuple:
+        """(policy, its agent) that is prior and rollout under ``rules``, loaded once."""
+        name = self._policy or (GOLF_POLICY if rules.play == "golf" else SHIPPED_SET)
+        if name not in self._loaded:
+            policy = load_compact_player(policy_path(name))
+            self._loaded[name] = (policy, CompactAgent(policy, name=f"compact:{name}"))
+        return self._loaded[name]
+
     def check_table(self, num_players: int, rules: Rules) -> None:
-        self.prior.check_table(num_players, rules)
+        self._player(rules)[1].check_table(num_players, rules)
 
     def trained_on(self, rules: Rules) -> bool:
-        return self.prior.trained_on(rules)
+        return self._player(rules)[1].trained_on(rules)
 
     def priors(self, view: PlayerView) -> dict[int, float]:
         """The policy's probability of each legal move."""
-        logits = self.prior.logits(view)
+        logits = self._player(view.rules)[1].logits(view)
         legal = list(view.legal_actions)
         z = logits[legal] - logits[legal].max()
         p = np.exp(z)
@@ -170,7 +192,7 @@ class SearchAgent(Agent):
 
         if not searchable(view):
             raise ValueError("the search plays out draws and discards of the "
-                             "draw-and-discard games without calls")
+                             "draw-and-discard games without calls, and golf's choices")
         if horizon not in MAX_STEPS:
             raise ValueError(f"horizon must be 'hand' or 'game', got {horizon!r}")
         with _PLAYOUTS:
@@ -188,7 +210,7 @@ class SearchAgent(Agent):
         key = (n, rules, games)
         ro = self._rollouts.get(key)
         if ro is None:
-            ro = self._rollouts[key] = _Rollouts(self.policy, n, rules, games, 0)
+            ro = self._rollouts[key] = _Rollouts(self._player(rules)[0], n, rules, games, 0)
         env = ro.env
         states, streams = [], []
         for _ in range(worlds):
@@ -228,9 +250,17 @@ class SearchAgent(Agent):
         """The move to play and the searched moves' values (empty when not searched)."""
         priors = self.priors(view)
         best = max(priors, key=priors.__getitem__)
-        if not searchable(view) or priors[best] >= SURE:
+        if not searchable(view):
             return best, []
-        moves = [a for a, p in priors.items() if p >= MIN_PRIOR or a == best]
+        if view.rules.play == "golf":  # each kind of move, at the policy's likeliest slot
+            kinds: dict[str, int] = {}
+            for a in sorted(priors, key=lambda a: -priors[a]):
+                kinds.setdefault(_GOLF_KIND[a], a)
+            moves = list(kinds.values())
+        elif priors[best] >= SURE:
+            return best, []
+        else:
+            moves = [a for a, p in priors.items() if p >= MIN_PRIOR or a == best]
         if len(moves) < 2:
             return best, []
         outcomes = self.play_out(view, moves, self.worlds, "hand")
@@ -289,5 +319,5 @@ register("search", _make,
          "the shipped policy searched at decision time: W sampled worlds, every move "
          f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
 
-__all__ = ["DEFAULT_WORLDS", "MoveValue", "SearchAgent", "move_values", "paired_gain",
+__all__ = ["DEFAULT_WORLDS", "GOLF_POLICY", "MoveValue", "SearchAgent", "move_values", "paired_gain",
            "parse_worlds", "searchable", "searched_rules"]

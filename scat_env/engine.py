@@ -857,6 +857,7 @@ class GameState:
         log: Sequence[tuple[int, str, int | None]] = (),
         taken: int | None = None,
         drawn: int | None = None,
+        face_up: Sequence[int] | None = None,
         single_hand: bool = False,
         rng: random.Random | None = None,
     ) -> GameState:
@@ -865,13 +866,21 @@ class GameState:
 
         ``stock`` is listed top card LAST, like the engine's own list. The parts are
         checked (every card of the pack exactly once, hand sizes, seats) so that a sampling
-        bug surfaces here rather than as a silently wrong simulation.
+        bug surfaces here rather than as a silently wrong simulation. Golf (``rules.play ==
+        "golf"``) takes its phases, ``golf_draw`` and ``golf_place`` (the card drawn or taken
+        held after the three slots, as ``drawn``, and ``taken`` when it came from the pile),
+        and ``face_up``: per seat, bit ``i`` set when slot ``i`` is face up.
         """
         n = len(hands)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ValueError(f"from_parts: {n} hands; need {MIN_PLAYERS}..{MAX_PLAYERS}")
-        if phase not in ("draw", "discard"):
-            raise ValueError(f"from_parts: phase must be 'draw' or 'discard', got {phase!r}")
+        golf = rules.play == "golf"
+        phases = ("golf_draw", "golf_place") if golf else ("draw", "discard")
+        if phase not in phases:
+            raise ValueError(f"from_parts: phase must be {' or '.join(map(repr, phases))}, "
+                             f"got {phase!r}")
+        if (face_up is not None) != golf or (face_up is not None and len(face_up) != n):
+            raise ValueError(f"from_parts: golf takes face_up, {n} bit masks, and only golf")
         if len(lives) != n:
             raise ValueError(f"from_parts: {len(lives)} lives for {n} hands")
         cards = [c for h in hands for c in h] + list(stock) + list(discard)
@@ -879,7 +888,8 @@ class GameState:
             raise ValueError("from_parts: hands, stock and discard pile must hold every card "
                              "of the pack exactly once")
         for s in range(n):
-            want = 0 if lives[s] <= 0 else (4 if phase == "discard" and s == current_player else 3)
+            held = phase in ("discard", "golf_place") and s == current_player
+            want = 0 if lives[s] <= 0 else (4 if held else 3)
             if len(hands[s]) != want:
                 raise ValueError(f"from_parts: seat {s} holds {len(hands[s])} cards, expected {want}")
         if not 0 <= current_player < n or lives[current_player] <= 0:
@@ -899,7 +909,10 @@ class GameState:
         state.turn = turn
         state.dealer = dealer
         state.current_player = current_player
-        state.phase = _DISCARD if phase == "discard" else _DRAW
+        state.phase = Phase(phase)
+        if golf:
+            state.looked = [False] * n
+            state._face_up = list(face_up)  # type: ignore[arg-type]
         state.taken = taken
         state.drawn = drawn
         state.knocker = knocker

@@ -2,7 +2,8 @@
 agent would have done, and what each was worth.
 
 For every decision of ``seat`` that the search plays out (a draw or a discard of the
-draw-and-discard games, with a choice to make), :class:`agents.search.SearchAgent`
+draw-and-discard games, or golf's take-or-draw and place-or-turn-up, with a choice to
+make), :class:`agents.search.SearchAgent`
 plays every legal move out on the same sampled deals and estimates its win chance. The
 deals are sampled from **that player's view at the time** (:class:`~scat_env.PlayerView`:
 its cards, the pile, the public record), never from the opponents' real cards, even though
@@ -173,7 +174,8 @@ def review_game(save: SavedGame, seat: int | None = None, worlds: int = DEFAULT_
 
 def reviewable(num_players: int, rules: Rules) -> bool:
     """Whether a game of these rules has decisions the review plays out: the search's
-    draws and discards, at a table its policy plays (not golf, the calls, the races)."""
+    draws and discards and golf's choices, at a table its policy plays (not the calls, the
+    races)."""
     from agents.registry import make_agent
     from agents.search import searched_rules
 

@@ -99,6 +99,50 @@ def test_a_written_state_plays_on_as_the_engine_does(preset: str, n: int) -> Non
     assert checked >= 6
 
 
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_a_written_golf_state_plays_on_as_the_engine_does(n: int) -> None:
+    """Golf (decision (w)): the face-up slots, the card held while placing and the bus
+    (which the lives give) are written too, so the same play reaches the same hand's end:
+    the same observation and mask at every step, the same lives lost."""
+    rules = Rules.preset("golf")
+    rng = random.Random(f"golf{n}")
+    env = BatchEnv(4, n, rules, seed=1)
+    env.reset()
+    checked = placing = 0
+    for _ in range(16):
+        state = GameState(n, rules, rng=random.Random(rng.random()))
+        for _ in range(rng.randrange(0, 60)):  # some turn of some hand, either phase
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal() or str(state.phase) not in ("golf_draw", "golf_place"):
+            continue
+        placing += str(state.phase) == "golf_place"
+        g = rng.randrange(4)
+        env.set_games([g], [state])
+        _check_same(env, g, state)
+        assert env.game(g)["face_up"] == list(state.face_up)
+        hand = state.hand_number
+        while True:
+            action = rng.choice(state.legal_actions())
+            before = list(state.lives)
+            acts = np.zeros(4, np.int64)
+            acts[g] = action
+            skip = np.ones(4, bool)
+            skip[g] = False
+            out = env.step(acts, skip=skip)
+            state.apply_action(action)
+            if state.hand_number != hand or state.is_terminal():
+                lost = [b - a for b, a in zip(before, state.lives, strict=True)]
+                if out["hands_ended"][g] == 1 or state.is_terminal():
+                    assert out["lives_lost"][g].tolist() == lost
+                assert out["hands_ended"][g] >= 1 or out["done"][g]
+                break
+            _check_same(env, g, state)
+        checked += 1
+    assert checked >= 8 and placing >= 2
+
+
 def test_a_written_state_ends_the_game_as_the_engine_does() -> None:
     """Hands that end the game (two players with one life each: the first hand is the
     last)."""
@@ -155,6 +199,7 @@ def test_a_sampled_world_is_written_as_it_was_assembled() -> None:
 
 
 def test_rules_with_calls_are_refused_in_one_line() -> None:
+    """The calls keep state a GameState's parts do not give (who called what, who looked)."""
     env = BatchEnv(1, 3, "hammer")
     env.reset()
     state = GameState(3, Rules.preset("hammer"), rng=random.Random(0))

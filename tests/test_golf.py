@@ -140,3 +140,32 @@ def test_golf_refuses_rules_it_has_no_use_for():
         Rules(play="gollf", declare_31="never")
     with pytest.raises(ValueError, match="one_on_the_bus"):
         GOLF.replace(county=False)
+
+
+def test_a_golf_state_is_assembled_from_its_parts_with_its_slots():
+    """``GameState.from_parts`` (how a search builds a sampled world) takes golf's phases
+    and face-up slots, and only golf's: a golf world without them, or slots for another
+    game, is refused in one line rather than simulated wrong."""
+    import random
+
+    from scat_env import GameState
+
+    state = GameState(3, GOLF, rng=random.Random(4))
+    for action in (DRAW_STOCK, TURN_UP + 1, DRAW_DISCARD):
+        state.apply_action(action)
+    parts = dict(hands=state.hands, stock=state.stock, discard=state.discard,
+                 lives=state.lives, dealer=state.dealer, current_player=state.current_player,
+                 turn=state.turn, log=state.log, taken=state.taken, drawn=state.drawn,
+                 known=[[c for c in range(52) if state.known[s] >> c & 1] for s in range(3)])
+    world = GameState.from_parts(GOLF, phase="golf_place", face_up=state.face_up, **parts)
+    assert world.face_up == state.face_up and world.phase is Phase.GOLF_PLACE
+    for seat in range(3):
+        assert make_view(world, seat) == make_view(state, seat)
+    assert sorted(world.legal_actions()) == sorted(state.legal_actions())
+    with pytest.raises(ValueError, match="golf takes face_up"):
+        GameState.from_parts(GOLF, phase="golf_place", **parts)
+    with pytest.raises(ValueError, match="phase must be 'golf_draw' or 'golf_place'"):
+        GameState.from_parts(GOLF, phase="discard", face_up=state.face_up, **parts)
+    with pytest.raises(ValueError, match="golf takes face_up"):
+        GameState.from_parts(Rules(), phase="draw", face_up=[0, 0, 0],
+                             **{**parts, "hands": [h[:3] for h in state.hands]})

@@ -119,10 +119,30 @@ def test_the_end_of_a_game_offers_the_review(tmp_path, capsys, monkeypatch):
     assert "Review of You's decisions" in out and "decisions reviewed" in out
 
 
-def test_a_game_with_nothing_to_review_says_so_and_the_end_offers_nothing(tmp_path, capsys):
-    """Golf's moves are not the search's: ``r`` is not offered, and ``--review`` says why."""
+def test_a_golf_game_is_reviewed_take_or_draw_and_place_or_turn_up(tmp_path, capsys):
+    """Golf's two choices are the search's too (decision (w)): each kind of move is played
+    out with the golf policy, and the review names the golf moves it weighed."""
     game = new_game(2, ["expert"], Rules.preset("golf"), seed=2, name="You")
     path = tmp_path / "golf.json"
+    PlaySession(game, path, color=False, fast=True, input_fn=lambda prompt: "1").run()
+    out = capsys.readouterr().out
+    assert "r: review your decisions now" in out
+    assert main(["replay", str(path), "--review", "--worlds", "4", "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "decisions reviewed" in out and "Nothing to review" not in out
+    saved = SavedGame.load(path)
+    review = review_game(saved, worlds=4, seed=1)
+    phases = {d.view.phase for d in review.decisions}
+    assert phases == {"golf_draw", "golf_place"}
+    for d in review.decisions:  # every legal move weighed, in its own phase's terms
+        assert {v.action for v in d.values} == set(d.view.legal_actions)
+
+
+def test_a_game_with_nothing_to_review_says_so_and_the_end_offers_nothing(tmp_path, capsys):
+    """The calls' moves are not the search's: ``r`` is not offered, and ``--review`` says
+    why."""
+    game = new_game(2, ["expert"], Rules.preset("hammer"), seed=2, name="You")
+    path = tmp_path / "hammer.json"
     PlaySession(game, path, color=False, fast=True, input_fn=lambda prompt: "1").run()
     out = capsys.readouterr().out
     assert "r: review your decisions now" not in out

@@ -101,8 +101,8 @@ def test_a_hopeless_move_is_valued_below_the_policys() -> None:
 
 
 def test_decisions_it_does_not_search_are_the_policys() -> None:
-    golf = GameState(3, Rules.preset("golf"), rng=random.Random(1))
-    assert not searchable(make_view(golf, golf.current_player))
+    hammer = GameState(3, Rules.preset("hammer"), rng=random.Random(1))
+    assert not searchable(make_view(hammer, hammer.current_player))
     policy = make_agent("compact:scat_batch_set")
     agent = SearchAgent(8, seed=0)
     sure = None
@@ -167,3 +167,74 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, timeout=600)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-2000:]
+
+
+def test_golf_is_searched_with_the_golf_policy_one_slot_of_each_kind() -> None:
+    """Golf (decision (w)): every choice with two kinds of move open is searched, however
+    sure the golf policy is (it learned to copy ``expert``'s expected value, not the
+    quarter the lowest hand loses), and each kind once: the face-down slots are alike to
+    everyone, so the search weighs the policy's likeliest slot of each."""
+    from agents.search import _GOLF_KIND
+
+    rules = Rules.preset("golf")
+    agent = SearchAgent(16, seed=2)
+    agent.check_table(3, rules)
+    assert agent.trained_on(rules)
+    searched = {"golf_draw": 0, "golf_place": 0}
+    for seed in range(40):
+        rng = random.Random(seed)
+        state = GameState(3, rules, rng=random.Random(seed))
+        for _ in range(rng.randrange(0, 20)):
+            state.apply_action(rng.choice(state.legal_actions()))
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        view = make_view(state, state.current_player)
+        kinds = {_GOLF_KIND[a] for a in view.legal_actions}
+        choice, values = agent.choose(view)
+        assert choice in view.legal_actions
+        if len(kinds) < 2:
+            assert values == []
+            continue
+        assert searchable(view)
+        assert sorted(_GOLF_KIND[v.action] for v in values) == sorted(kinds)
+        priors = agent.priors(view)
+        for v in values:  # the likeliest slot of its kind
+            assert v.prior == max(p for a, p in priors.items()
+                                  if _GOLF_KIND[a] == _GOLF_KIND[v.action])
+        searched[str(view.phase)] += 1
+    assert min(searched.values()) >= 3
+
+
+def test_a_golf_world_is_the_view_with_the_face_down_cards_dealt_again() -> None:
+    """Golf's worlds (:func:`agents.ismcts.determinise_golf`) keep everything the player
+    sees, every seat's face-up slots included, and deal every face-down card and the stock
+    from the cards nobody has seen; the world then plays on to the end of its hand."""
+    import dataclasses
+
+    from agents.ismcts import determinise
+
+    rules = Rules.preset("golf")
+    worlds = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = GameState(3 + seed % 4, rules, rng=random.Random(seed))
+        for _ in range(rng.randrange(0, 50)):
+            state.apply_action(rng.choice(state.legal_actions()))
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        view = make_view(state, state.current_player)
+        world = determinise(view, random.Random(seed))
+        assert make_view(world, view.seat) == dataclasses.replace(view, last_result=None)
+        for seat in range(state.num_players):
+            assert make_view(world, seat).slots == make_view(state, seat).slots
+        assert sorted([*world.stock, *world.discard, *(c for h in world.hands for c in h)]) == (
+            sorted(rules.deck_cards))
+        hand = world.hand_number
+        while not world.is_terminal() and world.hand_number == hand:
+            world.apply_action(rng.choice(world.legal_actions()))
+        worlds += 1
+    assert worlds >= 20

@@ -155,6 +155,19 @@ def test_the_review_of_a_finished_game_says_what_it_sampled_and_lists_the_costli
     assert len(calls) == 1
 
 
+def test_a_finished_golf_game_is_reviewed_too(client):
+    """Golf's take-or-draw and place-or-turn-up are the search's too (``agents/search.py``,
+    with the golf policy): a finished golf game gets its review, every legal move valued."""
+    game = _finish(client, _new(client, rules="golf", opponents="expert"))
+    r = client.get(f"/api/games/{game['id']}/review")
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["decisions"] and data["summary"].startswith("You: ")
+    for d in data["decisions"]:
+        assert {v["action"] for v in d["values"]} >= {d["played"], d["best"]}
+        assert all(0 <= v["win_chance"] <= 1 for v in d["values"])
+
+
 def test_a_replay_step_says_what_the_person_saw_of_each_seat(client):
     """REPLAY's ``known``: the person's own hand, and of each opponent only cards it took
     from the pile and still holds, which the page shows when "Show every hand" is off."""
@@ -311,6 +324,37 @@ def test_a_finished_games_review_beside_its_replay_with_the_hands_shown_or_not(
     page.goto(server.url + "#new")
     page.wait_for_selector("#f-levels input", state="attached")
     assert page.is_checked("#f-level-hard")
+
+
+@needs_browser
+def test_a_golf_games_review_jumps_to_the_slots_as_they_stood(
+        page: Any, server: Server) -> None:  # noqa: F811
+    """Golf's review in the page: its decisions listed with each move's win chance, and a
+    decision clicked shows the person's slots as they stood then, face down where they
+    were."""
+    final = server.play_through_api({"players": 2, "opponents": "expert", "rules": "golf"},
+                                    until="game")
+    game = final["id"]
+    page.goto(server.url + f"#game={game}")
+    page.wait_for_selector("#open-review")
+    page.click("#open-review")
+    page.wait_for_selector("body[data-review='ready'], body[data-review='failed']",
+                           timeout=180_000)
+    assert page.get_attribute("body", "data-review") == "ready", page.inner_text("#review")
+    review = server.get(f"/api/games/{game}/review")
+    replay = server.get(f"/api/games/{game}/replay")
+    wait_for_first_step(page)
+    assert review["summary"] in page.inner_text("#review-summary")
+    index = review["decisions"][-1]["index"]
+    page.click("#review-all-box summary")
+    page.click(f"#review-all [data-index='{index}'] .review-jump")
+    assert page.get_attribute("body", "data-reviewed-decision") == str(index)
+    mine = replay["steps"][index]["state"]["players"][0]
+    shown = page.eval_on_selector_all("#hand .card[data-card]",
+                                      "els => els.map(e => e.dataset.card)")
+    assert sorted(shown) == sorted(mine["known"])  # the face-up slots and the card held
+    assert page.locator("#hand .card.back").count() == mine["face_up"].count(False)
+    _shot(page, "main", "review-golf.png")
 
 
 @needs_browser

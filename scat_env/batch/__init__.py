@@ -339,19 +339,22 @@ class BatchEnv:
         """Write ``states[k]`` (mid-hand :class:`~scat_env.engine.GameState` s of this
         table's rules and size) into game ``rows[k]``, and observe them again: how a search
         plays out the worlds it samples for a view (``GameState.from_parts``) at the batched
-        engine's speed. The draw-and-discard games without calls only (``P_PLAIN``, the
-        phases ``draw`` and ``discard``): their whole state is the cards, the lives and the
-        scalars below, which these parts fix. A game played past its hand deals from its
+        engine's speed. The draw-and-discard games without calls (``P_PLAIN``, the phases
+        ``draw`` and ``discard``) and golf (its phases and face-up slots) only: their whole
+        state is the cards, the lives, golf's slots and the scalars below, which these parts
+        fix (golf's bus is the lives). A game played past its hand deals from its
         generator: ``streams[k]`` (a seed, :func:`~scat_env.batch.reference.game_seed`'s
         input) restarts game ``rows[k]``'s, so that games given the same seed are dealt the
         same later hands (a search compares its moves on the same future deals); without
         ``streams`` each generator carries on. ``ValueError`` for anything else."""
         if not self._started:
             raise RuntimeError("BatchEnv: call reset() before set_games()")
-        if not self._plain:
-            raise ValueError(f"set_games plays the draw-and-discard rules without calls; the "
-                             f"{self.rules.name!r} rules have more state than a GameState's "
-                             "parts give here")
+        golf = self.rules.play == "golf"
+        if not (self._plain or golf):
+            raise ValueError(f"set_games plays the draw-and-discard rules without calls and "
+                             f"golf; the {self.rules.name!r} rules have more state than a "
+                             "GameState's parts give here")
+        phases = ("golf_draw", "golf_place") if golf else ("draw", "discard")
         idx = np.asarray(rows, np.int64)
         if idx.shape != (len(states),) or ((idx < 0) | (idx >= self.num_envs)).any():
             raise ValueError(f"rows must be {len(states)} game indices below {self.num_envs}")
@@ -363,8 +366,8 @@ class BatchEnv:
         for g, st in zip(idx.tolist(), states, strict=True):
             if st.num_players != n or st.rules != self.rules:
                 raise ValueError(f"game {g}: the state is not of this table's rules and size")
-            if st.phase not in ("draw", "discard"):
-                raise ValueError(f"game {g}: phase {st.phase!s} is not draw or discard")
+            if st.phase not in phases:
+                raise ValueError(f"game {g}: phase {st.phase!s} is not {' or '.join(phases)}")
             hands, hlen, pub = self._hands[g], self._hlen[g], self._pub[g]
             pub[:] = 0
             for s in range(n):
@@ -384,11 +387,14 @@ class BatchEnv:
             self._lives[g] = st.lives
             self._active[g] = st.active
             self._per_seat[g] = 0
-            self._per_seat[g, :, K.S_LOOKED] = 1
+            self._per_seat[g, :, K.S_LOOKED] = 0 if golf else 1  # golf: nobody sees a slot
+            if golf:
+                self._per_seat[g, :, K.S_FACE_UP] = st.face_up
             sc = self._sc[g]
             sc[:] = -1
             sc[K.DEALER], sc[K.CUR] = st.dealer, st.current_player
-            sc[K.PHASE] = K.DRAW if st.phase == "draw" else K.DISCARD
+            sc[K.PHASE] = {"draw": K.DRAW, "discard": K.DISCARD, "golf_draw": K.PH_GOLF_DRAW,
+                           "golf_place": K.PH_GOLF_PLACE}[st.phase.value]
             for slot, v in ((K.KNOCKER, st.knocker), (K.KNOCK_TURN, st.knock_turn),
                             (K.LAST_SEAT, st.last_seat), (K.TAKEN, st.taken),
                             (K.DRAWN, st.drawn)):
