@@ -258,7 +258,7 @@ def _level_opponents(args: argparse.Namespace, rules: Rules) -> tuple[str | None
         raise CliError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got "
                        f"{players}")
     spec = level_spec(name, players, rules)
-    note = f"Level {level_line(name, spec=spec)}."
+    note = f"Level {level_line(name, spec=spec, rules=rules)}."
     if first:
         note += " Your first game; later games get hard unless you pick --level."
     return spec, note

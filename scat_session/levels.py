@@ -12,9 +12,11 @@ typed in twice.
 - ``medium``: ``expert``, the rule-based player that counts cards.
 - ``hard``: the table's trained policy (:func:`scat_session.seating.default_opponent`), the
   default opponent of ``scat play`` and ``scat serve`` once a person has played a game.
-- ``strongest``: ``search``, the standard game's trained set that also plays out its close
-  decisions on sampled deals (agents/search.py), where that set is the table's trained
-  policy and the rules are draw-and-discard without calls; elsewhere it is ``hard``.
+- ``strongest``: ``search``, the table's trained policy that also plays out its decisions
+  on sampled deals (agents/search.py), where the search plays the table: the standard
+  game's set in the draw-and-discard games without calls, the golf policy in golf (there
+  1.20x ``expert``'s fair share against the policy's 1.03x on the same deals, the model
+  card's "The search player"); elsewhere it is ``hard``.
 
 The figures were measured in the standard game at three players; a table where a level
 seats another agent (another preset's policy, or ``expert`` where no policy plays) says so
@@ -73,8 +75,9 @@ def level_spec(name: str, players: int, rules: Rules,
     """The agent spec that plays level ``name`` at a table of ``players`` under ``rules``:
     ``hard`` is the table's trained policy (``trained``, default
     :func:`scat_session.seating.default_opponent`: a server passes its own choice);
-    ``strongest`` is ``search`` where the search plays (the table's policy is the standard
-    game's set, the rules draw-and-discard without calls), else it is ``hard``."""
+    ``strongest`` is ``search`` where the search plays (the table's policy is the one the
+    search plays out: the standard game's set in the draw-and-discard games without calls,
+    the golf policy in golf), else it is ``hard``."""
     from scat_session.seating import default_opponent
 
     lv = level(name)
@@ -88,12 +91,15 @@ def level_spec(name: str, players: int, rules: Rules,
 
 
 def _search_plays(players: int, rules: Rules, trained: str) -> bool:
-    """Whether ``search`` plays this table: it searches the shipped set, so the table's
-    trained policy must be that set, and its rules ones the search plays out."""
+    """Whether ``search`` plays this table: it searches the shipped set (the golf policy in
+    golf), so the table's trained policy must be that one, and its rules ones the search
+    plays out."""
     from agents.compact import SHIPPED_SET
     from agents.registry import make_agent
+    from agents.search import GOLF_POLICY
 
-    if trained != f"compact:{SHIPPED_SET}":
+    searched = GOLF_POLICY if rules.play == "golf" else SHIPPED_SET
+    if trained != f"compact:{searched}":
         return False
     try:
         make_agent("search:1").check_table(players, rules)
@@ -144,16 +150,20 @@ YARDSTICK = {"easy": "medium", "medium": "easy", "hard": "medium", "strongest": 
 
 
 def level_line(name: str, figures: dict[str, Any] | None = None,
-               spec: str | None = None) -> str:
+               spec: str | None = None, rules: Rules | None = None) -> str:
     """One line a person reads beside a level, e.g. "hard: the trained AI; wins 44% against
     two medium; a beginner beats it 21% (fair share 33%)". ``spec``: the agent the level
     seats at this table; where it is not the one measured (another preset, where the
-    trained policy is another or the search does not play), the line names that agent and
-    gives no figure. Without figures, the blurb alone."""
+    trained policy is another or the search does not play), or ``rules`` are not the
+    standard game's, where the figures were measured, the line names that agent and gives
+    no figure. Without figures, the blurb alone."""
+    from scat_env import Rules
+
     figures = level_figures() if figures is None else figures
     lv = level(name)
     measured = figures.get("levels", {}).get(name)
-    if spec is not None and spec != (measured or lv.spec or spec):
+    elsewhere = rules is not None and rules != Rules()
+    if spec is not None and (elsewhere or spec != (measured or lv.spec or spec)):
         from .seating import agent_label
 
         return f"{lv.name}: here {agent_label(spec)} ({spec})"

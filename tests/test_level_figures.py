@@ -51,12 +51,23 @@ def test_a_line_shows_the_measured_figures_where_the_table_seats_the_measured_ag
     golf = level_spec("hard", 3, Rules.preset("golf"))
     other = level_line("hard", figures, spec=golf)
     assert "here" in other and golf in other and "%" not in other
+    # and a level measured in the standard game shows no figure at a golf table
+    for name in LEVEL_NAMES:
+        here = level_line(name, figures, spec=level_spec(name, 3, Rules.preset("golf")),
+                          rules=Rules.preset("golf"))
+        assert "here" in here and "%" not in here
+    assert "%" in level_line("strongest", figures, spec="search", rules=Rules.preset("standard"))
     assert [p["name"] for p in levels_payload(figures)] == list(LEVEL_NAMES)
 
 
 def test_strongest_is_the_search_only_where_the_search_plays():
     assert level_spec("strongest", 3, Rules()) == "search"
-    for preset in ("golf", "hammer", "french_canadian"):
+    # golf: the search plays out the golf policy, which is golf's hard
+    golf = Rules.preset("golf")
+    assert level_spec("hard", 3, golf) == "compact:scat_golf"
+    assert level_spec("strongest", 3, golf) == "search"
+    assert level_spec("strongest", 3, golf, trained="expert") == "expert"
+    for preset in ("hammer", "french_canadian"):
         rules = Rules.preset(preset)
         assert level_spec("strongest", 3, rules) == level_spec("hard", 3, rules)
 
