@@ -35,6 +35,8 @@ Spec: ``ismcts`` (N = :data:`DEFAULT_BUDGET`) or ``ismcts:N``, N >= 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from scat_env import DRAW_DISCARD, DRAW_STOCK, END_PLAY, KNOCK, GameState, PlayerView, action_str
 from scat_env.actions import DECLARE, PASS
@@ -195,24 +197,20 @@ def determinise(view: PlayerView, rng, weighted: bool = True) -> GameState:  # n
     if passed:
         stock.extend(passed)
         rng.shuffle(stock)
+    return _world(view, hands, stock, view.known_cards,
+                  phase="discard" if view.phase == "discard" else "draw", knocker=view.knocker)
+
+
+def _world(view: PlayerView, hands: list[list[int]], stock: list[int],
+           known: Sequence[Sequence[int]], **parts: Any) -> GameState:
+    """The one-hand state of ``view``'s table with these hands, stock and known cards:
+    every other part (the pile, the lives, the seats, the turn, the record) as the view
+    shows it."""
     return GameState.from_parts(
-        view.rules,
-        hands=hands,
-        stock=stock,
-        discard=view.discard_pile,
-        lives=view.lives,
-        dealer=view.dealer,
-        current_player=view.seat,
-        phase="discard" if view.phase == "discard" else "draw",
-        knocker=view.knocker,
-        turn=view.turn,
-        hand_number=view.hand_number,
-        known=view.known_cards,
-        log=view.log,
-        taken=view.taken_card,
-        drawn=view.drawn_card,
-        single_hand=True,
-    )
+        view.rules, hands=hands, stock=stock, discard=view.discard_pile, lives=view.lives,
+        dealer=view.dealer, current_player=view.seat, turn=view.turn,
+        hand_number=view.hand_number, known=known, log=view.log, taken=view.taken_card,
+        drawn=view.drawn_card, single_hand=True, **parts)
 
 
 def determinise_golf(view: PlayerView, rng) -> GameState:  # noqa: ANN001
@@ -244,24 +242,7 @@ def determinise_golf(view: PlayerView, rng) -> GameState:  # noqa: ANN001
     known[view.seat] = [c for c in view.slots[view.seat] if c is not None]
     if view.taken_card is not None:
         known[view.seat].append(view.taken_card)
-    return GameState.from_parts(
-        view.rules,
-        hands=hands,
-        stock=pool[pos:],
-        discard=view.discard_pile,
-        lives=view.lives,
-        dealer=view.dealer,
-        current_player=view.seat,
-        phase=view.phase,
-        turn=view.turn,
-        hand_number=view.hand_number,
-        known=known,
-        log=view.log,
-        taken=view.taken_card,
-        drawn=view.drawn_card,
-        face_up=face_up,
-        single_hand=True,
-    )
+    return _world(view, hands, pool[pos:], known, phase=view.phase, face_up=face_up)
 
 
 def _likelihood(view: PlayerView, hands: list[list[int]], opps: list[int], table: list[float]) -> float:

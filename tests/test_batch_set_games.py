@@ -72,31 +72,38 @@ def test_a_written_state_plays_on_as_the_engine_does(preset: str, n: int) -> Non
         g = rng.randrange(4)
         env.set_games([g], [state])
         _check_same(env, g, state)
-        hand = state.hand_number
-        while True:  # the same play to the end of the hand, compared at every step
-            action = rng.choice(state.legal_actions())
-            before = list(state.lives)
-            acts = np.zeros(4, np.int64)
-            acts[g] = action
-            skip = np.ones(4, bool)
-            skip[g] = False
-            out = env.step(acts, skip=skip)
-            state.apply_action(action)
-            if state.hand_number != hand or state.is_terminal():
-                lost = [b - a for b, a in zip(before, state.lives, strict=True)]
-                # the next deal is each engine's own: a dealt 31 there ends a second hand
-                if state.is_terminal():  # the hand ended the game: the same end
-                    assert out["lives_lost"][g].tolist() == lost
-                    assert out["done"][g] and out["winner"][g] == state.winner
-                elif out["hands_ended"][g] == 1:
-                    assert out["lives_lost"][g].tolist() == lost
-                    assert not out["done"][g]
-                assert out["hands_ended"][g] >= 1
-                break
-            assert out["hands_ended"][g] == 0
-            _check_same(env, g, state)
+        _play_the_hand_out_alongside(env, g, state, rng)
         checked += 1
     assert checked >= 6
+
+
+def _play_the_hand_out_alongside(env: BatchEnv, g: int, state: GameState,
+                                 rng: random.Random) -> None:
+    """The same random play in game ``g`` and in ``state`` to the end of the hand, the two
+    compared at every step, and the hand's end: the same lives lost, the same winner."""
+    hand = state.hand_number
+    while True:
+        action = rng.choice(state.legal_actions())
+        before = list(state.lives)
+        acts = np.zeros(env.num_envs, np.int64)
+        acts[g] = action
+        skip = np.ones(env.num_envs, bool)
+        skip[g] = False
+        out = env.step(acts, skip=skip)
+        state.apply_action(action)
+        if state.hand_number != hand or state.is_terminal():
+            lost = [b - a for b, a in zip(before, state.lives, strict=True)]
+            # the next deal is each engine's own: a dealt 31 there ends a second hand
+            if state.is_terminal():  # the hand ended the game: the same end
+                assert out["lives_lost"][g].tolist() == lost
+                assert out["done"][g] and out["winner"][g] == state.winner
+            elif out["hands_ended"][g] == 1:
+                assert out["lives_lost"][g].tolist() == lost
+                assert not out["done"][g]
+            assert out["hands_ended"][g] >= 1
+            return
+        assert out["hands_ended"][g] == 0
+        _check_same(env, g, state)
 
 
 @pytest.mark.parametrize("n", [2, 3, 6])
@@ -122,23 +129,7 @@ def test_a_written_golf_state_plays_on_as_the_engine_does(n: int) -> None:
         env.set_games([g], [state])
         _check_same(env, g, state)
         assert env.game(g)["face_up"] == list(state.face_up)
-        hand = state.hand_number
-        while True:
-            action = rng.choice(state.legal_actions())
-            before = list(state.lives)
-            acts = np.zeros(4, np.int64)
-            acts[g] = action
-            skip = np.ones(4, bool)
-            skip[g] = False
-            out = env.step(acts, skip=skip)
-            state.apply_action(action)
-            if state.hand_number != hand or state.is_terminal():
-                lost = [b - a for b, a in zip(before, state.lives, strict=True)]
-                if out["hands_ended"][g] == 1 or state.is_terminal():
-                    assert out["lives_lost"][g].tolist() == lost
-                assert out["hands_ended"][g] >= 1 or out["done"][g]
-                break
-            _check_same(env, g, state)
+        _play_the_hand_out_alongside(env, g, state, rng)
         checked += 1
     assert checked >= 8 and placing >= 2
 

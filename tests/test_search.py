@@ -169,6 +169,17 @@ print("ok")
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-2000:]
 
 
+def _golf_turn(seed: int, n: int, most: int) -> GameState | None:
+    """A golf game of ``n`` after up to ``most`` random moves; ``None`` if it ended."""
+    rng = random.Random(seed)
+    state = GameState(n, Rules.preset("golf"), rng=random.Random(seed))
+    for _ in range(rng.randrange(0, most)):
+        state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            return None
+    return state
+
+
 def test_golf_is_searched_with_the_golf_policy_one_slot_of_each_kind() -> None:
     """Golf (decision (w)): every choice with two kinds of move open is searched, however
     sure the golf policy is (it learned to copy ``expert``'s expected value, not the
@@ -182,13 +193,8 @@ def test_golf_is_searched_with_the_golf_policy_one_slot_of_each_kind() -> None:
     assert agent.trained_on(rules)
     searched = {"golf_draw": 0, "golf_place": 0}
     for seed in range(40):
-        rng = random.Random(seed)
-        state = GameState(3, rules, rng=random.Random(seed))
-        for _ in range(rng.randrange(0, 20)):
-            state.apply_action(rng.choice(state.legal_actions()))
-            if state.is_terminal():
-                break
-        if state.is_terminal():
+        state = _golf_turn(seed, 3, 20)
+        if state is None:
             continue
         view = make_view(state, state.current_player)
         kinds = {_GOLF_KIND[a] for a in view.legal_actions}
@@ -218,14 +224,10 @@ def test_a_golf_world_is_the_view_with_the_face_down_cards_dealt_again() -> None
     rules = Rules.preset("golf")
     worlds = 0
     for seed in range(30):
-        rng = random.Random(seed)
-        state = GameState(3 + seed % 4, rules, rng=random.Random(seed))
-        for _ in range(rng.randrange(0, 50)):
-            state.apply_action(rng.choice(state.legal_actions()))
-            if state.is_terminal():
-                break
-        if state.is_terminal():
+        state = _golf_turn(seed, 3 + seed % 4, 50)
+        if state is None:
             continue
+        rng = random.Random(seed)
         view = make_view(state, state.current_player)
         world = determinise(view, random.Random(seed))
         assert make_view(world, view.seat) == dataclasses.replace(view, last_result=None)
