@@ -35,8 +35,9 @@ searches every decision with two kinds of move open (draw or take; place or turn
 up), whatever the policy's prior: that policy learned to copy ``expert``, which judges a
 golf hand by its expected value, while a hand costs a quarter only to the lowest, and the
 search's outcome, the win chance after the hand, is that cost. Golf's worlds are exact
-(:func:`agents.ismcts.determinise_golf`): nobody has seen a face-down card. ``scat bench agents --agent search --opponents expert``
-measures its cost; the model card (policies/README.md, "The search player") its strength.
+(:func:`agents.ismcts.determinise_golf`): nobody has seen a face-down card.
+``scat bench agents --agent search --opponents expert`` measures its cost; the model card
+(policies/README.md, "The search player") its strength.
 
 Spec: ``search`` (W = :data:`DEFAULT_WORLDS`) or ``search:W``, 1 <= W <= :data:`MAX_WORLDS`.
 """
@@ -50,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scat_env import PlayerView, Rules
+from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, GOLF_SLOTS, PLACE_SLOT, TURN_UP
 from scat_env.rewards import win_chance
 
 from .base import Agent, parse_budget
@@ -62,8 +64,9 @@ DEFAULT_WORLDS = 64
 GOLF_POLICY = "scat_golf"
 #: Golf's actions by the kind of move they are: the slot of a place or a turn-up is one of
 #: the face-down ones, which nobody has seen, so the search weighs one slot of each kind.
-_GOLF_KIND = {52: "stock", 53: "take", 61: "place", 62: "place", 63: "place", 64: "turn",
-              65: "turn", 66: "turn"}
+_GOLF_KIND = {DRAW_STOCK: "stock", DRAW_DISCARD: "take",
+              **{PLACE_SLOT + i: "place" for i in range(GOLF_SLOTS)},
+              **{TURN_UP + i: "turn" for i in range(GOLF_SLOTS)}}
 MAX_WORLDS = 4096
 #: Moves the policy gives less than this are not searched.
 MIN_PRIOR = 0.02
@@ -319,5 +322,5 @@ register("search", _make,
          "the shipped policy searched at decision time: W sampled worlds, every move "
          f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
 
-__all__ = ["DEFAULT_WORLDS", "GOLF_POLICY", "MoveValue", "SearchAgent", "move_values", "paired_gain",
-           "parse_worlds", "searchable", "searched_rules"]
+__all__ = ["DEFAULT_WORLDS", "GOLF_POLICY", "MoveValue", "SearchAgent", "move_values",
+           "paired_gain", "parse_worlds", "searchable", "searched_rules"]

@@ -18,9 +18,10 @@ typed in twice.
   1.20x ``expert``'s fair share against the policy's 1.03x on the same deals, the model
   card's "The search player"); elsewhere it is ``hard``.
 
-The figures were measured in the standard game at three players; a table where a level
-seats another agent (another preset's policy, or ``expert`` where no policy plays) says so
-instead of showing them (:func:`level_line` with the seated spec).
+The figures were measured in the standard game at three players; a table of other rules,
+or where a level seats another agent (another preset's policy, or ``expert`` where no
+policy plays), names the agent instead of showing them (:func:`level_line` with the seated
+spec and the rules).
 """
 
 from __future__ import annotations
