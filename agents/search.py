@@ -103,6 +103,12 @@ def searchable(view: PlayerView) -> bool:
     return len(view.legal_actions) >= 2 and searched_rules(view.rules)
 
 
+def search_policy(rules: Rules) -> str:
+    """The shipped policy the search plays out under ``rules`` (prior and rollout): the
+    golf policy in golf, the standard game's set everywhere else."""
+    return GOLF_POLICY if rules.play == "golf" else SHIPPED_SET
+
+
 def searched_rules(rules: Rules) -> bool:
     """Whether the search plays out decisions under ``rules``: the batched engine's
     draw-and-discard games without calls, and golf, whose whole state a view's sampled
@@ -154,7 +160,7 @@ class SearchAgent(Agent):
 
     def _player(self, rules: Rules) -> tuple:
         """(policy, its agent) that is prior and rollout under ``rules``, loaded once."""
-        name = self._policy or (GOLF_POLICY if rules.play == "golf" else SHIPPED_SET)
+        name = self._policy or search_policy(rules)
         if name not in self._loaded:
             policy = load_compact_player(policy_path(name))
             self._loaded[name] = (policy, CompactAgent(policy, name=f"compact:{name}"))
@@ -323,4 +329,4 @@ register("search", _make,
          f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
 
 __all__ = ["DEFAULT_WORLDS", "GOLF_POLICY", "MoveValue", "SearchAgent", "move_values",
-           "paired_gain", "parse_worlds", "searchable", "searched_rules"]
+           "paired_gain", "parse_worlds", "search_policy", "searchable", "searched_rules"]

@@ -14,9 +14,9 @@ typed in twice.
   default opponent of ``scat play`` and ``scat serve`` once a person has played a game.
 - ``strongest``: ``search``, the table's trained policy that also plays out its decisions
   on sampled deals (agents/search.py), where the search plays the table: the standard
-  game's set in the draw-and-discard games without calls, the golf policy in golf (there
-  1.20x ``expert``'s fair share against the policy's 1.03x on the same deals, the model
-  card's "The search player"); elsewhere it is ``hard``.
+  game's set in the draw-and-discard games without calls, the golf policy in golf
+  (:func:`agents.search.search_policy`; its strength: the model card's "The search
+  player"); elsewhere it is ``hard``.
 
 The figures were measured in the standard game at three players; a table of other rules,
 or where a level seats another agent (another preset's policy, or ``expert`` where no
@@ -95,12 +95,10 @@ def _search_plays(players: int, rules: Rules, trained: str) -> bool:
     """Whether ``search`` plays this table: it searches the shipped set (the golf policy in
     golf), so the table's trained policy must be that one, and its rules ones the search
     plays out."""
-    from agents.compact import SHIPPED_SET
     from agents.registry import make_agent
-    from agents.search import GOLF_POLICY
+    from agents.search import search_policy
 
-    searched = GOLF_POLICY if rules.play == "golf" else SHIPPED_SET
-    if trained != f"compact:{searched}":
+    if trained != f"compact:{search_policy(rules)}":
         return False
     try:
         make_agent("search:1").check_table(players, rules)

@@ -393,8 +393,7 @@ class BatchEnv:
             sc = self._sc[g]
             sc[:] = -1
             sc[K.DEALER], sc[K.CUR] = st.dealer, st.current_player
-            sc[K.PHASE] = {"draw": K.DRAW, "discard": K.DISCARD, "golf_draw": K.PH_GOLF_DRAW,
-                           "golf_place": K.PH_GOLF_PLACE}[st.phase.value]
+            sc[K.PHASE] = K.PHASE_NAMES.index(st.phase.value)
             for slot, v in ((K.KNOCKER, st.knocker), (K.KNOCK_TURN, st.knock_turn),
                             (K.LAST_SEAT, st.last_seat), (K.TAKEN, st.taken),
                             (K.DRAWN, st.drawn)):
