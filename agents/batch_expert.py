@@ -114,8 +114,12 @@ class BatchExpert:
         self._knobs = np.array([p.feed, p.risk, p.low_lives, p.min_value, p.gin_win,
                                 p.draw_bonus, p.points_win], np.float64)
 
-    def actions(self, env: BatchEnv, out: np.ndarray | None = None) -> np.ndarray:
-        """The expert's move for the player to move in every game of ``env``."""
+    def actions(self, env: BatchEnv, out: np.ndarray | None = None,
+                rows: np.ndarray | None = None) -> np.ndarray:
+        """The expert's move for the player to move in every game of ``env``; with
+        ``rows`` (game indices), in those games alone (``out``'s other entries are left as
+        they were): a caller whose finished games wait skips their cost, which in golf's
+        exact expectations is most of a step's."""
         if env.rules != self.rules:
             raise ValueError(f"this batched expert plays rules {self.rules.name!r}, the env "
                              f"{env.rules.name!r}")
@@ -129,10 +133,21 @@ class BatchExpert:
                              np.empty((B, _PW_BLOCK)), np.empty((B, 3), np.int64))
             self._layout = _layout(n, self.rules)
         o = env.current()
-        expert_actions(n, self._layout, o["observation"], o["action_mask"],
-                       o["current_player"], env.public_record(), self._T, self._EV, self._POT,
+        # one type of every argument on both paths: one compiled kernel, not two
+        obs, mask, cur, pub = (o["observation"], o["action_mask"],
+                               np.ascontiguousarray(o["current_player"]), env.public_record())
+        scratch, dest = self._scratch, out
+        if rows is not None:
+            rows = np.asarray(rows, np.int64)
+            obs, mask, cur, pub = obs[rows], mask[rows], cur[rows], pub[rows]
+            pub.flags.writeable = False
+            scratch = tuple(a[:len(rows)] for a in scratch)
+            dest = np.empty(len(rows), np.int64)
+        expert_actions(n, self._layout, obs, mask, cur, pub, self._T, self._EV, self._POT,
                        self._in_deck, self._LT, self._LE, self._KLT, self._KLE, self._rule,
-                       self._knobs, *self._scratch, out)
+                       self._knobs, *scratch, dest)
+        if rows is not None:
+            out[rows] = dest
         return out
 
 

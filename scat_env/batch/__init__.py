@@ -410,6 +410,58 @@ class BatchEnv:
                         self._per_seat, self._slen, self._disc, self._dlen, self._lives,
                         self._active, self._sc, self._obs, self._mask)
 
+    def copy_games(self, source: BatchEnv, from_rows: Any, rows: Any,
+                   streams: Sequence[int] | None = None) -> None:
+        """Copy games ``from_rows[k]`` of ``source`` (a started env of the same rules and
+        size, this one or another) into games ``rows[k]``, exactly, observation included:
+        how a labeller plays many continuations of one position at once without going
+        through a :class:`GameState` per copy (:mod:`training.search_labels`).
+        ``streams[k]`` restarts copy ``k``'s generator as :meth:`set_games` does, so copies
+        given the same seed are dealt the same later hands; without it each copy carries
+        on its source's generator."""
+        if not (self._started and source._started):
+            raise RuntimeError("BatchEnv: call reset() on both envs before copy_games()")
+        if source.num_players != self.num_players or source.rules != self.rules:
+            raise ValueError("copy_games copies between envs of the same rules and size")
+        src = np.asarray(from_rows, np.int64)
+        dst = np.asarray(rows, np.int64)
+        if (src.ndim != 1 or dst.shape != src.shape
+                or ((src < 0) | (src >= source.num_envs)).any()
+                or ((dst < 0) | (dst >= self.num_envs)).any()):
+            raise ValueError(f"from_rows and rows must be equal-length lists of game indices "
+                             f"below {source.num_envs} and {self.num_envs}")
+        for name in ("_hands", "_hlen", "_known", "_pub", "_stock", "_slen", "_disc",
+                     "_dlen", "_lives", "_active", "_per_seat", "_sc", "_rng", "_prew",
+                     "_plost", "_pended", "_obs", "_mask"):
+            getattr(self, name)[dst] = getattr(source, name)[src]
+        if streams is not None:
+            if len(streams) != len(dst):
+                raise ValueError(f"streams must be {len(dst)} seeds, one per copy")
+            self._rng[dst] = [game_seed(self.seed, int(v)) for v in streams]
+        self._done[dst] = self._trunc[dst] = False
+        self._winner[dst] = -1
+
+    def redeal_golf_unseen(self, rows: Any, rng: np.random.Generator) -> None:
+        """Deal again, at random, every card nobody has seen in each of golf games
+        ``rows``: the face-down slots (everyone's, the mover's too) and the stock share
+        their cards anew. A world sampled from any player's view, exactly
+        (:func:`agents.ismcts.determinise_golf` does the same from a view): nobody has
+        seen a face-down card, so the public play says nothing of where they lie. The
+        observations do not change (they show no unseen card)."""
+        if self.rules.play != "golf":
+            raise ValueError("redeal_golf_unseen deals golf's face-down slots and stock")
+        n = self.num_players
+        hands, face_up, stock = self._hands, self._per_seat[:, :, K.S_FACE_UP], self._stock
+        for g in np.asarray(rows, np.int64).tolist():
+            down = [(s, i) for s in range(n) for i in range(3) if not face_up[g, s] >> i & 1]
+            slen = int(self._slen[g])
+            pool = np.concatenate([np.array([hands[g, s, i] for s, i in down], np.int8),
+                                   stock[g, :slen]])
+            rng.shuffle(pool)
+            for k, (s, i) in enumerate(down):
+                hands[g, s, i] = pool[k]
+            stock[g, :slen] = pool[len(down):]
+
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game, from the env's own generators (the
         benchmark's player, and a cheap opponent)."""
