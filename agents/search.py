@@ -132,16 +132,22 @@ class _Rollouts:
         self.policy = policy
         self.expert = BatchExpert(rules) if policy.advice else None
         self.advice = np.zeros(games, np.int64)
+        self.acts = np.zeros(games, np.int64)
 
-    def policy_actions(self) -> np.ndarray:
+    def policy_actions(self, live: np.ndarray) -> np.ndarray:
+        """The policy's move in games ``live`` (indices; the others' entries are stale):
+        a playout that has ended costs nothing more, its expert's move included."""
         env = self.env
         out = env.current()
-        obs = out["observation"]
+        obs = out["observation"][live]
         feats = env.hand_features(obs)
-        advice = self.expert.actions(env, self.advice) if self.expert is not None else None
+        advice = None
+        if self.expert is not None:
+            advice = self.expert.actions(env, self.advice, live)[live]
         logits = self.policy.play_logits(obs, feats, env.num_players, env.rules.start_lives,
-                                         out["action_mask"], advice, env.rules)
-        return np.argmax(logits, axis=1)
+                                         out["action_mask"][live], advice, env.rules)
+        self.acts[live] = np.argmax(logits, axis=1)
+        return self.acts
 
 
 class SearchAgent(Agent):
@@ -221,13 +227,15 @@ class SearchAgent(Agent):
         if ro is None:
             ro = self._rollouts[key] = _Rollouts(self._player(rules)[0], n, rules, games, 0)
         env = ro.env
+        k = len(moves)
         states, streams = [], []
         for _ in range(worlds):
-            world = determinise(view, self.rng)
-            stream = self.rng.randrange(2**31)
-            states.extend([world] * len(moves))
-            streams.extend([stream] * len(moves))
-        env.set_games(np.arange(games), states, streams)
+            states.append(determinise(view, self.rng))
+            streams.append(self.rng.randrange(2**31))
+        first = np.arange(worlds) * k  # world w's copy of move j is row w k + j
+        env.set_games(first, states, streams)
+        for j in range(1, k):  # the same world and stream for every move
+            env.copy_games(env, first, first + j)
         acts = np.tile(np.asarray(moves, np.int64), worlds)
         lives = env.state.lives.copy()
         finished = np.zeros(games, np.bool_)
@@ -248,7 +256,7 @@ class SearchAgent(Agent):
             finished |= ended
             if finished.all():
                 break
-            acts = ro.policy_actions()
+            acts = ro.policy_actions(np.flatnonzero(~finished))
         else:  # a playout cut at the cap scores the chance the lives then give
             for g in np.flatnonzero(~finished).tolist():
                 now = env.state.lives[g].tolist()

@@ -240,3 +240,26 @@ def test_a_golf_world_is_the_view_with_the_face_down_cards_dealt_again() -> None
             world.apply_action(rng.choice(world.legal_actions()))
         worlds += 1
     assert worlds >= 20
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_golf_is_searched_from_the_view_alone_on_paired_worlds(n: int) -> None:
+    """Golf's playouts copy one world of the view and deal each copy's unseen cards anew
+    (``BatchEnv.redeal_golf_unseen``): a deal with other face-down cards behind the same
+    view gets the same choice and values, and a move played against itself scores the
+    same in every world (its two copies hold the same cards), while the worlds differ."""
+    from agents.ismcts import determinise
+
+    for seed in range(40):
+        state = _golf_turn(seed, n, 6 * n)
+        if state is not None and len(state.legal_actions()) >= 2:
+            break
+    me = state.current_player
+    view = make_view(state, me)
+    other = determinise(view, random.Random(seed + 1))  # the same view, other cards
+    assert make_view(other, me).slots == view.slots and other.hands != state.hands
+    a = SearchAgent(16, seed=7).choose(view)
+    assert a == SearchAgent(16, seed=7).choose(make_view(other, me))
+    move = a[0]
+    out = SearchAgent(24, seed=3).play_out(view, [move, move], 24)
+    assert (out[:, 0] == out[:, 1]).all() and len(set(out[:, 0].tolist())) > 1
