@@ -93,6 +93,9 @@ def test_a_redeal_is_refused_outside_golf() -> None:
     env = _played("standard", 3, 2, 1, seed=0)
     with pytest.raises(ValueError, match="golf"):
         env.redeal_golf_unseen([0], np.random.default_rng(0))
+    golf = _played("golf", 3, 2, 1, seed=0)
+    with pytest.raises(ValueError, match="game indices below 2"):
+        golf.redeal_golf_unseen([2], np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("rules", ["golf", "standard"])

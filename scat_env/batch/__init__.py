@@ -76,6 +76,11 @@ __all__ = ["BatchEnv", "BatchState", "beyond_base_observation", "compile_kernels
            "covered_presets", "covers", "observation_size", "plain", "uncovered"]
 
 
+#: Where :class:`BatchState`'s per-game fields begin (the rules, values and pack before
+#: them are the table's).
+_PER_GAME = 3
+
+
 class BatchState(NamedTuple):
     """The whole state of a batch of games, as plain arrays (pgx's ``State`` way): ``B``
     games (``g``), ``n`` seats (``s``, absolute). The kernels take these fields, in this
@@ -414,8 +419,9 @@ class BatchEnv:
                    streams: Sequence[int] | None = None) -> None:
         """Copy games ``from_rows[k]`` of ``source`` (a started env of the same rules and
         size, this one or another) into games ``rows[k]``, exactly, observation included:
-        how a labeller plays many continuations of one position at once without going
-        through a :class:`GameState` per copy (:mod:`training.search_labels`).
+        how a search plays every move in the same sampled worlds (:mod:`agents.search`),
+        and a labeller many continuations of one position, without a :class:`GameState`
+        per copy (:mod:`training.search_labels`).
         ``streams[k]`` restarts copy ``k``'s generator as :meth:`set_games` does, so copies
         given the same seed are dealt the same later hands; without it each copy carries
         on its source's generator."""
@@ -430,10 +436,11 @@ class BatchEnv:
                 or ((dst < 0) | (dst >= self.num_envs)).any()):
             raise ValueError(f"from_rows and rows must be equal-length lists of game indices "
                              f"below {source.num_envs} and {self.num_envs}")
-        for name in ("_hands", "_hlen", "_known", "_pub", "_stock", "_slen", "_disc",
-                     "_dlen", "_lives", "_active", "_per_seat", "_sc", "_rng", "_prew",
-                     "_plost", "_pended", "_obs", "_mask"):
-            getattr(self, name)[dst] = getattr(source, name)[src]
+        for mine, theirs in zip(self.state[_PER_GAME:], source.state[_PER_GAME:],
+                                strict=True):  # every per-game field of the record
+            mine[dst] = theirs[src]
+        self._obs[dst] = source._obs[src]
+        self._mask[dst] = source._mask[src]
         if streams is not None:
             if len(streams) != len(dst):
                 raise ValueError(f"streams must be {len(dst)} seeds, one per copy")
@@ -450,9 +457,12 @@ class BatchEnv:
         observations do not change (they show no unseen card)."""
         if self.rules.play != "golf":
             raise ValueError("redeal_golf_unseen deals golf's face-down slots and stock")
+        idx = np.asarray(rows, np.int64)
+        if idx.ndim != 1 or ((idx < 0) | (idx >= self.num_envs)).any():
+            raise ValueError(f"rows must be a list of game indices below {self.num_envs}")
         n = self.num_players
         hands, face_up, stock = self._hands, self._per_seat[:, :, K.S_FACE_UP], self._stock
-        for g in np.asarray(rows, np.int64).tolist():
+        for g in idx.tolist():
             down = [(s, i) for s in range(n) for i in range(3) if not face_up[g, s] >> i & 1]
             slen = int(self._slen[g])
             pool = np.concatenate([np.array([hands[g, s, i] for s, i in down], np.int8),
