@@ -99,3 +99,15 @@ def test_the_command_writes_the_labels(tmp_path) -> None:
                     "--out", str(out)]) == 0
     with np.load(out) as f:
         assert int(f["num_players"]) == 3 and len(f["z"]) >= 20
+
+
+def test_a_file_that_holds_no_labels_is_one_line_and_status_2(tmp_path, capsys) -> None:
+    bad = tmp_path / "not_labels.npz"
+    np.savez(bad, x=np.zeros(3))
+    out = tmp_path / "fit.npz"
+    assert sl.main(["fit", str(bad), "--out", str(out)]) == 2
+    assert sl.main(["fit", str(tmp_path / "missing.npz"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("search_labels: ") for line in err)
+    assert "not a labels file" in err[0] and "missing.npz" in err[1]
+    assert not out.exists()

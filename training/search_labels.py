@@ -25,8 +25,10 @@ How a label is made, all on the batched engine:
 - The label is the other kind's move where it beats the policy's by more than ``switch_z``
   paired standard errors (the search's rule), the policy's own move otherwise.
 
-:func:`fit` then trains the policy on the labels, a masked cross-entropy from its own
-weights; its critic is kept as it was. ``python -m training.search_labels --help``.
+:func:`fit` then trains the policy on the labels from its own weights, a cross-entropy on
+the kind of move (the face-down slots are alike, so no slot is taught); its critic is kept
+as it was. ``python -m training.search_labels --help``; what the labels have taught so far
+is docs/EXPERIMENTS.md, entry 89 (not yet a stronger policy).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from scat_env.rewards import win_chance
 #: Golf's kinds of move, each a set of actions: the search weighs one move of each kind.
 KINDS = ((DRAW_STOCK,), (DRAW_DISCARD,), tuple(range(PLACE_SLOT, PLACE_SLOT + GOLF_SLOTS)),
          tuple(range(TURN_UP, TURN_UP + GOLF_SLOTS)))
+#: What a labels file holds (:func:`label`).
+LABEL_KEYS = frozenset({"obs", "mask", "advice", "moves", "mean", "z", "num_players"})
 #: The most steps a hand's playout takes (a golf hand is far shorter).
 MAX_STEPS = 200
 
@@ -220,14 +224,14 @@ def kind_of(actions: np.ndarray) -> np.ndarray:
 def fit(policy: str, datasets: list[dict[str, np.ndarray]], out: str | Path,
         switch_z: float = 1.5, epochs: int = 4, lr: float = 3e-4, batch: int = 1024,
         seed: int = 0, log=print) -> dict[str, float]:  # noqa: ANN001
-    """Train the compact policy ``policy`` (a shipped name or a file) on the labels of ``datasets`` (one per
-    table size) from its own weights, a masked cross-entropy on :func:`targets`, and write
-    it to ``out``; a tenth of the decisions is held out to report how many of the labels'
-    moves the policy makes before and after."""
+    """Train the compact policy ``policy`` (a shipped name or a file) on the labels of
+    ``datasets`` (one per table size) from its own weights, a cross-entropy on the kind of
+    :func:`targets`' move, and write it to ``out``; a tenth of the decisions is held out to
+    report how often the policy makes the labels' kind of move, before and after."""
     import torch
 
     from agents import compact
-    from training.batch_ppo import CompactNet, warm_start
+    from training.batch_ppo import CompactNet, export, warm_start
     from training.config import BatchPPOConfig
 
     _, meta = compact.load_compact(compact.policy_path(policy))
@@ -281,8 +285,6 @@ def fit(policy: str, datasets: list[dict[str, np.ndarray]], out: str | Path,
                             if k in BatchPPOConfig.__dataclass_fields__})
     metrics = {"search_labels": N, "switch_z": switch_z, "agreement_before": before,
                "agreement_after": agree(held)}
-    from training.batch_ppo import export
-
     export(net, out, cfg, metrics)
     return metrics
 
@@ -324,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
             datasets = []
             for path in a.labels:
                 with np.load(path) as f:
+                    missing = sorted(LABEL_KEYS - set(f.files))
+                    if missing:
+                        raise ValueError(f"{path}: not a labels file of `label` (no "
+                                         f"{', '.join(missing)})")
                     datasets.append({k: f[k] for k in f.files})
             metrics = fit(a.policy, datasets, a.out, a.switch_z, a.epochs, a.lr,
                           seed=a.seed)
