@@ -62,11 +62,14 @@ from .registry import register
 DEFAULT_WORLDS = 64
 #: The policy golf is searched with (prior and rollout): the one trained on golf.
 GOLF_POLICY = "scat_golf"
-#: Golf's actions by the kind of move they are: the slot of a place or a turn-up is one of
-#: the face-down ones, which nobody has seen, so the search weighs one slot of each kind.
-_GOLF_KIND = {DRAW_STOCK: "stock", DRAW_DISCARD: "take",
-              **{PLACE_SLOT + i: "place" for i in range(GOLF_SLOTS)},
-              **{TURN_UP + i: "turn" for i in range(GOLF_SLOTS)}}
+#: Golf's kinds of move and their actions: the slot of a place or a turn-up is one of the
+#: face-down ones, which nobody has seen, so the search weighs one slot of each kind.
+GOLF_KINDS: dict[str, tuple[int, ...]] = {
+    "stock": (DRAW_STOCK,), "take": (DRAW_DISCARD,),
+    "place": tuple(range(PLACE_SLOT, PLACE_SLOT + GOLF_SLOTS)),
+    "turn": tuple(range(TURN_UP, TURN_UP + GOLF_SLOTS))}
+#: Each golf action's kind.
+_GOLF_KIND = {a: kind for kind, acts in GOLF_KINDS.items() for a in acts}
 MAX_WORLDS = 4096
 #: Moves the policy gives less than this are not searched.
 MIN_PRIOR = 0.02
@@ -336,5 +339,5 @@ register("search", _make,
          "the shipped policy searched at decision time: W sampled worlds, every move "
          f"played out on the batched engine (search:W, default {DEFAULT_WORLDS})")
 
-__all__ = ["DEFAULT_WORLDS", "GOLF_POLICY", "MoveValue", "SearchAgent", "move_values",
+__all__ = ["DEFAULT_WORLDS", "GOLF_KINDS", "GOLF_POLICY", "MoveValue", "SearchAgent", "move_values",
            "paired_gain", "parse_worlds", "search_policy", "searchable", "searched_rules"]

@@ -244,10 +244,10 @@ def test_a_golf_world_is_the_view_with_the_face_down_cards_dealt_again() -> None
 
 @pytest.mark.parametrize("n", [3, 6])
 def test_golf_is_searched_from_the_view_alone_on_paired_worlds(n: int) -> None:
-    """Golf's playouts copy one world of the view and deal each copy's unseen cards anew
-    (``BatchEnv.redeal_golf_unseen``): a deal with other face-down cards behind the same
-    view gets the same choice and values, and a move played against itself scores the
-    same in every world (its two copies hold the same cards), while the worlds differ."""
+    """Golf's playouts are sampled from the view alone, one world a row, copied for each
+    move (``BatchEnv.copy_games``): a deal with other face-down cards behind the same view
+    gets the same choice and values, and a move played against itself scores the same in
+    every world (its two copies hold the same cards), while the worlds differ."""
     from agents.ismcts import determinise
 
     for seed in range(40):

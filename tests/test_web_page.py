@@ -145,6 +145,12 @@ def ready(page: Any) -> None:
     page.wait_for_selector("body[data-ready='1'], body[data-showdown='1']")
 
 
+def showdown_hand(page: Any) -> int | None:
+    """The number of the hand whose showdown the page shows (None: no showdown title)."""
+    shown = re.search(r"Showdown · hand (\d+)", page.inner_text("#showdown"))
+    return int(shown.group(1)) if shown else None
+
+
 def start(page: Any, server: Server, players: int = 2, opponents: str = "random",
           rules: str | None = None, speed: str = "0") -> str:
     """A new game from the start form (the opponents' moves shown at once unless ``speed``
@@ -228,10 +234,8 @@ def test_a_whole_game_by_clicking_with_a_reload_and_its_replay(page: Any, server
             # the attribute may still be the last showdown's while the page draws this one
             # (a hand can end before the person moves: a dealt 31): wait for its number
             title = f"Showdown · hand {result['hand_number']}"
-            shown = page.locator("#showdown", has_text=re.compile(r"Showdown · hand \d+"))
-            shown.wait_for()
-            number = int(re.search(r"hand (\d+)", shown.inner_text()).group(1))
-            if number < result["hand_number"]:
+            page.locator("#showdown", has_text=re.compile(r"Showdown · hand \d+")).wait_for()
+            if showdown_hand(page) < result["hand_number"]:
                 # the page shows an earlier hand's, waiting for the person, while the
                 # server's result is already the next hand's, ended as it was dealt (a
                 # dealt 31): it comes after this one's "continue"
@@ -542,8 +546,8 @@ def test_a_whole_golf_game_by_clicking_slots_shows_every_slot_as_the_server_says
         if page.get_attribute("body", "data-showdown") == "1":
             # one answer may end several hands (the agents play on once the person is out)
             last = server.get(f"/api/games/{game}")["game"]["result"]["hand_number"]
-            shown = re.search(r"Showdown · hand (\d+)", page.inner_text("#showdown"))
-            assert shown and 1 <= int(shown.group(1)) <= last
+            shown = showdown_hand(page)
+            assert shown is not None and 1 <= shown <= last
             showdowns += 1
             page.click("#showdown-continue")
             continue
@@ -878,9 +882,9 @@ def check_replay_frame(page: Any, replay: dict[str, Any]) -> dict[str, Any] | No
     hand_shown = re.search(r"hand (\d+) ·", page.inner_text("#t-title"))
     assert hand_shown, page.inner_text("#t-title")
     if page.is_visible("#showdown"):
-        heading = re.search(r"Showdown · hand (\d+)", page.inner_text("#showdown"))
-        assert heading and heading.group(1) == hand_shown.group(1)
-        result = next(r for r in step["results"] if r["hand_number"] == int(heading.group(1)))
+        heading = showdown_hand(page)
+        assert heading is not None and heading == int(hand_shown.group(1))
+        result = next(r for r in step["results"] if r["hand_number"] == heading)
         for seat, hand in result["hands"].items():
             assert cards[int(seat)] == hand, (k, seat)
         return result

@@ -42,14 +42,14 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.search import GOLF_KINDS
 from scat_env import Rules
-from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, GOLF_SLOTS, NUM_ACTIONS, PLACE_SLOT, TURN_UP
+from scat_env.actions import NUM_ACTIONS
 from scat_env.batch import BatchEnv
 from scat_env.rewards import win_chance
 
-#: Golf's kinds of move, each a set of actions: the search weighs one move of each kind.
-KINDS = ((DRAW_STOCK,), (DRAW_DISCARD,), tuple(range(PLACE_SLOT, PLACE_SLOT + GOLF_SLOTS)),
-         tuple(range(TURN_UP, TURN_UP + GOLF_SLOTS)))
+#: Golf's kinds of move, each a set of actions, as the search weighs them (one of each).
+KINDS = tuple(GOLF_KINDS.values())
 #: What a labels file holds (:func:`label`).
 LABEL_KEYS = frozenset({"obs", "mask", "advice", "moves", "mean", "z", "num_players"})
 #: The most steps a hand's playout takes (a golf hand is far shorter).

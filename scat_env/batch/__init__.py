@@ -76,11 +76,6 @@ __all__ = ["BatchEnv", "BatchState", "beyond_base_observation", "compile_kernels
            "covered_presets", "covers", "observation_size", "plain", "uncovered"]
 
 
-#: Where :class:`BatchState`'s per-game fields begin (the rules, values and pack before
-#: them are the table's).
-_PER_GAME = 3
-
-
 class BatchState(NamedTuple):
     """The whole state of a batch of games, as plain arrays (pgx's ``State`` way): ``B``
     games (``g``), ``n`` seats (``s``, absolute). The kernels take these fields, in this
@@ -107,6 +102,11 @@ class BatchState(NamedTuple):
     deal_rewards: np.ndarray  #: [B, n] float32: paid by a new game's dealt hands, next step
     deal_lost: np.ndarray  #: [B, n] int64: lives those hands cost
     deal_ended: np.ndarray  #: [B] int64: how many hands they were
+
+
+#: Where :class:`BatchState`'s per-game fields begin (the rules, values and pack before
+#: them are the table's).
+_PER_GAME = BatchState._fields.index("hands")
 
 #: The rule fields the kernels play. A field added to :class:`Rules` for another game must
 #: keep its default, or the rules are refused naming it, until the kernels learn it.
