@@ -622,8 +622,8 @@ def _golf_expected(p0, p1, p2, up, T, u, m, buf, it, g, halves):
     else:
         kind, count = _SEQ_TRIPLES, m * (m - 1) * (m - 2)
     if halves and kind != _SEQ_ONE:
-        return _half_point_sum(kind, p0, 0, T, u, m, g) / count
-    return _pairwise(kind, count, p0, p1, 0, T, u, m, buf, it, g) / count
+        return _half_point_sum(kind, p0, np.int64(0), T, u, m, g) / count
+    return _pairwise(kind, count, p0, p1, np.int64(0), T, u, m, buf, it, g) / count
 
 
 @njit(cache=True)
@@ -639,10 +639,11 @@ def _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g, halves):
                 buf[g, b] = 0.0 if b == a else T[p0 * 2704 + u[g, a] * 52 + u[g, b]]
             keep = _block_sum(buf, g, m) / max(m - 1, 1)
         elif halves:
-            keep = _half_point_sum(_SEQ_ROW, 0, a, T, u, m, g) / max((m - 1) * (m - 2), 1)
+            keep = _half_point_sum(np.int64(_SEQ_ROW), np.int64(0), a, T, u, m, g) / max((m - 1) * (m - 2), 1)
         else:
             it[g, 1], it[g, 2] = 0, 0
-            keep = (_pairwise(_SEQ_ROW, m * m, 0, 0, a, T, u, m, buf, it, g)
+            keep = (_pairwise(np.int64(_SEQ_ROW), m * m, np.int64(0), np.int64(0), a, T, u, m,
+                              buf, it, g)
                     / max((m - 1) * (m - 2), 1))
         vals[g, a] = max(keep, turn)
     return _mean(vals, g, m)
@@ -653,8 +654,10 @@ def _golf(obs, g, mask, slots_at, stock_size, code, T, hand, k, top, u, m, vals,
           halves):
     """``ExpertAgent._golf``: the choice with the highest expected final value; the first
     face-down slot is the one used (nobody has seen a face-down card, so all are alike)."""
-    p0 = p1 = p2 = -1
-    up = 0
+    # typed int64 from the start: a literal -1 or 0 reaching a helper is a type of its own,
+    # one compilation more each (scat_env.batch.kernels' docstring)
+    p0 = p1 = p2 = np.int64(-1)
+    up = np.int64(0)
     slot = -1
     for i in range(3):
         card = obs[g, slots_at + i] - 1  # my own slots: relative seat 0
@@ -714,15 +717,19 @@ def expert_actions(n, layout, obs, mask, cur, pub, T, EV, POT, in_deck, LT, LE, 
     per game inside the loop)."""
     gin, tie, kloss, then_draw, points, golf = rule[0], rule[1], rule[2], rule[3], rule[4], rule[5]
     phase_at, slots_at = layout[0], layout[1]
-    for g in prange(obs.shape[0]):
+    for i in prange(obs.shape[0]):
+        g = np.uint64(i)  # one index type for every helper: compiled once, not twice
         me = cur[g]
         k, top, taken, m_unseen, knocker = _read(obs, g, n, in_deck, hand, unseen, suits,
                                                  floor)
         if phase_at >= 0:
             code = obs[g, phase_at]
             if golf:
-                out[g] = _golf(obs, g, mask, slots_at, obs[g, 52 + 2 * n], code, T, hand, k,
-                               top, unseen, m_unseen, vals, buf, it, rule[6])
+                # np.int64: numba's first pass over a parallel loop's body types these as
+                # the literals they start as, and would compile _golf for those too
+                out[g] = _golf(obs, g, mask, slots_at, obs[g, 52 + 2 * n], code, T, hand,
+                               np.int64(k), np.int64(top), unseen, np.int64(m_unseen), vals,
+                               buf, it, rule[6])
                 continue
             if code == _DECLARE:  # costs the holder nothing and everyone else a life
                 out[g] = DECLARE

@@ -39,11 +39,18 @@ the standard game slower under ``scat bench --batch``). The other families
 step through :func:`_apply` (the calls and golf's slots through :func:`_apply_call`),
 :func:`_observe_full` and :func:`_mask_full`, each a call.
 
-Compile time: numba compiles a helper once per distinct argument types, and a constant
-argument has its own literal type: constants passed to a compiled helper go through
-``np.int64``, which took ``_end_hand`` from six compilations to two (a ``prange`` body's
-helpers are typed with a signed game index, then compiled again with the unsigned one the
-parallel loop runs).
+Compile time (a cold cache: a fresh clone's test suite, a user's first ``scat train``):
+numba compiles a helper once per distinct argument types, and a constant argument has its
+own literal type, so constants passed to a compiled helper go through ``np.int64``. A
+``prange`` loop's index is typed signed in one pass and unsigned in the next, so every
+parallel loop casts it (``g = np.uint64(i)``) and its helpers compile once, not twice;
+unsigned, since an index that cannot be negative spares every array access numba's
+wraparound test (a signed one stepped the standard game about 12% slower). And
+numba's passes over a parallel loop are slow on a large body, so the loops that run once a
+game or only for a baseline call their rows' work (:func:`_observe`,
+:func:`_threshold_rows`) rather than inline it. Together these took a cold compile of
+every kernel from 134 s to 91 s on one core, and the batched expert's from 70 s to 46 s
+(``tests/test_kernel_signatures.py`` keeps every helper at one compilation).
 """
 
 from __future__ import annotations
@@ -1146,10 +1153,14 @@ def _observe_full(g, me, n, P, hands, hlen, known, per_seat, slen, disc, dlen, l
         _observe_pieces(g, me, n, P, hands, hlen, per_seat, shown, mine, out, k, base + 5)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc, obs,
              mask):
-    """The compact observation and the action mask of game ``g``'s player to move."""
+    """The compact observation and the action mask of game ``g``'s player to move.
+
+    A call, not inlined: it serves the game starts and :func:`observe_games`, not the step,
+    and inlined into three kernels (two of them parallel loops) it was compiled three times,
+    about 30 s of a cold cache's compile."""
     me = sc[g, CUR]
     if P[P_PLAIN]:
         _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, g)
@@ -1269,7 +1280,8 @@ def _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, l
 def reset_all(n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
               per_seat, sc, rng, prew, plost, pended, obs, mask):
     """Start a new game in every slot."""
-    for g in prange(hands.shape[0]):
+    for i in prange(hands.shape[0]):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives, active,
                per_seat, sc, rng, prew, plost, pended)
         _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, active, sc,
@@ -1280,7 +1292,8 @@ def reset_all(n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, l
 def restart_some(n, which, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
                  active, per_seat, sc, rng, prew, plost, pended, obs, mask):
     """A new game in every slot where ``which`` is set (the rest untouched)."""
-    for g in prange(hands.shape[0]):
+    for i in prange(hands.shape[0]):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         if which[g]:
             _start(g, n, P, T, deck, hands, hlen, known, pub, stock, slen, disc, dlen, lives,
                    active, per_seat, sc, rng, prew, plost, pended)
@@ -1294,8 +1307,8 @@ def observe_games(rows, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen,
     """The observation and mask of the games in ``rows`` again, after their state was
     written from outside (:meth:`scat_env.batch.BatchEnv.set_games`)."""
     for i in range(rows.shape[0]):
-        _observe(rows[i], n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives,
-                 active, sc, obs, mask)
+        _observe(np.uint64(rows[i]), n, P, T, hands, hlen, known, per_seat, slen, disc, dlen,
+                 lives, active, sc, obs, mask)
 
 
 @njit(cache=True)
@@ -1347,7 +1360,8 @@ def step_all_plain(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock,
     kernel of its own, so that the loop over the games holds the plain step alone. With the
     other families' step in the same loop, even behind a test of ``P_PLAIN`` that is never
     true, the standard game at 10 players ran 7% slower (one thread, alternating runs)."""
-    for g in prange(hands.shape[0]):
+    for i in prange(hands.shape[0]):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         if not _begin_step(g, n, skip, prew, plost, pended, rew, lost, ended, done, trunc,
                            winner):
             continue
@@ -1370,7 +1384,8 @@ def step_all(n, actions, skip, P, T, deck, hands, hlen, known, pub, stock, slen,
     :func:`first_illegal`); a game that ends restarts at once, its ``done`` flag set and its
     new game observed. A skipped game stays as it is and reports nothing this step. The
     games of every family but the plain ones (``P_PLAIN``: :func:`step_all_plain`)."""
-    for g in prange(hands.shape[0]):
+    for i in prange(hands.shape[0]):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         if not _begin_step(g, n, skip, prew, plost, pended, rew, lost, ended, done, trunc,
                            winner):
             continue
@@ -1390,7 +1405,8 @@ def random_actions(mask, rng):
     drawn from ``rng`` (one SplitMix64 state per game)."""
     B, A = mask.shape
     out = np.empty(B, np.int64)
-    for g in prange(B):
+    for i in prange(B):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         count = 0
         for a in range(A):
             count += mask[g, a]
@@ -1410,10 +1426,11 @@ def observe_all_seats(n, P, hands, hlen, known, per_seat, slen, disc, dlen, live
     """``out[g * n + s]``: seat ``s``'s compact observation of game ``g`` (seat ``s``'s
     view, whoever is to move), ``out`` being [B * n, D]: what a trainer bootstraps a seat's
     value from at the end of a rollout, when that seat is waiting for its turn."""
-    for g in prange(hands.shape[0]):
+    for i in prange(hands.shape[0]):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         for s in range(n):
             _observe_seat(g, s, n, P, hands, hlen, known, per_seat, slen, disc, dlen, lives,
-                          active, sc, out, g * n + s)
+                          active, sc, out, np.uint64(g * n + s))
 
 
 @njit(cache=True, inline="always")
@@ -1495,7 +1512,8 @@ def hand_features(obs, T, out):
     ``out[g, c]`` (``c`` < 52) the value kept by discarding card ``c`` (discard phase, for
     each card that may go); ``out[g, 52]`` the hand's value (best three of four mid-turn);
     ``out[g, 53]`` the value with the top discard taken (draw phase). Zeros elsewhere."""
-    for g in prange(obs.shape[0]):
+    for i in prange(obs.shape[0]):
+        g = np.uint64(i)  # one index type for every helper (module docstring)
         _features_row(obs, T, out, g)
 
 
@@ -1681,8 +1699,27 @@ def threshold_actions(knock_at, T, obs, mask, phase_at, slots_at, out):
     ``phase`` and ``slots`` pieces begin, ``-1`` where the rules have none
     (:func:`scat_env.batch.reference.observation_pieces`). Nothing is allocated per game:
     the cards are read into scalars."""
-    for g in prange(obs.shape[0]):
+    rows = np.uint64(_THRESHOLD_ROWS)
+    size = np.uint64(obs.shape[0])
+    for i in prange((size + rows - np.uint64(1)) // rows):
+        lo = np.uint64(i) * rows
+        _threshold_rows(knock_at, T, obs, mask, phase_at, slots_at, out, lo,
+                        min(lo + rows, size))
+
+
+#: Games a call of :func:`_threshold_rows` plays: numba's passes over a parallel loop take
+#: several times longer on a large body than on a call (40 s of a cold compile, inlined),
+#: and a call per game cost a sixth of the speed; a call per block costs neither.
+_THRESHOLD_ROWS = 64
+
+
+@njit(cache=True)
+def _threshold_rows(knock_at, T, obs, mask, phase_at, slots_at, out, lo, hi):
+    """:func:`threshold_actions` for games ``lo`` to ``hi - 1``."""
+    g = lo
+    while g < hi:
         out[g] = _threshold_move(knock_at, T, obs, mask, g, phase_at, slots_at)
+        g += np.uint64(1)
 
 
 # Every kernel above loads and saves its disk cache under a lock (a cold cache shared by
