@@ -49,7 +49,7 @@ wraparound test (a signed one stepped the standard game about 12% slower). And
 numba's passes over a parallel loop are slow on a large body, so the loops that run once a
 game or only for a baseline call their rows' work (:func:`_observe`,
 :func:`_threshold_rows`) rather than inline it. Together these took a cold compile of
-every kernel from 134 s to 91 s on one core, and the batched expert's from 70 s to 46 s
+every kernel from 134 s to 85 s on one core, and the batched expert's from 70 s to 49 s
 (``tests/test_kernel_signatures.py`` keeps every helper at one compilation).
 """
 
@@ -1160,7 +1160,7 @@ def _observe(g, n, P, T, hands, hlen, known, per_seat, slen, disc, dlen, lives, 
 
     A call, not inlined: it serves the game starts and :func:`observe_games`, not the step,
     and inlined into three kernels (two of them parallel loops) it was compiled three times,
-    about 30 s of a cold cache's compile."""
+    about 25 s of a cold cache's compile."""
     me = sc[g, CUR]
     if P[P_PLAIN]:
         _observe_plain(g, me, n, hands, hlen, known, slen, disc, dlen, lives, active, sc, obs, g)
@@ -1708,7 +1708,7 @@ def threshold_actions(knock_at, T, obs, mask, phase_at, slots_at, out):
 
 
 #: Games a call of :func:`_threshold_rows` plays: numba's passes over a parallel loop take
-#: several times longer on a large body than on a call (40 s of a cold compile, inlined),
+#: several times longer on a large body than on a call (about 35 s of a cold compile, inlined),
 #: and a call per game cost a sixth of the speed; a call per block costs neither.
 _THRESHOLD_ROWS = 64
 
