@@ -639,7 +639,8 @@ def _golf_stock(p0, p1, up, turn, T, u, m, vals, buf, it, g, halves):
                 buf[g, b] = 0.0 if b == a else T[p0 * 2704 + u[g, a] * 52 + u[g, b]]
             keep = _block_sum(buf, g, m) / max(m - 1, 1)
         elif halves:
-            keep = _half_point_sum(np.int64(_SEQ_ROW), np.int64(0), a, T, u, m, g) / max((m - 1) * (m - 2), 1)
+            keep = (_half_point_sum(np.int64(_SEQ_ROW), np.int64(0), a, T, u, m, g)
+                    / max((m - 1) * (m - 2), 1))
         else:
             it[g, 1], it[g, 2] = 0, 0
             keep = (_pairwise(np.int64(_SEQ_ROW), m * m, np.int64(0), np.int64(0), a, T, u, m,
