@@ -2,8 +2,8 @@
 
 Its numba kernels (``scat_env.batch.kernels``, ``agents.batch_expert``) are ``cache=True``:
 the first process to use them compiles and saves machine code beside the sources (minutes
-on a fresh clone: 134 s measured for a first ``BatchVecEnv`` on 2 cores); every later
-process loads it (about 3 s). This checks the second half: after one process has played
+on a fresh clone: 139 s measured for a first ``BatchVecEnv`` with every batched opponent,
+2026-12-07); every later process loads it (6 s for the whole script below, imports included). This checks the second half: after one process has played
 ``BatchVecEnv`` with every batched opponent, a new process doing the same compiles nothing.
 """
 
