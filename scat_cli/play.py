@@ -31,6 +31,17 @@ if TYPE_CHECKING:
 MAX_SEED = 2**63
 
 
+def __getattr__(name: str) -> object:
+    """``scat_cli.play.default_opponent``: who sits at a table by default, by the name it had
+    before both front ends shared their seating (:func:`scat_session.seating.default_opponent`,
+    the same function). Loaded on first use, so that importing this module stays cheap."""
+    if name == "default_opponent":
+        from scat_session.seating import default_opponent
+
+        return default_opponent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_seed(seed: int | None, flag: str = "--seed") -> None:
     """One rule for every command's seed, 0 to 2**63 - 1: a game's seed is written in its
     save and its report and given back to replay it, so each command takes what the

@@ -186,6 +186,21 @@ def test_the_default_opponent_is_the_shipped_policy_set():
     assert opponent_specs(3, None) == (3, [DEFAULT_POLICIES[0]] * 2)
 
 
+def test_scat_cli_play_default_opponent_is_the_seating_one():
+    """The name older scripts and the project's checks use for who sits at a table by
+    default is the function both front ends seat by, and a misspelt name is still an
+    AttributeError."""
+    import scat_cli.play
+    from scat_cli.play import default_opponent
+    from scat_session import seating
+
+    assert default_opponent is seating.default_opponent
+    assert default_opponent(3, Rules.preset("golf")) == seating.default_opponent(
+        3, Rules.preset("golf"))
+    with pytest.raises(AttributeError, match="default_oponent"):
+        scat_cli.play.default_oponent  # noqa: B018
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_without_the_cards_figures_every_preset_seats_a_policy_trained_on_it(preset,
                                                                              monkeypatch):
