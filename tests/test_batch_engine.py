@@ -301,7 +301,9 @@ def test_a_hidden_card_never_changes_the_observation():
             _swap(env, i, a, b)
             from scat_env.batch import kernels as K
 
-            K._observe(i, 4, env._P, env._T, env._hands, env._hlen, env._known,
+            # the game index as the kernels pass it (unsigned): an int would compile
+            # the observation a second time, for this test alone
+            K._observe(np.uint64(i), 4, env._P, env._T, env._hands, env._hlen, env._known,
                        env._per_seat, env._slen, env._disc, env._dlen, env._lives,
                        env._active, env._sc, env._obs, env._mask)
             assert (env._obs[i] == before).all()
