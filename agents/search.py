@@ -52,7 +52,7 @@ import numpy as np
 
 from scat_env import PlayerView, Rules
 from scat_env.actions import DRAW_DISCARD, DRAW_STOCK, GOLF_SLOTS, PLACE_SLOT, TURN_UP
-from scat_env.rewards import win_chance
+from scat_env.rewards import lives_win_chance
 
 from .base import Agent, parse_budget
 from .compact import SHIPPED_SET, CompactAgent, load_compact_player, policy_path
@@ -252,7 +252,7 @@ class SearchAgent(Agent):
                 ended = ((out["hands_ended"] > 0) | out["done"]) & ~finished
                 for g in np.flatnonzero(ended).tolist():
                     after = (lives[g] - out["lives_lost"][g]).tolist()
-                    score[g] = win_chance(after, [v > 0 for v in after], me)
+                    score[g] = lives_win_chance(after, me)
             else:
                 ended = out["done"] & ~finished
                 score[ended] = out["winner"][ended] == me
@@ -263,7 +263,7 @@ class SearchAgent(Agent):
         else:  # a playout cut at the cap scores the chance the lives then give
             for g in np.flatnonzero(~finished).tolist():
                 now = env.state.lives[g].tolist()
-                score[g] = win_chance(now, [v > 0 for v in now], me)
+                score[g] = lives_win_chance(now, me)
         return score.reshape(worlds, len(moves))
 
     def choose(self, view: PlayerView) -> tuple[int, list[MoveValue]]:

@@ -69,13 +69,19 @@ def win_chance(lives: Sequence[int], active: Sequence[bool], seat: int) -> float
     return _win_chance(lives[seat] if active[seat] else 0, others)
 
 
+def lives_win_chance(lives: Sequence[int], seat: int) -> float:
+    """:func:`win_chance` where the lives say who is in (a seat with none is out): how the
+    potential below, the search's playouts and its labeller score the lives a hand leaves."""
+    return win_chance(lives, [v > 0 for v in lives], seat)
+
+
 def expected_result(seat: int, lives: Sequence[int], num_players: int) -> float:
     """``seat``'s expected game result (+1 win, -1/(n-1) loss) given every seat's lives
     (0 = out), under :func:`win_chance`. That model knows what matters for a potential
     (fewer lives than the others is worse, more players left means a smaller share) and
     nothing about play, so it is the same for every policy; the potential need not be exact
     for the shaping to keep the best policy unchanged."""
-    p = win_chance(lives, [v > 0 for v in lives], seat)
+    p = lives_win_chance(lives, seat)
     loss = 1.0 / (num_players - 1)
     return p * (1.0 + loss) - loss
 

@@ -34,19 +34,17 @@ is docs/EXPERIMENTS.md, entry 89 (not yet a stronger policy).
 from __future__ import annotations
 
 import argparse
-import functools
-import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from agents.search import GOLF_KINDS
+from agents.search import GOLF_KINDS, paired_gain
 from scat_env import Rules
 from scat_env.actions import NUM_ACTIONS
 from scat_env.batch import BatchEnv
-from scat_env.rewards import win_chance
+from scat_env.rewards import lives_win_chance
 
 #: Golf's kinds of move, each a set of actions, as the search weighs them (one of each).
 KINDS = tuple(GOLF_KINDS.values())
@@ -76,11 +74,6 @@ def kind_moves(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     rows = np.flatnonzero(two)
     out[rows] = best[rows[:, None], order[rows]]
     return out
-
-
-@functools.lru_cache(maxsize=65536)
-def _chance(lives: tuple[int, ...], seat: int) -> float:
-    return win_chance(lives, [v > 0 for v in lives], seat)
 
 
 class Labeller:
@@ -126,10 +119,9 @@ class Labeller:
         labels = None
         if len(rows):
             outcomes = self.play_out(rows, moves[rows])
-            d = outcomes[:, :, 1] - outcomes[:, :, 0]
-            sd = d.std(1, ddof=1)
-            z = np.where(sd > 0, d.mean(1) / np.maximum(sd, 1e-12) * math.sqrt(self.worlds),
-                         0.0)
+            # the search's own rule: the other kind's gain over the policy's, in paired
+            # standard errors
+            z = np.array([paired_gain(o[:, 1], o[:, 0])[1] for o in outcomes])
             labels = {"obs": cur["observation"][rows].copy(),
                       "mask": cur["action_mask"][rows].copy(), "advice": advice[rows],
                       "moves": moves[rows], "mean": outcomes.mean(1).astype(np.float32),
@@ -163,8 +155,8 @@ class Labeller:
             out = ro.step(acts, skip=finished)
             ended = ((out["hands_ended"][:used] > 0) | out["done"][:used]) & ~finished[:used]
             for g in np.flatnonzero(ended).tolist():
-                after = tuple((lives[g] - out["lives_lost"][g]).tolist())
-                score[g] = _chance(after, int(me[g]))
+                after = (lives[g] - out["lives_lost"][g]).tolist()
+                score[g] = lives_win_chance(after, int(me[g]))
             finished[:used] |= ended
             if finished.all():
                 break
@@ -181,7 +173,7 @@ class Labeller:
                 acts[learner] = lg.argmax(1)
         else:  # a playout cut at the cap scores the lives as they stand
             for g in np.flatnonzero(~finished[:used]).tolist():
-                score[g] = _chance(tuple(ro.state.lives[g].tolist()), int(me[g]))
+                score[g] = lives_win_chance(ro.state.lives[g].tolist(), int(me[g]))
         return score.reshape(D, W, 2)
 
 
