@@ -94,3 +94,153 @@ def test_a_folder_that_cannot_hold_a_lock_still_saves(tmp_path):
     inner = _Cache(blocker / "cache")  # makedirs fails: no lock, the save goes on
     LockedCache(inner).save_overload("(int64,)", b"code")
     assert inner.saved == ["(int64,)"]
+
+
+KERNELS = """
+import numba
+import numpy as np
+
+from scat_env.batch.cachelock import lock_caches
+
+
+@numba.njit(cache=True)
+def helper(x):
+    return x * x + 1.0 if x > 0.5 else np.sqrt(abs(x))
+
+
+@numba.njit(cache=True)
+def kernel(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += helper(a[i, j]) - np.exp(-a[i, j])
+    return s
+
+
+lock_caches(globals())
+"""
+
+RUNNER = """
+import json, os, sys, time
+from numba.core import event
+
+compiled = []
+
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+
+
+event.register("numba:compile", Listener())
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import kmod
+
+print("ready", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.005)
+value = kmod.kernel(np.full((4, 5), 0.75))
+print(json.dumps({"compiled": compiled, "value": value}), flush=True)
+"""
+
+
+def _runners(tmp_path: Path, count: int) -> list[subprocess.Popen]:
+    import os
+
+    (tmp_path / "kmod.py").write_text(KERNELS)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    return [subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path), str(tmp_path / "go")],
+                             stdout=subprocess.PIPE, text=True, env=env)
+            for _ in range(count)]
+
+
+def test_processes_that_need_a_kernel_at_once_compile_it_once(tmp_path):
+    """Three processes on a cold cache call the same kernel at the same moment: one compiles
+    it (and the helper it calls) and the others wait for its save and load it; every one
+    computes the same value."""
+    import json
+
+    runners = _runners(tmp_path, 3)
+    try:
+        for runner in runners:
+            assert runner.stdout.readline().strip() == "ready"
+        (tmp_path / "go").touch()
+        results = [json.loads(r.stdout.readline()) for r in runners]
+    finally:
+        for runner in runners:
+            runner.kill()
+            runner.wait()
+    compiled = [name for result in results for name in result["compiled"]]
+    assert sorted(compiled) == ["helper", "kernel"], compiled
+    assert len({result["value"] for result in results}) == 1
+
+
+FIRST = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from numba import types
+import kmod
+from scat_env.batch.cachelock import compile_lock_path, held
+
+# this process is the one compiling: numba's own compile, under the signature's lock
+for f in (kmod.kernel, kmod.helper):
+    vars(f).pop("compile", None)
+args = (types.Array(types.float64, 2, "C"),)
+with held(compile_lock_path(kmod.kernel._cache, "kernel", args)):
+    print("held", flush=True)
+    sys.stdin.readline()
+    kmod.kernel(np.full((4, 5), 0.75))
+print("saved", flush=True)
+"""
+
+
+def test_a_process_waits_for_another_ones_compile_of_the_signature_and_loads_it(tmp_path):
+    """A process that needs a signature another process is compiling waits for that one's
+    save and loads it: it compiles nothing. (Without the wait it would find the cache empty
+    and compile everything itself.)"""
+    import json
+    import os
+
+    (runner,) = _runners(tmp_path, 1)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    first = subprocess.Popen([sys.executable, "-c", FIRST, str(tmp_path)], env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert runner.stdout.readline().strip() == "ready"
+        assert first.stdout.readline().strip() == "held"
+        (tmp_path / "go").touch()
+        time.sleep(0.5)
+        assert runner.poll() is None  # waiting
+        first.stdin.write("go\n")
+        first.stdin.flush()
+        assert first.stdout.readline().strip() == "saved"
+        result = json.loads(runner.stdout.readline())
+        assert result["compiled"] == []
+    finally:
+        for proc in (runner, first):
+            proc.kill()
+            proc.wait()
+
+
+def test_a_lock_held_too_long_is_given_up_and_the_compile_goes_on(tmp_path):
+    from scat_env.batch.cachelock import held
+
+    path = str(tmp_path / "x.compiling")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, path],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with held(path, wait_s=0.3) as got:
+            assert got is False
+        assert time.monotonic() - started >= 0.3
+    finally:
+        holder.kill()
+        holder.wait()
+    with held(path, wait_s=0.3) as got:  # let go when its holder ended
+        assert got is True

@@ -12,14 +12,25 @@ a tournament's pool, Ray workers, a ``scat train`` beside any of them.
 :func:`lock_caches` wraps the cache of every cached dispatcher of a module so that each load
 and each save holds an advisory lock on a file in the cache's own folder: a save's
 read-modify-write of the index is then whole, and no load reads an index without its data.
-Compilation itself stays outside the lock (two processes may still compile the same kernel;
-only the disk is serialised). Without ``fcntl`` (Windows) the cache is left as numba has it.
+
+It also makes each compile single-flight across processes: a process that is about to compile
+a signature first takes a lock of that signature's own (a ``*.compiling`` file beside the
+index), and loads from the disk once it holds it. A second process that needs the same kernel
+then waits for the first one's save and loads it, instead of spending the same minute of a
+core on it: a first ``scat tournament --workers 4`` on a fresh install compiles the engine once,
+not four times, and so do the test suite's workers. Each lock is held for one signature's
+compile, and a kernel's compile only waits on the kernels it calls, which never call it back,
+so two processes cannot wait on each other; a wait longer than :data:`COMPILE_WAIT_S` (a
+process stopped under a debugger, say) gives up and compiles anyway. Without ``fcntl``
+(Windows) the cache is left as numba has it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -30,6 +41,12 @@ except ImportError:  # pragma: no cover - not POSIX
 
 #: The lock file, one per cache folder.
 LOCK_NAME = "scat-kernels.lock"
+#: How long a process waits for another one's compile of the same signature before it
+#: compiles the signature itself. The slowest kernel compiles in under a minute on one core;
+#: this leaves room for a machine loaded several times over.
+COMPILE_WAIT_S = 600.0
+#: How often a waiting process looks at the lock again.
+_POLL_S = 0.05
 
 
 class LockedCache:
@@ -71,10 +88,72 @@ class LockedCache:
                 os.close(fd)  # closing the descriptor lets the lock go
 
 
+def compile_lock_path(cache: Any, name: str, args: Any) -> str:
+    """The lock file of one signature of one function: in the cache's folder, named after
+    the function and a digest of its argument types (``str`` of numba types is the same in
+    every process)."""
+    digest = hashlib.sha1(str(tuple(args)).encode()).hexdigest()[:16]
+    return os.path.join(cache.cache_path, f"{name}-{digest}.compiling")
+
+
+@contextlib.contextmanager
+def held(path: str, wait_s: float = COMPILE_WAIT_S) -> Iterator[bool]:
+    """Hold the advisory lock on ``path`` until the block ends; yields whether it is held.
+    Waits at most ``wait_s`` for another process to let it go, and goes on without it (as
+    it does where the folder cannot hold a lock): a lock can only cost time, never a
+    compile."""
+    fd = None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    fd = None
+                    break
+                time.sleep(_POLL_S)
+    except OSError:
+        if fd is not None:
+            os.close(fd)
+        fd = None
+    try:
+        yield fd is not None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _single_flight(dispatcher: Any) -> Any:
+    """``dispatcher.compile`` that holds its signature's lock around numba's own compile
+    (which loads from the disk first): the second process to need a signature waits for the
+    first's save, then loads it."""
+    from numba.core import sigutils
+    from numba.core.compiler_lock import global_compiler_lock
+
+    compile_ = dispatcher.compile
+    name = dispatcher.py_func.__qualname__
+
+    def compile(sig: Any) -> Any:  # noqa: A001 - numba's name for it
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) in dispatcher.overloads:  # compiled in this process already
+            return compile_(sig)
+        # numba's compiler lock first: only one thread of a process waits on the disk lock,
+        # so a thread holding numba's lock never waits on one of its own process's.
+        with global_compiler_lock, held(compile_lock_path(dispatcher._cache, name, args)):
+            return compile_(sig)
+
+    return compile
+
+
 def lock_caches(namespace: Mapping[str, Any]) -> int:
     """Wrap the disk cache of every ``cache=True`` dispatcher in ``namespace`` (a module's
-    ``globals()``) in a :class:`LockedCache`; returns how many. Call it once, after the
-    module's last definition."""
+    ``globals()``) in a :class:`LockedCache` and make its compile single-flight; returns
+    how many. Call it once, after the module's last definition."""
     if fcntl is None:  # pragma: no cover - not POSIX
         return 0
     from numba.core.caching import Cache
@@ -84,5 +163,6 @@ def lock_caches(namespace: Mapping[str, Any]) -> int:
     for obj in namespace.values():
         if isinstance(obj, Dispatcher) and isinstance(getattr(obj, "_cache", None), Cache):
             obj._cache = LockedCache(obj._cache)
+            obj.compile = _single_flight(obj)
             count += 1
     return count
