@@ -384,34 +384,45 @@ def test_shapes_and_seeds():
     assert len({str(env.game(i)["hands"]) for i in range(32)}) == 32  # each game its own deal
 
 
+_THREADED_RULES = ("standard", "golf", "undeclared_31")
 _THREADED_RUN = """
 import hashlib, numpy as np, numba
 from scat_env.batch import BatchEnv
 assert numba.get_num_threads() == {threads}
-env = BatchEnv(64, 6, {rules!r}, seed=5)
-out, digest = env.reset(), hashlib.sha256()
-for _ in range(3000):
-    out = env.step(env.random_actions())
-    for key in ("observation", "action_mask", "current_player", "rewards", "done"):
-        digest.update(np.ascontiguousarray(out[key]).tobytes())
-print(digest.hexdigest())
+for rules in {rules!r}:
+    env = BatchEnv(64, 6, rules, seed=5)
+    out, digest = env.reset(), hashlib.sha256()
+    for _ in range(3000):
+        out = env.step(env.random_actions())
+        for key in ("observation", "action_mask", "current_player", "rewards", "done"):
+            digest.update(np.ascontiguousarray(out[key]).tobytes())
+    print(rules, digest.hexdigest())
 """
 
 
-@pytest.mark.parametrize("rules", ["standard", "golf", "undeclared_31"])
-def test_the_games_do_not_depend_on_the_number_of_threads(rules):
-    """Each game owns its generator and its rows, so a ``prange`` step gives the same bytes
-    on one thread and on two (the suite's workers run one thread each: this is where the
-    threaded kernels are checked), on the plain games' path and the other families'."""
-    digests = []
+@pytest.fixture(scope="module")
+def threaded_digests() -> list[dict[str, str]]:
+    """The digests of the same games on one thread and on two, every rules set of
+    :data:`_THREADED_RULES` in one process per thread count (a process start and the
+    kernels' load cost more than the games)."""
+    runs = []
     for threads in (1, 2):
         env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
-        code = _THREADED_RUN.format(threads=threads, rules=rules)
+        code = _THREADED_RUN.format(threads=threads, rules=_THREADED_RULES)
         proc = subprocess.run([sys.executable, "-c", code],
                               capture_output=True, text=True, env=env, timeout=hang_limit(600))
         assert proc.returncode == 0, proc.stderr[-2000:]
-        digests.append(proc.stdout.strip())
-    assert digests[0] == digests[1] and len(digests[0]) == 64
+        runs.append(dict(line.split() for line in proc.stdout.splitlines()))
+    return runs
+
+
+@pytest.mark.parametrize("rules", _THREADED_RULES)
+def test_the_games_do_not_depend_on_the_number_of_threads(rules, threaded_digests):
+    """Each game owns its generator and its rows, so a ``prange`` step gives the same bytes
+    on one thread and on two (the suite's workers run one thread each: this is where the
+    threaded kernels are checked), on the plain games' path and the other families'."""
+    one, two = (run[rules] for run in threaded_digests)
+    assert one == two and len(one) == 64
 
 
 @pytest.mark.parametrize("preset, players, knock_at", [("standard", 3, 25), ("gin", 4, 21),
