@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from scat_env import PlayerView, Rules
-from scat_env.actions import DRAW_DISCARD, KNOCK, NUM_ACTIONS
+from scat_env.actions import CORE_ACTIONS, DRAW_DISCARD, KNOCK, NUM_ACTIONS
 from scat_env.batch.active import active_observations, players_in
 from scat_env.batch.reference import (
     C_KNOWN,
@@ -104,6 +104,11 @@ MAX_FILE_BYTES = MAX_POLICY_BYTES
 #: (:mod:`agents.rules_inputs`), which no observation holds: a network that reads them
 #: learns every variation at once, and plays a table of any rules.
 SLOT_WIDTH = 1 + 13 + 4
+#: The pieces of the calls' presets (which call is on offer; whether my 31 is kept quiet):
+#: a set whose calls are made by another policy (a manifest's ``calls``) plays tables with
+#: these pieces, the calls' policy reading them and its members playing on without them
+#: (after the calls, those tables play as the standard game).
+CALL_PIECES = ("phase", "quiet")
 PIECE_WIDTHS = {"phase": len(PHASE_CODES) + 1, "quiet": 1, "points": MAX_PLAYERS,
                 "slots": 3 * MAX_PLAYERS * SLOT_WIDTH, "rules": RULES_WIDTH}
 _CARD_RANKS = np.asarray(CARD_RANK, np.int64)
@@ -517,7 +522,11 @@ class CompactSet:
 
     def __init__(self, members: dict[int, list[CompactPolicy]],
                  default: list[CompactPolicy] | None, name: str,
-                 presets: tuple[str, ...] | None = None) -> None:
+                 presets: tuple[str, ...] | None = None,
+                 calls: CompactPolicy | CompactSet | None = None) -> None:
+        if isinstance(calls, CompactSet) and calls.calls is not None:
+            raise ValueError(f"{name}: its calls are made by a set that has calls of its "
+                             "own; name that set's calls policy instead")
         every = [p for group in members.values() for p in group] + list(default or [])
         trained = {p.meta.get("rules") for p in every}
         if len(trained) > 1:
@@ -533,19 +542,46 @@ class CompactSet:
         mix = list(presets or [r for p in every for r in p.meta.get("rules_mix") or []])
         if mix:
             self.meta["rules_mix"] = list(dict.fromkeys(mix))
-        self.advice = any(p.advice for p in every)
-        # what every member reads: a piece one member lacks is one the set cannot see
+        self.calls = calls
+        self.advice = any(p.advice for p in every) or bool(calls is not None and calls.advice)
+        # what every member reads: a piece one member lacks is one the set cannot see; a
+        # call's piece is read by the policy that makes the calls
         self.pieces = tuple(p for p in PIECE_WIDTHS
-                            if all(p in m.pieces for m in every))
+                            if all(p in m.pieces for m in every)
+                            or (calls is not None and p in CALL_PIECES and p in calls.pieces))
 
     def plays(self, num_players: int) -> bool:
-        """Whether every position of a ``num_players`` table has a member."""
+        """Whether every position of a ``num_players`` table has a member (and the calls'
+        policy plays that table too)."""
+        if self.calls is not None and isinstance(self.calls, CompactSet) \
+                and not self.calls.plays(num_players):
+            return False
         return self.default is not None or all(
             k in self.members for k in range(2, num_players + 1))
 
     def play_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
                     start_lives: int, mask: np.ndarray, advice: np.ndarray | None = None,
                     rules: Rules | None = None) -> np.ndarray:
+        if self.calls is None:
+            return self._members_logits(obs, feats, num_players, start_lives, mask, advice,
+                                        rules)
+        # a decision with a call on offer goes to the calls' policy, every other to the
+        # members (nothing but the calls' own moves lies past CORE_ACTIONS)
+        call = mask[:, CORE_ACTIONS:].any(axis=1)
+        out = np.empty(mask.shape, np.float32)
+        for rows, player in ((np.flatnonzero(call), self.calls), (np.flatnonzero(~call), None)):
+            if not len(rows):
+                continue
+            adv = None if advice is None else advice[rows]
+            args = (obs[rows], feats[rows], num_players, start_lives, mask[rows], adv, rules)
+            out[rows] = (player.play_logits(*args) if player is not None
+                         else self._members_logits(*args))
+        return out
+
+    def _members_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
+                        start_lives: int, mask: np.ndarray, advice: np.ndarray | None,
+                        rules: Rules | None) -> np.ndarray:
+        """The members' logits: each row to the member for its players in."""
         n = num_players
         out = np.empty(mask.shape, np.float32)
         ins = players_in(obs, n)
@@ -584,7 +620,8 @@ def load_compact_set(path: str) -> CompactSet:
     manifest = load_policy_set(path)
     members = {k: [_load_file(f) for f in files] for k, files in manifest.members.items()}
     default = None if manifest.default is None else [_load_file(f) for f in manifest.default]
-    return CompactSet(members, default, f"compact set {path!r}", manifest.presets)
+    calls = None if manifest.calls is None else load_compact_player(manifest.calls)
+    return CompactSet(members, default, f"compact set {path!r}", manifest.presets, calls)
 
 
 def is_set_manifest(path: str) -> bool:
@@ -646,6 +683,9 @@ class CompactAgent(Agent):
         if isinstance(self.policy, CompactSet) and not self.policy.plays(num_players):
             raise ValueError(f"{self.name} has no default member and none for some table "
                              f"of {num_players} players or fewer")
+        calls = getattr(self.policy, "calls", None)
+        if calls is not None:  # the policy making the calls must play the table too
+            CompactAgent(calls, name=f"{self.name}'s calls").check_table(num_players, rules)
 
     def trained_on(self, rules: Rules) -> bool:
         """Whether ``rules`` (by their options, not their name) are a preset this policy

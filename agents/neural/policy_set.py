@@ -24,6 +24,8 @@ class PolicySetManifest(NamedTuple):
     #: the presets the set was put together for (``presets:``), or None: then the presets
     #: its members learned
     presets: tuple[str, ...] | None = None
+    #: the policy file or set manifest that makes every call (``calls:``), or None
+    calls: str | None = None
 
 
 def load_policy_set(path: str) -> PolicySetManifest:
@@ -46,22 +48,33 @@ def _load_policy_set(path: str) -> PolicySetManifest:
           3: [net_a.npz, net_b.npz, net_c.npz]  # a list: their logits averaged (an ensemble)
           default: scat_batch_7_10.npz          # every other size
         presets: [cadillac, ride_the_bus]       # optional: what the set is for
+        calls: scat_calls_set.yaml              # optional: who decides the calls
 
     File names are relative to the manifest's folder. ``presets`` names the presets the set
     was put together for, where it is measured and seated: without it, the presets its
     members learned. Why: a set may borrow a member that learned every preset (to play the
     positions its family's member does not) without becoming a candidate at every table.
+    ``calls`` names a policy file or another set (without a ``calls`` of its own) that plays
+    every decision where a call is on offer (a hammer, a throw-down, sudden death, declaring
+    31), while the members play the rest of the game as they learned it. Why: after its calls
+    a calls preset is the standard game, and the standard game's set plays that better than
+    a policy that learned the calls (policies/README.md, "Calls by one policy, play by
+    another").
     Any problem is one ``ValueError`` naming the manifest and what is wrong; the member
     files are checked when loaded.
     """
     raw = read_yaml(path, "policy set")
     if not isinstance(raw, dict) or raw.get("format") != SET_FORMAT:
         raise ValueError(f"policy set {path!r} must be a mapping with 'format: {SET_FORMAT}'")
-    unknown = sorted(str(k) for k in set(raw) - {"format", "policies", "presets"})
+    unknown = sorted(str(k) for k in set(raw) - {"format", "policies", "presets", "calls"})
     if unknown:
         raise ValueError(f"policy set {path!r}: unknown field(s) {', '.join(unknown)} "
-                         "(known: format, policies, presets)")
+                         "(known: format, policies, presets, calls)")
     presets = _presets(path, raw.get("presets")) if "presets" in raw else None
+    calls = raw.get("calls")
+    if "calls" in raw and not (isinstance(calls, str) and calls.strip()):
+        raise ValueError(f"policy set {path!r}: 'calls' must name a policy file or a set "
+                         f"manifest, got {calls!r}")
     entries = raw.get("policies")
     if not isinstance(entries, dict) or not entries:
         raise ValueError(f"policy set {path!r}: 'policies' must map player counts (2-10) "
@@ -82,7 +95,10 @@ def _load_policy_set(path: str) -> PolicySetManifest:
         else:
             raise ValueError(f"policy set {path!r}: key {key!r} is not a player count "
                              "(2-10) or 'default'")
-    return PolicySetManifest(members, default, presets)
+    calls_path = None if calls is None else os.path.join(folder, calls.strip())
+    if calls_path is not None and os.path.abspath(calls_path) == os.path.abspath(path):
+        raise ValueError(f"policy set {path!r}: 'calls' names the set itself")
+    return PolicySetManifest(members, default, presets, calls_path)
 
 
 def _presets(path: str, value: object) -> tuple[str, ...]:
