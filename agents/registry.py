@@ -31,7 +31,8 @@ DEFAULT_POLICIES: tuple[str, ...] = ("compact:scat_batch_set", "compact:scat_rul
                                      "compact:scat_calls", "compact:scat_points",
                                      "compact:scat_lives_set", "compact:scat_calls_b",
                                      "compact:scat_calls_c", "compact:scat_gin_italian",
-                                     "compact:scat_calls_avg", "compact:scat_calls_set")
+                                     "compact:scat_calls_avg", "compact:scat_calls_set",
+                                     "compact:scat_calls_play")
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 #: Agent kinds no longer played, by what their specs are told instead: the replacement, in

@@ -109,6 +109,8 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("compact:scat_calls_set", "Trained policy set for the calls (the averaged runs, and a "
                                "member for 4 or more players in; batched PPO, reads the "
                                "rules and expert)"),
+    ("compact:scat_calls_play", "Trained policy set for the calls: the standard game's set "
+                                "plays, the calls' set makes every call (batched PPO)"),
     ("compact:scat_batch_7_10", "Trained policy (batched PPO, 7-10 players, reads expert)"),
     ("compact:scat_batch", "Trained policy (batched PPO, 2-10 players)"),
     ("expert", "Expert (card counting, rule-based)"),

@@ -14,7 +14,7 @@ each seat), win rate as a multiple of the fair share ``1/n``, and the 95% interv
 each deal a cluster. A cell whose lower bound clears 1.25x is in bold.
 
     python scripts/preset_table.py --players 3,6 --games 2000 --seed 20261128 \
-        --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf,compact:scat_gin,compact:scat_calls,compact:scat_points,compact:scat_lives_set,compact:scat_calls_b,compact:scat_calls_c,compact:scat_gin_italian,compact:scat_calls_avg,compact:scat_calls_set \
+        --candidates compact:scat_batch_set,compact:scat_rules,compact:scat_golf,compact:scat_gin,compact:scat_calls,compact:scat_points,compact:scat_lives_set,compact:scat_calls_b,compact:scat_calls_c,compact:scat_gin_italian,compact:scat_calls_avg,compact:scat_calls_set,compact:scat_calls_play \
         --confirm-games 10000 --confirm-more 40000,160000 --workers 2 \
         --json policies/presets.json --card policies/README.md
 

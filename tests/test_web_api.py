@@ -153,9 +153,10 @@ def test_the_default_opponent_is_a_trained_policy_where_one_can_play(client):
     # the model card's seat: the policy of every preset, measured ahead of expert there
     assert _new(client, opponents=None, rules="sudden_death")["players"][1]["agent"] == (
         "compact:scat_rules")
-    # hammer: the calls' member measured the strongest there
+    # hammer: the standard game's set with the calls' set making the calls, measured the
+    # strongest there
     assert _new(client, opponents=None, rules="hammer")["players"][1]["agent"] == (
-        "compact:scat_calls_avg")
+        "compact:scat_calls_play")
     # golf: its family's member, measured ahead of scat_rules and of expert there
     assert _new(client, opponents=None, rules="golf")["players"][1]["agent"] == (
         "compact:scat_golf")
