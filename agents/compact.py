@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from scat_env import PlayerView, Rules
-from scat_env.actions import CORE_ACTIONS, DRAW_DISCARD, KNOCK, NUM_ACTIONS
+from scat_env.actions import DRAW_DISCARD, HAMMER, KNOCK, NUM_ACTIONS, PLACE_SLOT
 from scat_env.batch.active import active_observations, players_in
 from scat_env.batch.reference import (
     C_KNOWN,
@@ -565,9 +565,9 @@ class CompactSet:
         if self.calls is None:
             return self._members_logits(obs, feats, num_players, start_lives, mask, advice,
                                         rules)
-        # a decision with a call on offer goes to the calls' policy, every other to the
-        # members (nothing but the calls' own moves lies past CORE_ACTIONS)
-        call = mask[:, CORE_ACTIONS:].any(axis=1)
+        # a decision with a call on offer (HAMMER..PASS legal) goes to the calls' policy,
+        # every other to the members; golf's slot moves lie past the calls and are no call
+        call = mask[:, HAMMER:PLACE_SLOT].any(axis=1)
         out = np.empty(mask.shape, np.float32)
         for rows, player in ((np.flatnonzero(call), self.calls), (np.flatnonzero(~call), None)):
             if not len(rows):
@@ -620,7 +620,15 @@ def load_compact_set(path: str) -> CompactSet:
     manifest = load_policy_set(path)
     members = {k: [_load_file(f) for f in files] for k, files in manifest.members.items()}
     default = None if manifest.default is None else [_load_file(f) for f in manifest.default]
-    calls = None if manifest.calls is None else load_compact_player(manifest.calls)
+    calls = None
+    if manifest.calls is not None:
+        if is_set_manifest(manifest.calls) and os.path.isfile(manifest.calls) \
+                and load_policy_set(manifest.calls).calls is not None:
+            # refused before it is loaded: two sets naming each other would never end
+            raise ValueError(f"compact set {path!r}: its calls are made by "
+                             f"{manifest.calls!r}, a set that has calls of its own; name "
+                             "that set's calls policy instead")
+        calls = load_compact_player(manifest.calls)
     return CompactSet(members, default, f"compact set {path!r}", manifest.presets, calls)
 
 

@@ -185,13 +185,14 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 from numba import types
 import kmod
-from scat_env.batch.cachelock import compile_lock_path, held
+from scat_env.batch.cachelock import compile_lock_name, compile_lock_path, held
 
 # this process is the one compiling: numba's own compile, under the signature's lock
 for f in (kmod.kernel, kmod.helper):
     vars(f).pop("compile", None)
 args = (types.Array(types.float64, 2, "C"),)
-with held(compile_lock_path(kmod.kernel._cache, "kernel", args)):
+name = compile_lock_name(kmod.kernel)
+with held(compile_lock_path(kmod.kernel._cache, name, args)):
     print("held", flush=True)
     sys.stdin.readline()
     kmod.kernel(np.full((4, 5), 0.75))
@@ -244,3 +245,41 @@ def test_a_lock_held_too_long_is_given_up_and_the_compile_goes_on(tmp_path):
         holder.wait()
     with held(path, wait_s=0.3) as got:  # let go when its holder ended
         assert got is True
+
+
+SAME_NAME = {
+    "moda.py": "import numba\nimport modb\nfrom scat_env.batch.cachelock import lock_caches\n\n\n"
+               "@numba.njit(cache=True)\ndef f(x):\n    return modb.f(x) + 1.0\n\n\n"
+               "lock_caches(globals())\n",
+    "modb.py": "import numba\nfrom scat_env.batch.cachelock import lock_caches\n\n\n"
+               "@numba.njit(cache=True)\ndef f(x):\n    return x * 2.0\n\n\n"
+               "lock_caches(globals())\n",
+}
+
+SAME_NAME_RUN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from scat_env.batch import cachelock
+cachelock.COMPILE_WAIT_S = 1e9  # a lock this process waited on itself would never go
+import moda, modb
+from scat_env.batch.cachelock import compile_lock_name
+assert compile_lock_name(moda.f) != compile_lock_name(modb.f)
+print(moda.f(3.0), flush=True)
+"""
+
+
+def test_two_functions_of_one_name_in_one_folder_never_share_a_compile_lock(tmp_path):
+    """``moda.f`` calls ``modb.f`` with the same argument types: a lock named after the
+    function's name alone would be the same file, and the nested compile would wait on its
+    own process's lock. Each lock is named after numba's index name (module, name, line)."""
+    import os
+
+    for name, text in SAME_NAME.items():
+        (tmp_path / name).write_text(text)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-c", SAME_NAME_RUN, str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=hang_limit(120))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "7.0"
+    locks = sorted(p.name for p in (tmp_path / "cache").rglob("*.compiling"))
+    assert len(locks) == 2 and locks[0].startswith("moda.f-") and locks[1].startswith("modb.f-")

@@ -20,7 +20,7 @@ from agents.compact import CompactSet, load_compact_player, policy_path
 from agents.neural.policy_set import load_policy_set
 from agents.registry import make_agent
 from scat_env import Rules
-from scat_env.actions import CORE_ACTIONS
+from scat_env.actions import CORE_ACTIONS, PLACE_SLOT
 from scat_env.batch import BatchEnv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -143,3 +143,30 @@ def test_calls_by_a_policy_that_never_read_them_are_refused_before_play(tmp_path
     with pytest.raises(ValueError, match="does not read their phase observation"):
         agent.check_table(3, Rules.preset("hammer"))
     agent.check_table(3, Rules.preset("standard"))  # no call there: its members play
+
+
+def test_golfs_slot_moves_are_no_call_and_stay_with_the_members(tmp_path):
+    """Golf's moves lie past the calls in the action space (PLACE_SLOT, TURN_UP): a set whose
+    members play golf sends none of them to the policy that makes the calls."""
+    path = tmp_path / "golf.yaml"
+    path.write_text("format: scat-policy-set\npolicies:\n"
+                    f"  default: {POLICIES / 'scat_golf.npz'}\n"
+                    f"calls: {POLICIES / 'scat_calls.npz'}\n")
+    both = load_compact_player(str(path))
+    golf = load_compact_player(policy_path("scat_golf"))
+    obs, feats, mask, table = _positions("golf", 3)
+    assert mask[:, PLACE_SLOT:].any()
+    got = both.play_logits(obs, feats, 3, table.start_lives, mask, None, table)
+    want = golf.play_logits(obs, feats, 3, table.start_lives, mask, None, table)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_two_sets_whose_calls_name_each_other_are_one_line(tmp_path):
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    for path, other in ((a, b), (b, a)):
+        path.write_text("format: scat-policy-set\npolicies:\n"
+                        f"  default: {POLICIES / 'scat_batch_7_10.npz'}\ncalls: {other}\n")
+    with pytest.raises(ValueError) as err:
+        load_compact_player(str(a))
+    assert "calls of its own" in str(err.value) and "\n" not in str(err.value)
+    assert str(a) in str(err.value) and str(b) in str(err.value)

@@ -96,7 +96,7 @@ def _load_policy_set(path: str) -> PolicySetManifest:
             raise ValueError(f"policy set {path!r}: key {key!r} is not a player count "
                              "(2-10) or 'default'")
     calls_path = None if calls is None else os.path.join(folder, calls.strip())
-    if calls_path is not None and os.path.abspath(calls_path) == os.path.abspath(path):
+    if calls_path is not None and os.path.realpath(calls_path) == os.path.realpath(path):
         raise ValueError(f"policy set {path!r}: 'calls' names the set itself")
     return PolicySetManifest(members, default, presets, calls_path)
 

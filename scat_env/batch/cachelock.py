@@ -88,20 +88,32 @@ class LockedCache:
                 os.close(fd)  # closing the descriptor lets the lock go
 
 
+def compile_lock_name(dispatcher: Any) -> str:
+    """numba's index file name for ``dispatcher`` ("module.function-line.pyXY.nbi") without
+    its suffix, or its module and name where the cache has none."""
+    index = getattr(getattr(dispatcher._cache, "_cache_file", None), "_index_name", None)
+    if isinstance(index, str):
+        return index.rsplit(".", 2)[0]
+    return f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}"
+
+
 def compile_lock_path(cache: Any, name: str, args: Any) -> str:
     """The lock file of one signature of one function: in the cache's folder, named after
-    the function and a digest of its argument types (``str`` of numba types is the same in
-    every process)."""
+    ``name`` (numba's own index name for the function: its module, name and line, so two
+    functions of one name in one folder never share a lock) and a digest of its argument
+    types (``str`` of numba types is the same in every process)."""
     digest = hashlib.sha1(str(tuple(args)).encode()).hexdigest()[:16]
     return os.path.join(cache.cache_path, f"{name}-{digest}.compiling")
 
 
 @contextlib.contextmanager
-def held(path: str, wait_s: float = COMPILE_WAIT_S) -> Iterator[bool]:
+def held(path: str, wait_s: float | None = None) -> Iterator[bool]:
     """Hold the advisory lock on ``path`` until the block ends; yields whether it is held.
-    Waits at most ``wait_s`` for another process to let it go, and goes on without it (as
-    it does where the folder cannot hold a lock): a lock can only cost time, never a
-    compile."""
+    Waits at most ``wait_s`` (default :data:`COMPILE_WAIT_S`) for another process to let it
+    go, and goes on without it (as it does where the folder cannot hold a lock): a lock can
+    only cost time, never a compile."""
+    if wait_s is None:
+        wait_s = COMPILE_WAIT_S
     fd = None
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -136,7 +148,7 @@ def _single_flight(dispatcher: Any) -> Any:
     from numba.core.compiler_lock import global_compiler_lock
 
     compile_ = dispatcher.compile
-    name = dispatcher.py_func.__qualname__
+    name = compile_lock_name(dispatcher)
 
     def compile(sig: Any) -> Any:  # noqa: A001 - numba's name for it
         args, _ = sigutils.normalize_signature(sig)
