@@ -17,8 +17,8 @@ It also makes each compile single-flight across processes: a process that is abo
 a signature first takes a lock of that signature's own (a ``*.compiling`` file beside the
 index), and loads from the disk once it holds it. A second process that needs the same kernel
 then waits for the first one's save and loads it, instead of spending the same minute of a
-core on it: a first ``scat tournament --workers 4`` on a fresh install compiles the engine once,
-not four times, and so do the test suite's workers. Each lock is held for one signature's
+core on it: the workers of ``scripts/preset_table.py --workers 2`` or of the test suite, on a
+fresh install, compile each kernel once between them (``scripts/bench_compile.py``). Each lock is held for one signature's
 compile, and a kernel's compile only waits on the kernels it calls, which never call it back,
 so two processes cannot wait on each other; a wait longer than :data:`COMPILE_WAIT_S` (a
 process stopped under a debugger, say) gives up and compiles anyway. Without ``fcntl``
