@@ -553,8 +553,7 @@ class CompactSet:
     def plays(self, num_players: int) -> bool:
         """Whether every position of a ``num_players`` table has a member (and the calls'
         policy plays that table too)."""
-        if self.calls is not None and isinstance(self.calls, CompactSet) \
-                and not self.calls.plays(num_players):
+        if isinstance(self.calls, CompactSet) and not self.calls.plays(num_players):
             return False
         return self.default is not None or all(
             k in self.members for k in range(2, num_players + 1))
@@ -569,13 +568,12 @@ class CompactSet:
         # every other to the members; golf's slot moves lie past the calls and are no call
         call = mask[:, HAMMER:PLACE_SLOT].any(axis=1)
         out = np.empty(mask.shape, np.float32)
-        for rows, player in ((np.flatnonzero(call), self.calls), (np.flatnonzero(~call), None)):
-            if not len(rows):
-                continue
-            adv = None if advice is None else advice[rows]
-            args = (obs[rows], feats[rows], num_players, start_lives, mask[rows], adv, rules)
-            out[rows] = (player.play_logits(*args) if player is not None
-                         else self._members_logits(*args))
+        for rows, logits in ((call, self.calls.play_logits), (~call, self._members_logits)):
+            rows = np.flatnonzero(rows)
+            if len(rows):
+                adv = None if advice is None else advice[rows]
+                out[rows] = logits(obs[rows], feats[rows], num_players, start_lives,
+                                   mask[rows], adv, rules)
         return out
 
     def _members_logits(self, obs: np.ndarray, feats: np.ndarray, num_players: int,
@@ -614,21 +612,21 @@ def policy_path(name: str) -> str:
     return shipped_path(name) or name
 
 
-def load_compact_set(path: str) -> CompactSet:
+def load_compact_set(path: str, calls_of: str | None = None) -> CompactSet:
     """A compact set from its manifest (:class:`CompactSet`); one ``ValueError`` line for
-    any problem, the manifest's or a member file's."""
+    any problem, the manifest's or a member file's. ``calls_of``: the manifest whose calls
+    this set makes, which refuses a ``calls`` of this set's own before loading it (two sets
+    naming each other would never end)."""
     manifest = load_policy_set(path)
+    if calls_of is not None and manifest.calls is not None:
+        raise ValueError(f"compact set {calls_of!r}: its calls are made by {path!r}, a set "
+                         "that has calls of its own; name that set's calls policy instead")
     members = {k: [_load_file(f) for f in files] for k, files in manifest.members.items()}
     default = None if manifest.default is None else [_load_file(f) for f in manifest.default]
     calls = None
     if manifest.calls is not None:
-        if is_set_manifest(manifest.calls) and os.path.isfile(manifest.calls) \
-                and load_policy_set(manifest.calls).calls is not None:
-            # refused before it is loaded: two sets naming each other would never end
-            raise ValueError(f"compact set {path!r}: its calls are made by "
-                             f"{manifest.calls!r}, a set that has calls of its own; name "
-                             "that set's calls policy instead")
-        calls = load_compact_player(manifest.calls)
+        calls = (load_compact_set(manifest.calls, calls_of=path)
+                 if is_set_manifest(manifest.calls) else _load_file(manifest.calls))
     return CompactSet(members, default, f"compact set {path!r}", manifest.presets, calls)
 
 

@@ -7,6 +7,8 @@ clone, where every worker compiles into the same cold cache).
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import threading
@@ -148,13 +150,15 @@ print(json.dumps({"compiled": compiled, "value": value}), flush=True)
 """
 
 
-def _runners(tmp_path: Path, count: int) -> list[subprocess.Popen]:
-    import os
+def _cache_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a process whose numba cache is ``tmp_path / "cache"`` (cold)."""
+    return dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
 
+
+def _runners(tmp_path: Path, count: int) -> list[subprocess.Popen]:
     (tmp_path / "kmod.py").write_text(KERNELS)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     return [subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path), str(tmp_path / "go")],
-                             stdout=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, text=True, env=_cache_env(tmp_path))
             for _ in range(count)]
 
 
@@ -162,8 +166,6 @@ def test_processes_that_need_a_kernel_at_once_compile_it_once(tmp_path):
     """Three processes on a cold cache call the same kernel at the same moment: one compiles
     it (and the helper it calls) and the others wait for its save and load it; every one
     computes the same value."""
-    import json
-
     runners = _runners(tmp_path, 3)
     try:
         for runner in runners:
@@ -204,12 +206,9 @@ def test_a_process_waits_for_another_ones_compile_of_the_signature_and_loads_it(
     """A process that needs a signature another process is compiling waits for that one's
     save and loads it: it compiles nothing. (Without the wait it would find the cache empty
     and compile everything itself.)"""
-    import json
-    import os
-
     (runner,) = _runners(tmp_path, 1)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    first = subprocess.Popen([sys.executable, "-c", FIRST, str(tmp_path)], env=env,
+    first = subprocess.Popen([sys.executable, "-c", FIRST, str(tmp_path)],
+                             env=_cache_env(tmp_path),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert runner.stdout.readline().strip() == "ready"
@@ -272,12 +271,10 @@ def test_two_functions_of_one_name_in_one_folder_never_share_a_compile_lock(tmp_
     """``moda.f`` calls ``modb.f`` with the same argument types: a lock named after the
     function's name alone would be the same file, and the nested compile would wait on its
     own process's lock. Each lock is named after numba's index name (module, name, line)."""
-    import os
-
     for name, text in SAME_NAME.items():
         (tmp_path / name).write_text(text)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, "-c", SAME_NAME_RUN, str(tmp_path)], env=env,
+    proc = subprocess.run([sys.executable, "-c", SAME_NAME_RUN, str(tmp_path)],
+                          env=_cache_env(tmp_path),
                           capture_output=True, text=True, timeout=hang_limit(120))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "7.0"
